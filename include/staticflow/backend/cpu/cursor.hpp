@@ -1,0 +1,51 @@
+// staticflow/backend/cpu/cursor.hpp -- how a fused loop reads one argument.
+//
+// A loop runs over the last axis of the result (or over all of it when no argument broadcasts).
+// Each argument gets a cursor: contiguous, a broadcast scalar, or strided (step 0 or 1 along the
+// inner axis, moved to the start of each row by the outer loop).
+#pragma once
+
+#include <cstddef>
+
+#include <xsimd/xsimd.hpp>
+
+namespace staticflow::cpu::detail {
+
+/// An argument the graph does not read (or a static value).
+struct unused_cursor {};
+
+/// Reads element j at data[j]: the argument has the result's shape.
+template <class T>
+struct contiguous_cursor {
+  const T* data;
+  T scalar(std::size_t j) const { return data[j]; }
+  template <class B> B batch(std::size_t j) const { return B::load_unaligned(data + j); }
+};
+
+/// Every element is the same value: the argument holds one element.
+template <class T>
+struct broadcast_cursor {
+  T value;
+  T scalar(std::size_t) const { return value; }
+  template <class B> B batch(std::size_t) const { return B(value); }
+};
+
+/// Reads along a row with a run-time step (1, or 0 where the inner axis is broadcast).
+template <class T, std::size_t Rank>
+struct strided_cursor {
+  const T* base;
+  std::array<std::size_t, Rank> strides;  // per result axis; 0 where broadcast
+  const T* row = nullptr;
+  std::size_t step = 0;
+  T scalar(std::size_t j) const { return row[j * step]; }
+  template <class B> B batch(std::size_t j) const {
+    return step ? B::load_unaligned(row + j) : B(*row);
+  }
+  void seek(const std::array<std::size_t, Rank>& index) {
+    std::size_t offset = 0;
+    for (std::size_t d = 0; d + 1 < Rank; ++d) offset += index[d] * strides[d];
+    row = base + offset;
+  }
+};
+
+}  // namespace staticflow::cpu::detail

@@ -1,0 +1,18 @@
+// staticflow/core/config.hpp -- compile-time limits a user may override before including staticflow.
+#pragma once
+
+#include <cstddef>
+
+/// The largest static tensor (in bytes) that staticflow places on the stack: static outputs are
+/// `xt::xtensor_fixed` values, so a larger one would risk a stack overflow; it is a compile error
+/// instead (use `sf::dyn` dimensions or `xt::xtensor` for big tensors).
+#ifndef STATICFLOW_MAX_STATIC_BYTES
+#define STATICFLOW_MAX_STATIC_BYTES (std::size_t{64} * 1024)
+#endif
+
+/// Marks functions that run on the host and, under nvcc, on the device (the Thrust backend).
+#if defined(__CUDACC__)
+#define STATICFLOW_HD __host__ __device__
+#else
+#define STATICFLOW_HD
+#endif

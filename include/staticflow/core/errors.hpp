@@ -1,0 +1,19 @@
+// staticflow/core/errors.hpp -- the exceptions that run-time misuse throws.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace staticflow {
+
+/// Shapes that do not fit together, found only at run time (TensorFlow's ValueError on shapes).
+struct shape_error : std::invalid_argument {
+  explicit shape_error(const std::string& what) : std::invalid_argument("staticflow: " + what) {}
+};
+
+/// A call whose signature no concrete function accepts (TensorFlow's TypeError on signatures).
+struct signature_error : std::invalid_argument {
+  explicit signature_error(const std::string& what) : std::invalid_argument("staticflow: " + what) {}
+};
+
+}  // namespace staticflow

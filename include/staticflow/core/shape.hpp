@@ -1,0 +1,56 @@
+// staticflow/core/shape.hpp -- static shapes with optional run-time dimensions (sf::dyn).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+namespace staticflow {
+
+/// A dimension known only at run time (TensorFlow's `None`).
+inline constexpr std::size_t dyn = static_cast<std::size_t>(-1);
+
+/// A shape whose rank is static; each dimension is static or `dyn`.
+template <std::size_t... Dims>
+struct shape {
+  static constexpr std::size_t rank = sizeof...(Dims);
+  static constexpr std::array<std::size_t, rank> dims{Dims...};
+  static constexpr bool is_static = ((Dims != dyn) && ...);
+  /// Number of elements; only meaningful when `is_static`.
+  static constexpr std::size_t size = is_static ? (std::size_t{1} * ... * Dims) : dyn;
+};
+
+/// Run-time extents of a tensor of rank N.
+template <std::size_t N>
+using extents = std::array<std::size_t, N>;
+
+namespace detail {
+template <class T> struct is_shape : std::false_type {};
+template <std::size_t... D> struct is_shape<shape<D...>> : std::true_type {};
+
+/// TensorFlow's spelling of a shape: (), (2,), (2, None).
+template <std::size_t... D>
+std::string shape_string(shape<D...>) {
+  std::string out = "(";
+  std::size_t i = 0;
+  ((out += (i++ ? ", " : "") + (D == dyn ? std::string("None") : std::to_string(D))), ...);
+  if (sizeof...(D) == 1) out += ",";
+  return out + ")";
+}
+
+template <std::size_t N>
+std::string extents_string(const extents<N>& e) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < N; ++i) out += (i ? ", " : "") + std::to_string(e[i]);
+  if (N == 1) out += ",";
+  return out + ")";
+}
+
+template <std::size_t N>
+constexpr std::size_t product(const extents<N>& e) {
+  std::size_t n = 1;
+  for (std::size_t d : e) n *= d;
+  return n;
+}
+}  // namespace detail
+}  // namespace staticflow

@@ -1,0 +1,45 @@
+// staticflow/graph/node.hpp -- what every node of a traced graph (a symbolic tensor) has in common.
+#pragma once
+
+#include <type_traits>
+
+#include "staticflow/core/dtype.hpp"
+#include "staticflow/core/spec.hpp"
+
+namespace staticflow {
+namespace detail {
+struct node_tag {};
+}  // namespace detail
+
+/// Base of every node type. A node *is* a symbolic tensor: it has a spec but no data, and the
+/// operators on it build bigger nodes. It has no value while tracing, so the conversions that
+/// would need one are compile errors (JAX's ConcretizationTypeError, found by the compiler).
+template <class Derived>
+struct node : detail::node_tag {
+  template <class D = Derived>
+  explicit operator bool() const {
+    static_assert(detail::always_false<D>,
+                  "staticflow: a symbolic tensor has no value while tracing, so it cannot be a C++ "
+                  "bool (if, while, ?:, &&); use sf::cond(pred, true_fn, false_fn) or sf::where");
+    return false;
+  }
+  template <class U>
+    requires(std::is_arithmetic_v<U> && !std::is_same_v<U, bool>)
+  explicit operator U() const {
+    static_assert(detail::always_false<U>,
+                  "staticflow: a symbolic tensor has no value while tracing, so it cannot be "
+                  "converted to a C++ number; use sf::cast<T>(x) to change its dtype");
+    return U{};
+  }
+};
+
+/// A symbolic tensor: any node type.
+template <class T>
+concept symbolic = std::is_base_of_v<detail::node_tag, std::remove_cvref_t<T>>;
+
+/// The spec (dtype and shape) of a symbolic tensor type.
+template <symbolic N>
+using spec_of_node_t = spec_of_t<typename std::remove_cvref_t<N>::value_type,
+                                 typename std::remove_cvref_t<N>::shape_type>;
+
+}  // namespace staticflow

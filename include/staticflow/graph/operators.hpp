@@ -1,0 +1,140 @@
+// staticflow/graph/operators.hpp -- the C++ operators and TensorFlow-named functions that build
+// elementwise nodes from symbolic tensors and weakly typed C++ literals.
+#pragma once
+
+#include <type_traits>
+
+#include "staticflow/core/static_value.hpp"
+#include "staticflow/graph/elementwise.hpp"
+#include "staticflow/graph/leaf.hpp"
+
+namespace staticflow {
+namespace detail {
+template <class T>
+concept literal_operand = std::is_arithmetic_v<std::remove_cvref_t<T>> || static_value_type<T>;
+
+template <class T>
+concept operand = symbolic<T> || literal_operand<T>;
+
+template <class A, class B>
+concept binary_operands = (symbolic<A> && operand<B>) || (literal_operand<A> && symbolic<B>);
+
+template <class X>
+constexpr auto literal_value(const X& x) {
+  if constexpr (static_value_type<X>) return X::value;
+  else return x;
+}
+
+/// x itself when symbolic; otherwise a literal that takes its dtype weakly from `Peer`'s dtype
+/// (`x * 2` keeps x's dtype) or, with no symbolic peer, its own canonical dtype.
+template <class Peer, class X>
+constexpr auto as_node(const X& x) {
+  if constexpr (symbolic<X>) {
+    return x;
+  } else {
+    using raw = canonical_dtype_t<decltype(literal_value(x))>;
+    static_assert(dtype<raw>, "staticflow: unsupported literal type (use bool, int, long, float or double)");
+    using T = std::conditional_t<symbolic<Peer>,
+                                 typename weak_literal_dtype<typename std::remove_cvref_t<Peer>::value_type, raw>::type,
+                                 raw>;
+    return graph::literal<T>(static_cast<T>(literal_value(x)));
+  }
+}
+
+template <class Op, class A, class B>
+constexpr auto make_binary(const A& a, const B& b) {
+  auto na = as_node<B>(a);
+  auto nb = as_node<A>(b);
+  return graph::binary<Op, decltype(na), decltype(nb)>(na, nb);
+}
+}  // namespace detail
+
+// Operators on symbolic tensors. `/` and `%` truncate for integers, as in C++.
+#define STATICFLOW_BINARY_OPERATOR(SYMBOL, OP)                                   \
+  template <class A, class B>                                                    \
+    requires detail::binary_operands<A, B>                                       \
+  constexpr auto operator SYMBOL(const A& a, const B& b) {                       \
+    return detail::make_binary<op::OP>(a, b);                                    \
+  }
+STATICFLOW_BINARY_OPERATOR(+, add)
+STATICFLOW_BINARY_OPERATOR(-, subtract)
+STATICFLOW_BINARY_OPERATOR(*, multiply)
+STATICFLOW_BINARY_OPERATOR(/, divide)
+STATICFLOW_BINARY_OPERATOR(%, mod)
+STATICFLOW_BINARY_OPERATOR(<, less)
+STATICFLOW_BINARY_OPERATOR(<=, less_equal)
+STATICFLOW_BINARY_OPERATOR(>, greater)
+STATICFLOW_BINARY_OPERATOR(>=, greater_equal)
+STATICFLOW_BINARY_OPERATOR(==, equal)
+STATICFLOW_BINARY_OPERATOR(!=, not_equal)
+STATICFLOW_BINARY_OPERATOR(&&, logical_and)
+STATICFLOW_BINARY_OPERATOR(||, logical_or)
+#undef STATICFLOW_BINARY_OPERATOR
+
+template <symbolic A>
+constexpr auto operator-(const A& a) { return graph::unary<op::negate, A>(a); }
+template <symbolic A>
+constexpr auto operator!(const A& a) { return graph::unary<op::logical_not, A>(a); }
+template <symbolic A>
+constexpr auto operator+(const A& a) { return a; }
+
+// Functions with TensorFlow's names.
+#define STATICFLOW_UNARY_FUNCTION(NAME, OP)                                      \
+  template <symbolic A>                                                          \
+  constexpr auto NAME(const A& a) { return graph::unary<op::OP, A>(a); }
+STATICFLOW_UNARY_FUNCTION(negative, negate)
+STATICFLOW_UNARY_FUNCTION(abs, abs)
+STATICFLOW_UNARY_FUNCTION(square, square)
+STATICFLOW_UNARY_FUNCTION(sqrt, sqrt)
+STATICFLOW_UNARY_FUNCTION(exp, exp)
+STATICFLOW_UNARY_FUNCTION(log, log)
+STATICFLOW_UNARY_FUNCTION(tanh, tanh)
+STATICFLOW_UNARY_FUNCTION(sigmoid, sigmoid)
+STATICFLOW_UNARY_FUNCTION(relu, relu)
+STATICFLOW_UNARY_FUNCTION(logical_not, logical_not)
+#undef STATICFLOW_UNARY_FUNCTION
+
+#define STATICFLOW_BINARY_FUNCTION(NAME, OP)                                     \
+  template <class A, class B>                                                    \
+    requires detail::binary_operands<A, B>                                       \
+  constexpr auto NAME(const A& a, const B& b) {                                  \
+    return detail::make_binary<op::OP>(a, b);                                    \
+  }
+STATICFLOW_BINARY_FUNCTION(add, add)
+STATICFLOW_BINARY_FUNCTION(subtract, subtract)
+STATICFLOW_BINARY_FUNCTION(multiply, multiply)
+STATICFLOW_BINARY_FUNCTION(divide, divide)
+STATICFLOW_BINARY_FUNCTION(truncatemod, mod)
+STATICFLOW_BINARY_FUNCTION(floordiv, floordiv)
+STATICFLOW_BINARY_FUNCTION(floormod, floormod)
+STATICFLOW_BINARY_FUNCTION(pow, pow)
+STATICFLOW_BINARY_FUNCTION(maximum, maximum)
+STATICFLOW_BINARY_FUNCTION(minimum, minimum)
+STATICFLOW_BINARY_FUNCTION(less, less)
+STATICFLOW_BINARY_FUNCTION(less_equal, less_equal)
+STATICFLOW_BINARY_FUNCTION(greater, greater)
+STATICFLOW_BINARY_FUNCTION(greater_equal, greater_equal)
+STATICFLOW_BINARY_FUNCTION(equal, equal)
+STATICFLOW_BINARY_FUNCTION(not_equal, not_equal)
+STATICFLOW_BINARY_FUNCTION(logical_and, logical_and)
+STATICFLOW_BINARY_FUNCTION(logical_or, logical_or)
+#undef STATICFLOW_BINARY_FUNCTION
+
+/// where(cond, a, b): elementwise choice, with a and b broadcast against cond.
+template <class C, class A, class B>
+  requires(detail::operand<C> && detail::operand<A> && detail::operand<B> &&
+           (symbolic<C> || symbolic<A> || symbolic<B>))
+constexpr auto where(const C& c, const A& a, const B& b) {
+  auto nc = detail::as_node<void>(c);
+  auto na = detail::as_node<B>(a);
+  auto nb = detail::as_node<A>(b);
+  return graph::select<decltype(nc), decltype(na), decltype(nb)>(nc, na, nb);
+}
+
+/// cast<T>(x): x converted to dtype T (tf.cast).
+template <class T, symbolic A>
+constexpr auto cast(const A& a) {
+  return graph::cast<canonical_dtype_t<T>, A>(a);
+}
+
+}  // namespace staticflow

@@ -1,0 +1,87 @@
+// staticflow/graph/traversal.hpp -- generic walks over a graph: children, op names, the set of
+// arguments used, and the run-time extents of every node.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+
+#include "staticflow/core/broadcast.hpp"
+#include "staticflow/graph/elementwise.hpp"
+#include "staticflow/graph/leaf.hpp"
+
+namespace staticflow::graph {
+
+template <std::size_t I, class T, class S>
+constexpr std::tuple<> children(const argument<I, T, S>&) { return {}; }
+template <class T>
+constexpr std::tuple<> children(const literal<T>&) { return {}; }
+template <class Op, class A>
+constexpr std::tuple<const A&> children(const unary<Op, A>& n) { return {n.a}; }
+template <class T, class A>
+constexpr std::tuple<const A&> children(const cast<T, A>& n) { return {n.a}; }
+template <class Op, class A, class B>
+constexpr std::tuple<const A&, const B&> children(const binary<Op, A, B>& n) { return {n.a, n.b}; }
+template <class C, class A, class B>
+constexpr std::tuple<const C&, const A&, const B&> children(const select<C, A, B>& n) { return {n.c, n.a, n.b}; }
+
+/// The name an op has in graph listings (jaxpr-like).
+template <class Op, class A>
+std::string op_name(const unary<Op, A>&) { return std::string(Op::name); }
+template <class Op, class A, class B>
+std::string op_name(const binary<Op, A, B>&) { return std::string(Op::name); }
+template <class C, class A, class B>
+std::string op_name(const select<C, A, B>&) { return "select"; }
+template <class T, class A>
+std::string op_name(const cast<T, A>&) { return "convert[new_dtype=" + std::string(dtype_name<T>) + "]"; }
+
+namespace detail {
+template <class N> struct is_argument : std::false_type {};
+template <std::size_t I, class T, class S> struct is_argument<argument<I, T, S>> : std::true_type {};
+template <class N> struct is_literal : std::false_type {};
+template <class T> struct is_literal<literal<T>> : std::true_type {};
+}  // namespace detail
+
+/// Whether argument I appears anywhere in the graph N (a compile-time walk).
+template <std::size_t I, class N>
+constexpr bool uses_argument() {
+  if constexpr (detail::is_argument<N>::value) {
+    return N::index == I;
+  } else {
+    using kids = decltype(children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (uses_argument<I, std::remove_cvref_t<std::tuple_element_t<K, kids>>>() || ...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}
+
+/// Applies f to every node of the graph, children before parents.
+template <class N, class F>
+constexpr void for_each_node(const N& n, F&& f) {
+  std::apply([&](const auto&... kid) { (for_each_node(kid, f), ...); }, children(n));
+  f(n);
+}
+
+/// Run-time extents of node n, given the extents of every argument (a tuple indexed like the
+/// arguments). Static dimensions cost nothing; `dyn` ones are broadcast and checked here, so a
+/// shape_error is thrown before any output is written.
+template <class N, class ArgExtents>
+constexpr extents<N::shape_type::rank> node_extents(const N& n, const ArgExtents& args) {
+  using S = typename N::shape_type;
+  if constexpr (S::is_static) {
+    return S::dims;
+  } else if constexpr (detail::is_argument<N>::value) {
+    return std::get<N::index>(args);
+  } else {
+    return std::apply(
+        [&](const auto&... kid) {
+          extents<S::rank> out{};
+          for (auto& d : out) d = 1;
+          ((out = staticflow::detail::broadcast_extents<S::rank>(out, node_extents(kid, args))), ...);
+          return out;
+        },
+        children(n));
+  }
+}
+
+}  // namespace staticflow::graph

@@ -1,0 +1,136 @@
+// staticflow/interop/xtensor.hpp -- xtensor containers and C++ scalars as arguments and results.
+//
+// An argument is described by `argument_traits<A>`: its signature entry (a spec, or the static
+// value itself) and, for tensors, a view of its data (pointer + run-time extents).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+#include <xtensor/xfixed.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include "staticflow/core/config.hpp"
+#include "staticflow/core/spec.hpp"
+#include "staticflow/core/static_value.hpp"
+
+namespace staticflow {
+
+/// A non-owning view of a tensor argument: row-major contiguous data and its extents.
+template <class T, std::size_t Rank>
+struct tensor_view {
+  const T* data;
+  extents<Rank> ext;
+  std::size_t size() const { return detail::product(ext); }
+};
+
+/// Stands in for a static (compile-time) argument, which has no data at run time.
+struct no_view {};
+
+namespace detail {
+template <class C>
+struct fixed_dims : std::false_type {
+  using spec_type = void;
+};
+template <class ET, std::size_t... I, xt::layout_type L, bool SH, class Tag>
+struct fixed_dims<xt::xfixed_container<ET, xt::fixed_shape<I...>, L, SH, Tag>> : std::true_type {
+  using spec_type = spec<ET, I...>;
+};
+template <class EC, std::size_t... I, xt::layout_type L, bool SH, class Tag>
+struct fixed_dims<xt::xfixed_adaptor<EC, xt::fixed_shape<I...>, L, SH, Tag>> : std::true_type {
+  using spec_type = spec<std::remove_cv_t<typename xt::xfixed_adaptor<EC, xt::fixed_shape<I...>, L, SH, Tag>::value_type>, I...>;
+};
+
+template <class T, std::size_t... D>
+auto all_dyn_spec(std::index_sequence<D...>) -> spec<T, ((void)D, dyn)...>;
+
+template <class C>
+concept xtensor_like = requires(const C& c) {
+  typename C::value_type;
+  { C::rank } -> std::convertible_to<std::size_t>;
+  c.data();
+  c.shape();
+  C::static_layout;
+};
+}  // namespace detail
+
+/// What staticflow knows about an argument type. Specialized below for scalars, static values and
+/// xtensor containers with a static rank.
+template <class A, class = void>
+struct argument_traits {
+  static constexpr bool supported = false;
+};
+
+/// C++ scalars are 0-d tensors of their dtype: a new value does not retrace.
+template <class A>
+struct argument_traits<A, std::enable_if_t<std::is_arithmetic_v<A>>> {
+  static constexpr bool supported = dtype<canonical_dtype_t<A>>;
+  using value_type = canonical_dtype_t<A>;
+  using signature_type = spec<value_type>;
+};
+
+/// Static values are part of the signature and handed to the lambda unchanged.
+template <class A>
+struct argument_traits<A, std::enable_if_t<static_value_type<A>>> {
+  static constexpr bool supported = true;
+  using signature_type = A;
+};
+
+/// Row-major xtensor containers and adaptors: fixed ones keep their static shape, the others have
+/// run-time dimensions of their static rank.
+template <detail::xtensor_like A>
+struct argument_traits<A> {
+  using value_type = std::remove_cv_t<typename A::value_type>;
+  static constexpr bool supported = dtype<value_type> && A::static_layout == xt::layout_type::row_major;
+  using signature_type = std::conditional_t<detail::fixed_dims<A>::value,
+                                            typename detail::fixed_dims<A>::spec_type,
+                                            decltype(detail::all_dyn_spec<value_type>(std::make_index_sequence<A::rank>{}))>;
+};
+
+namespace detail {
+template <class A>
+using signature_entry_t = typename argument_traits<std::remove_cvref_t<A>>::signature_type;
+
+/// The view of one argument; a scalar's view points at `scalar_slot`, a copy in the caller's frame.
+template <class A, class Slot>
+auto make_view(const A& a, Slot& scalar_slot) {
+  using traits = argument_traits<A>;
+  if constexpr (static_value_type<A>) {
+    return no_view{};
+  } else if constexpr (std::is_arithmetic_v<A>) {
+    scalar_slot = static_cast<typename traits::value_type>(a);
+    return tensor_view<typename traits::value_type, 0>{&scalar_slot, {}};
+  } else {
+    constexpr std::size_t R = A::rank;
+    extents<R> ext{};
+    for (std::size_t d = 0; d < R; ++d) ext[d] = static_cast<std::size_t>(a.shape()[d]);
+    return tensor_view<typename traits::value_type, R>{a.data(), ext};
+  }
+}
+
+/// The container a result of spec S comes back in: a plain T for rank 0, `xt::xtensor_fixed` when
+/// every dimension is static, else `xt::xtensor<T, N>`.
+template <class S>
+struct result_container;
+template <class T>
+struct result_container<spec<T>> {
+  using type = T;
+};
+template <class T, std::size_t D0, std::size_t... D>
+struct result_container<spec<T, D0, D...>> {
+  static constexpr bool is_static = spec<T, D0, D...>::shape_type::is_static;
+  static_assert(!is_static || sizeof(T) * shape<D0, D...>::size <= STATICFLOW_MAX_STATIC_BYTES,
+                "staticflow: a static result larger than STATICFLOW_MAX_STATIC_BYTES would live on the "
+                "stack; use sf::dyn dimensions (xt::xtensor arguments) or call_into a container of yours");
+  using type = std::conditional_t<is_static, xt::xtensor_fixed<T, xt::xshape<D0, D...>>,
+                                  xt::xtensor<T, 1 + sizeof...(D)>>;
+};
+}  // namespace detail
+
+/// The container type of a result with spec S.
+template <class S>
+using result_container_t = typename detail::result_container<S>::type;
+
+}  // namespace staticflow

@@ -1,0 +1,35 @@
+// staticflow/staticflow.hpp -- the umbrella header: everything a user needs.
+//
+//   #include <staticflow/staticflow.hpp>
+//   namespace sf = staticflow;
+//   auto f = sf::function([](auto x, auto y) { return x * x + y; });
+#pragma once
+
+#include "staticflow/core/broadcast.hpp"
+#include "staticflow/core/config.hpp"
+#include "staticflow/core/dtype.hpp"
+#include "staticflow/core/errors.hpp"
+#include "staticflow/core/shape.hpp"
+#include "staticflow/core/spec.hpp"
+#include "staticflow/core/static_value.hpp"
+#include "staticflow/graph/elementwise.hpp"
+#include "staticflow/graph/leaf.hpp"
+#include "staticflow/graph/node.hpp"
+#include "staticflow/graph/operators.hpp"
+#include "staticflow/graph/print.hpp"
+#include "staticflow/graph/scalar_ops.hpp"
+#include "staticflow/graph/traversal.hpp"
+#include "staticflow/backend/backend.hpp"
+#include "staticflow/backend/cpu/kernel.hpp"
+#include "staticflow/backend/eager/evaluate.hpp"
+#include "staticflow/interop/xtensor.hpp"
+#include "staticflow/trace/cache.hpp"
+#include "staticflow/trace/concrete_function.hpp"
+#include "staticflow/trace/function.hpp"
+#include "staticflow/trace/signature.hpp"
+
+namespace staticflow {
+/// Which loop a graph compiles to on the CPU backend (see backend/cpu/kernel.hpp).
+using cpu::kernel_kind;
+using cpu::kernel_kind_v;
+}  // namespace staticflow

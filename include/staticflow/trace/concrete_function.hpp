@@ -1,0 +1,290 @@
+// staticflow/trace/concrete_function.hpp -- one signature's traced graph and how to run it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <memory>
+
+#include "staticflow/backend/backend.hpp"
+#include "staticflow/backend/cpu/kernel.hpp"
+#include "staticflow/backend/eager/evaluate.hpp"
+#include "staticflow/graph/print.hpp"
+#include "staticflow/trace/signature.hpp"
+
+namespace staticflow {
+namespace detail {
+
+template <class T> struct is_tuple : std::false_type {};
+template <class... T> struct is_tuple<std::tuple<T...>> : std::true_type {};
+
+/// The outputs of a traced lambda as a tuple of nodes (empty when it returns nothing).
+template <class Result>
+auto output_nodes(const Result& r) {
+  if constexpr (is_tuple<Result>::value) return r;
+  else return std::tuple<const Result&>{r};
+}
+
+template <class Result>
+struct checked_result {
+  static constexpr bool ok = [] {
+    if constexpr (is_tuple<Result>::value)
+      return []<class... N>(std::type_identity<std::tuple<N...>>) { return (symbolic<N> && ...); }(
+          std::type_identity<Result>{});
+    else return symbolic<Result> || std::is_void_v<Result>;
+  }();
+  static_assert(ok,
+                "staticflow: a traced function must return a symbolic tensor, a std::tuple of them, or "
+                "nothing; it returned a plain C++ value (tensors come from the arguments and ops)");
+};
+
+/// The scalar slot a C++ scalar argument is copied into for the duration of a call.
+template <class A>
+using scalar_slot_t = std::conditional_t<std::is_arithmetic_v<A>, canonical_dtype_t<A>, char>;
+
+template <class T, std::size_t R>
+extents<R> view_extents(const tensor_view<T, R>& v) { return v.ext; }
+inline extents<0> view_extents(no_view) { return {}; }
+
+template <class Out>
+auto output_data(Out& out) {
+  if constexpr (std::is_arithmetic_v<Out>) return &out;
+  else return out.data();
+}
+}  // namespace detail
+
+/// What a function's cache holds: type-erased access to every concrete function.
+class concrete_function_base {
+ public:
+  explicit concrete_function_base(const void* key) : key_(key) {}
+  virtual ~concrete_function_base() = default;
+  concrete_function_base(const concrete_function_base&) = delete;
+  concrete_function_base& operator=(const concrete_function_base&) = delete;
+
+  /// The signature key (one address per signature type) this function was traced for.
+  const void* key() const { return key_; }
+  /// This signature in TensorFlow's pretty-printed form.
+  virtual std::string pretty_printed_signature() const = 0;
+
+ private:
+  const void* key_;
+};
+
+/// The graph traced for one signature: calling it evaluates the graph with no lookup at all.
+/// `Sig` is the tuple of signature entries; `Result` is what the lambda returned while tracing.
+template <class Backend, class Sig, class Result>
+class concrete_function final : public concrete_function_base {
+  static_assert(detail::checked_result<Result>::ok);
+  using nodes_type = decltype(detail::output_nodes(std::declval<const Result&>()));
+
+ public:
+  using signature_type = Sig;
+  using graph_type = Result;
+  static constexpr std::size_t output_count = [] {
+    if constexpr (std::is_void_v<Result>) return std::size_t{0};
+    else return std::tuple_size_v<nodes_type>;
+  }();
+
+  explicit concrete_function(Result graph) : concrete_function_base(&detail::type_key<Sig>), graph_(std::move(graph)) {}
+
+  const Result& graph() const { return graph_; }
+
+  /// Evaluates the graph; results come back in new containers (see result_container_t).
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    check_arguments<Args...>();
+    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+    const auto views = make_views(slots, args...);
+    const auto all_ext = output_extents(views);  // throws before anything is written
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      auto outs = std::tuple{make_result<K>(std::get<K>(all_ext))...};
+      (evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(outs))), ...);
+      if constexpr (output_count == 1) return std::move(std::get<0>(outs));
+      else return outs;
+    }(std::make_index_sequence<output_count>{});
+  }
+
+  /// Evaluates into the caller's container(s): `out` is one container (or a scalar) for one
+  /// output, a tuple of references (std::tie) for several. Nothing is allocated unless an output
+  /// overlaps an input in a way that is not elementwise, which goes through a temporary.
+  template <class Out, class... Args>
+  void call_into(Out&& out, const Args&... args) const {
+    check_arguments<Args...>();
+    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+    const auto views = make_views(slots, args...);
+    const auto all_ext = output_extents(views);
+    auto outs = [&] {
+      if constexpr (detail::is_tuple<std::remove_cvref_t<Out>>::value) return std::forward<Out>(out);
+      else return std::tuple<Out&>{out};
+    }();
+    static_assert(std::tuple_size_v<decltype(outs)> == output_count,
+                  "staticflow: call_into needs one output container per result (std::tie them)");
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
+      const bool several = output_count > 1;
+      (write_output<K>(views, std::get<K>(all_ext), std::get<K>(outs), several), ...);
+    }(std::make_index_sequence<output_count>{});
+  }
+
+  /// A jaxpr-like SSA listing of the graph, with each value's spec.
+  std::string graph_string() const { return make_listing().jaxpr(); }
+  /// The graph in Graphviz's dot language.
+  std::string to_dot() const { return make_listing().dot(); }
+
+  std::string pretty_printed_signature() const override {
+    std::string s = "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  ";
+    if constexpr (output_count == 0) {
+      s += "None";
+    } else if constexpr (output_count == 1 && !detail::is_tuple<Result>::value) {
+      s += tensor_spec_string<spec_of_node_t<Result>>();
+    } else {
+      s += "Tuple[";
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        ((s += (K ? ", " : "") + tensor_spec_string<output_spec<K>>()), ...);
+      }(std::make_index_sequence<output_count>{});
+      s += "]";
+    }
+    return s + "\nCaptures:\n  None";
+  }
+
+  /// Which loop output K compiles to on the CPU backend.
+  template <std::size_t K = 0>
+  static constexpr cpu::kernel_kind kernel =
+      cpu::kernel_kind_v<std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>>;
+
+ private:
+  template <std::size_t K>
+  using output_node = std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>;
+  template <std::size_t K>
+  using output_spec = spec_of_node_t<output_node<K>>;
+
+  template <class... Args>
+  static constexpr void check_arguments() {
+    static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
+                  "staticflow: the arguments do not match this concrete function's signature (compare "
+                  "the two std::tuple<spec...> types in this diagnostic)");
+    static_assert((!spec_type<Args> && ...),
+                  "staticflow: a spec only describes an argument; call with tensors or scalars");
+  }
+
+  template <class Slots, class... Args>
+  static auto make_views(Slots& slots, const Args&... args) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple{detail::make_view(args, std::get<I>(slots))...};
+    }(std::index_sequence_for<Args...>{});
+  }
+
+  template <class Views>
+  auto output_extents(const Views& views) const {
+    const auto arg_ext = std::apply([](const auto&... v) { return std::tuple{detail::view_extents(v)...}; }, views);
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return std::tuple{graph::node_extents(std::get<K>(nodes()), arg_ext)...};
+    }(std::make_index_sequence<output_count>{});
+  }
+
+  auto nodes() const { return detail::output_nodes(graph_); }
+
+  template <std::size_t K, std::size_t R>
+  static auto make_result(const extents<R>& ext) {
+    using C = result_container_t<output_spec<K>>;
+    if constexpr (R == 0 || output_spec<K>::shape_type::is_static) return C{};
+    else return C::from_shape(ext);
+  }
+
+  template <std::size_t K, class Views, std::size_t R, class T>
+  void evaluate(const Views& views, const extents<R>& ext, T* out) const {
+    const auto& node = std::get<K>(nodes());
+    if constexpr (std::is_same_v<Backend, backend::eager_t>) eager::evaluate_into<Sig>(node, views, ext, out);
+    else cpu::evaluate_into<Sig>(node, views, ext, out);
+  }
+
+  template <std::size_t K, class O, std::size_t R>
+  static void check_output(const O& out, const extents<R>& ext) {
+    using T = typename output_spec<K>::value_type;
+    if constexpr (std::is_arithmetic_v<std::remove_cvref_t<O>>) {
+      static_assert(R == 0 && std::is_same_v<std::remove_cvref_t<O>, T>,
+                    "staticflow: call_into: a scalar output needs a rank-0 result of the same dtype");
+    } else {
+      using C = std::remove_cvref_t<O>;
+      static_assert(std::is_same_v<std::remove_cv_t<typename C::value_type>, T>,
+                    "staticflow: call_into: the output container's dtype differs from the result's");
+      static_assert(C::rank == R, "staticflow: call_into: the output container's rank differs from the result's");
+      extents<R> have{};
+      for (std::size_t d = 0; d < R; ++d) have[d] = static_cast<std::size_t>(out.shape()[d]);
+      if (have != ext)
+        throw shape_error("call_into: output " + std::to_string(K) + " has shape " + detail::extents_string(have) +
+                          ", the result has shape " + detail::extents_string(ext));
+    }
+  }
+
+  template <std::size_t K, class Views, std::size_t R, class O>
+  void write_output(const Views& views, const extents<R>& ext, O& out, bool several) const {
+    using T = typename output_spec<K>::value_type;
+    T* data = detail::output_data(out);
+    const std::size_t size = detail::product(ext);
+    // With several outputs a later one may still read an input that this one overwrites.
+    const bool alias = several ? any_overlap(views, data, size)
+                               : cpu::output_aliases_input(std::get<K>(nodes()), views, data, size);
+    if (!alias) return evaluate<K>(views, ext, data);
+    std::unique_ptr<T[]> temporary(new T[size]);
+    evaluate<K>(views, ext, temporary.get());
+    std::copy(temporary.get(), temporary.get() + size, data);
+  }
+
+  template <class Views, class T>
+  static bool any_overlap(const Views& views, const T* out, std::size_t size) {
+    const auto* lo = reinterpret_cast<const unsigned char*>(out);
+    const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
+    return std::apply([&](const auto&... v) {
+      return ([&] {
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, no_view>) return false;
+        else return reinterpret_cast<const unsigned char*>(v.data) < hi &&
+                    lo < reinterpret_cast<const unsigned char*>(v.data + v.size());
+      }() || ...);
+    }, views);
+  }
+
+  graph::detail::listing make_listing() const {
+    graph::detail::listing l;
+    l.first_equation_id = std::tuple_size_v<Sig>;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((spec_type<std::tuple_element_t<I, Sig>>
+            ? l.params.push_back({I, short_spec_string_of<std::tuple_element_t<I, Sig>>()})
+            : void()),
+       ...);
+    }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+    if constexpr (output_count > 0)
+      std::apply([&](const auto&... n) { (l.outputs.push_back(l.emit(n)), ...); }, nodes());
+    return l;
+  }
+
+  template <class Entry>
+  static std::string short_spec_string_of() {
+    if constexpr (spec_type<Entry>) return short_spec_string(Entry{});
+    else return {};
+  }
+
+  Result graph_;
+};
+
+/// The specialization for lambdas that return nothing (they exist for their effects).
+template <class Backend, class Sig>
+class concrete_function<Backend, Sig, void> final : public concrete_function_base {
+ public:
+  using signature_type = Sig;
+  static constexpr std::size_t output_count = 0;
+  concrete_function() : concrete_function_base(&detail::type_key<Sig>) {}
+  template <class... Args>
+  void operator()(const Args&...) const {
+    static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
+                  "staticflow: the arguments do not match this concrete function's signature");
+  }
+  std::string graph_string() const { return "{ lambda ; . let\n  in () }\n"; }
+  std::string pretty_printed_signature() const override {
+    return "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  None\nCaptures:\n  None";
+  }
+};
+
+}  // namespace staticflow
