@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include <xtensor/xadapt.hpp>
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
 

@@ -20,10 +20,11 @@ namespace detail {
 template <class T> struct is_tuple : std::false_type {};
 template <class... T> struct is_tuple<std::tuple<T...>> : std::true_type {};
 
-/// The outputs of a traced lambda as a tuple of nodes (empty when it returns nothing).
+/// The outputs of a traced lambda as a tuple of references to its nodes.
 template <class Result>
 auto output_nodes(const Result& r) {
-  if constexpr (is_tuple<Result>::value) return r;
+  if constexpr (is_tuple<Result>::value)
+    return std::apply([](const auto&... n) { return std::tuple<const std::remove_cvref_t<decltype(n)>&...>{n...}; }, r);
   else return std::tuple<const Result&>{r};
 }
 
@@ -123,8 +124,10 @@ class concrete_function final : public concrete_function_base {
                   "staticflow: call_into needs one output container per result (std::tie them)");
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
-      const bool several = output_count > 1;
-      (write_output<K>(views, std::get<K>(all_ext), std::get<K>(outs), several), ...);
+      // An output that overlaps an input goes through a temporary, copied out only after every
+      // output is computed: a later output may still read the input an earlier one overwrites.
+      auto staged = std::tuple{stage_output<K>(views, std::get<K>(all_ext), std::get<K>(outs))...};
+      (copy_staged<K>(std::get<K>(staged), std::get<K>(all_ext), std::get<K>(outs)), ...);
     }(std::make_index_sequence<output_count>{});
   }
 
@@ -219,18 +222,24 @@ class concrete_function final : public concrete_function_base {
     }
   }
 
+  /// Evaluates output K straight into `out`, or into a returned temporary when it must not be
+  /// written yet (null when written).
   template <std::size_t K, class Views, std::size_t R, class O>
-  void write_output(const Views& views, const extents<R>& ext, O& out, bool several) const {
+  auto stage_output(const Views& views, const extents<R>& ext, O& out) const {
     using T = typename output_spec<K>::value_type;
     T* data = detail::output_data(out);
     const std::size_t size = detail::product(ext);
-    // With several outputs a later one may still read an input that this one overwrites.
-    const bool alias = several ? any_overlap(views, data, size)
-                               : cpu::output_aliases_input(std::get<K>(nodes()), views, data, size);
-    if (!alias) return evaluate<K>(views, ext, data);
-    std::unique_ptr<T[]> temporary(new T[size]);
-    evaluate<K>(views, ext, temporary.get());
-    std::copy(temporary.get(), temporary.get() + size, data);
+    const bool alias = output_count > 1 ? any_overlap(views, data, size)
+                                        : cpu::output_aliases_input(std::get<K>(nodes()), views, data, size);
+    std::unique_ptr<T[]> temporary;
+    if (alias) temporary.reset(new T[size]);
+    evaluate<K>(views, ext, alias ? temporary.get() : data);
+    return temporary;
+  }
+
+  template <std::size_t K, class T, std::size_t R, class O>
+  static void copy_staged(const std::unique_ptr<T[]>& staged, const extents<R>& ext, O& out) {
+    if (staged) std::copy(staged.get(), staged.get() + detail::product(ext), detail::output_data(out));
   }
 
   template <class Views, class T>

@@ -1,0 +1,291 @@
+// Tests for backend/cpu/kernel.hpp: every op through the fused loop against the scalar reference,
+// at sizes that hit the unrolled body, the vector remainder and the scalar tail; broadcasting
+// without temporaries; which graphs take the SIMD path; in-place and aliased outputs.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include <staticflow/staticflow.hpp>
+
+namespace sf = staticflow;
+
+namespace {
+// Sizes around multiples of the batch width (up to 16 lanes with AVX-512, 4x unrolled).
+const std::size_t sizes[] = {1, 3, 15, 16, 17, 63, 64, 65, 127, 200};
+
+template <class T>
+xt::xtensor<T, 1> random_vector(std::size_t n, double lo, double hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  auto v = xt::xtensor<T, 1>::from_shape({n});
+  for (auto& e : v) e = static_cast<T>(dist(rng));
+  return v;
+}
+
+// Distance in units in the last place between two finite floats of the same sign region.
+template <class T>
+std::int64_t ulp_distance(T a, T b) {
+  if (a == b) return 0;
+  using I = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+  I ia, ib;
+  std::memcpy(&ia, &a, sizeof a);
+  std::memcpy(&ib, &b, sizeof b);
+  if (ia < 0) ia = std::numeric_limits<I>::min() - ia;
+  if (ib < 0) ib = std::numeric_limits<I>::min() - ib;
+  return std::abs(static_cast<std::int64_t>(ia) - static_cast<std::int64_t>(ib));
+}
+
+// The documented bounds (docs/architecture.md) of xsimd's vector functions against the C
+// library's: exp, log, tanh, sigmoid within 4 ulp; pow within 16 ulp.
+constexpr std::int64_t max_ulp = 4;
+constexpr std::int64_t max_pow_ulp = 16;
+
+template <class Fn, class Ref>
+void check_unary_float(Fn fn, Ref ref, double lo, double hi, std::int64_t ulps) {
+  auto f = sf::function(fn);
+  for (std::size_t n : sizes) {
+    auto x = random_vector<float>(n, lo, hi, static_cast<unsigned>(n));
+    auto r = f(x);
+    REQUIRE(r.size() == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      INFO("n=" << n << " i=" << i << " x=" << x(i) << " got=" << r(i) << " want=" << ref(x(i)));
+      CHECK(ulp_distance(r(i), ref(x(i))) <= ulps);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("float unary ops match the scalar reference at every size", "[cpu][ops]") {
+  check_unary_float([](auto x) { return -x; }, [](float v) { return -v; }, -10, 10, 0);
+  check_unary_float([](auto x) { return sf::abs(x); }, [](float v) { return std::fabs(v); }, -10, 10, 0);
+  check_unary_float([](auto x) { return sf::square(x); }, [](float v) { return v * v; }, -10, 10, 0);
+  check_unary_float([](auto x) { return sf::sqrt(x); }, [](float v) { return std::sqrt(v); }, 0, 100, 0);
+  check_unary_float([](auto x) { return sf::exp(x); }, [](float v) { return std::exp(v); }, -20, 20, max_ulp);
+  check_unary_float([](auto x) { return sf::log(x); }, [](float v) { return std::log(v); }, 1e-3, 1e3, max_ulp);
+  check_unary_float([](auto x) { return sf::tanh(x); }, [](float v) { return std::tanh(v); }, -5, 5, max_ulp);
+  check_unary_float([](auto x) { return sf::sigmoid(x); }, [](float v) { return 1.f / (1.f + std::exp(-v)); },
+                    -10, 10, max_ulp);
+  check_unary_float([](auto x) { return sf::relu(x); }, [](float v) { return v > 0 ? v : 0.f; }, -10, 10, 0);
+}
+
+TEST_CASE("float binary ops match the scalar reference at every size", "[cpu][ops]") {
+  auto check = [](auto fn, auto ref, std::int64_t ulps) {
+    auto f = sf::function(fn);
+    for (std::size_t n : sizes) {
+      auto x = random_vector<float>(n, -8, 8, 1 + static_cast<unsigned>(n));
+      auto y = random_vector<float>(n, 0.5, 4, 2 + static_cast<unsigned>(n));
+      auto r = f(x, y);
+      for (std::size_t i = 0; i < n; ++i) {
+        INFO("n=" << n << " i=" << i << " x=" << x(i) << " y=" << y(i));
+        CHECK(ulp_distance(r(i), ref(x(i), y(i))) <= ulps);
+      }
+    }
+  };
+  check([](auto x, auto y) { return x + y; }, [](float a, float b) { return a + b; }, 0);
+  check([](auto x, auto y) { return x - y; }, [](float a, float b) { return a - b; }, 0);
+  check([](auto x, auto y) { return x * y; }, [](float a, float b) { return a * b; }, 0);
+  check([](auto x, auto y) { return x / y; }, [](float a, float b) { return a / b; }, 0);
+  check([](auto x, auto y) { return sf::floordiv(x, y); }, [](float a, float b) { return std::floor(a / b); }, 0);
+  check([](auto x, auto y) { return sf::maximum(x, y); }, [](float a, float b) { return a > b ? a : b; }, 0);
+  check([](auto x, auto y) { return sf::minimum(x, y); }, [](float a, float b) { return a < b ? a : b; }, 0);
+  check([](auto x, auto y) { return sf::pow(y, x); }, [](float a, float b) { return std::pow(b, a); }, max_pow_ulp);
+  check([](auto x, auto y) { return x % y; }, [](float a, float b) { return std::fmod(a, b); }, 0);
+  check([](auto x, auto y) { return sf::floormod(x, y); },
+        [](float a, float b) { return sf::op::floormod::apply(a, b); }, 0);
+  check([](auto x, auto y) { return sf::where(x > y, x, y * 2.f); },
+        [](float a, float b) { return a > b ? a : b * 2.f; }, 0);
+}
+
+TEST_CASE("integer ops are exact and wrap, with XLA's division rules", "[cpu][ops]") {
+  auto f = sf::function([](auto x, auto y) {
+    return std::tuple{x + y, x - y, x * y, x / y, x % y, sf::floordiv(x, y), sf::floormod(x, y),
+                      sf::maximum(x, y), sf::abs(x), -x};
+  });
+  constexpr int lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+  xt::xtensor<int, 1> x = {7, -7, 7, -7, 5, lo, hi, lo, 0, 3, 100, -100, 42, 1, -1, 9, 11};
+  xt::xtensor<int, 1> y = {2, 2, -2, -2, 0, -1, 1, 1, 5, 3, 7, 7, -5, 1, 1, 4, -3};
+  auto [sum, diff, prod, quot, rem, fdiv, fmod, mx, ab, neg] = f(x, y);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    INFO("i=" << i << " x=" << x(i) << " y=" << y(i));
+    CHECK(sum(i) == sf::op::add::apply(x(i), y(i)));
+    CHECK(diff(i) == sf::op::subtract::apply(x(i), y(i)));
+    CHECK(prod(i) == sf::op::multiply::apply(x(i), y(i)));
+    CHECK(quot(i) == sf::op::divide::apply(x(i), y(i)));
+    CHECK(rem(i) == sf::op::mod::apply(x(i), y(i)));
+    CHECK(fdiv(i) == sf::op::floordiv::apply(x(i), y(i)));
+    CHECK(fmod(i) == sf::op::floormod::apply(x(i), y(i)));
+    CHECK(mx(i) == std::max(x(i), y(i)));
+    CHECK(ab(i) == sf::op::abs::apply(x(i)));
+    CHECK(neg(i) == sf::op::negate::apply(x(i)));
+  }
+  // spot values, independent of the reference functions
+  CHECK(quot(0) == 3);   // 7 / 2 truncates
+  CHECK(quot(1) == -3);  // -7 / 2 truncates toward zero
+  CHECK(fdiv(1) == -4);  // floordiv rounds down
+  CHECK(rem(1) == -1);
+  CHECK(fmod(1) == 1);   // floormod takes the divisor's sign
+  CHECK(fmod(2) == -1);
+  CHECK(quot(4) == -1);  // x / 0 == -1 (XLA)
+  CHECK(rem(4) == 5);    // x % 0 == x
+  CHECK(quot(5) == lo);  // INT_MIN / -1 wraps
+  CHECK(rem(5) == 0);
+  CHECK(sum(6) == lo);   // INT_MAX + 1 wraps
+  CHECK(ab(7) == lo);    // abs(INT_MIN) wraps
+}
+
+TEST_CASE("broadcasting: scalar, row, column and both at once, with no temporaries", "[cpu][broadcast]") {
+  auto f = sf::function([](auto a, auto b) { return a * 10.f + b; });
+  xt::xtensor<float, 2> m = {{1, 2, 3}, {4, 5, 6}};
+  xt::xtensor<float, 1> row = {100, 200, 300};
+  xt::xtensor<float, 2> col = {{1000}, {2000}};
+  CHECK((f(m, row) == xt::xtensor<float, 2>{{110, 220, 330}, {140, 250, 360}}));
+  CHECK((f(m, col) == xt::xtensor<float, 2>{{1010, 1020, 1030}, {2040, 2050, 2060}}));
+  CHECK((f(col, row) == xt::xtensor<float, 2>{{10100, 10200, 10300}, {20100, 20200, 20300}}));
+  CHECK((f(m, 0.5f) == xt::xtensor<float, 2>{{10.5, 20.5, 30.5}, {40.5, 50.5, 60.5}}));
+  CHECK((f(2.f, m) == xt::xtensor<float, 2>{{21, 22, 23}, {24, 25, 26}}));
+  // a run-time 1-element tensor broadcasts too
+  xt::xtensor<float, 1> one = {7};
+  CHECK((f(m, one) == xt::xtensor<float, 2>{{17, 27, 37}, {47, 57, 67}}));
+
+  // static shapes: the result shape is computed at compile time
+  auto g = sf::function([](auto a, auto b) { return a - b; });
+  xt::xtensor_fixed<int, xt::xshape<3, 1>> c3 = {{1}, {2}, {3}};
+  xt::xtensor_fixed<int, xt::xshape<4>> r4 = {10, 20, 30, 40};
+  auto d = g(c3, r4);
+  static_assert(std::is_same_v<decltype(d), xt::xtensor_fixed<int, xt::xshape<3, 4>>>);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j) CHECK(d(i, j) == static_cast<int>(i + 1) - r4(j));
+
+  // a long row (vector body + tail per row) against a column
+  xt::xtensor<float, 2> tall = xt::xtensor<float, 2>::from_shape({5, 1});
+  xt::xtensor<float, 1> wide = random_vector<float>(37, -1, 1, 5);
+  for (std::size_t i = 0; i < 5; ++i) tall(i, 0) = static_cast<float>(i);
+  auto big = f(tall, wide);
+  for (std::size_t i = 0; i < 5; ++i)
+    for (std::size_t j = 0; j < 37; ++j) CHECK(big(i, j) == static_cast<float>(i) * 10.f + wide(j));
+}
+
+TEST_CASE("run-time shapes that do not broadcast throw before anything is written", "[cpu][broadcast]") {
+  auto f = sf::function([](auto a, auto b) { return a + b; });
+  xt::xtensor<float, 2> m = {{1, 2, 3}, {4, 5, 6}};
+  xt::xtensor<float, 1> bad = {1, 2};
+  CHECK_THROWS_MATCHES(f(m, bad), sf::shape_error,
+                       Catch::Message("staticflow: shapes (2, 3) and (2,) do not broadcast"));
+  xt::xtensor<float, 2> out = {{-1, -1, -1}, {-1, -1, -1}};
+  CHECK_THROWS_AS(f.call_into(out, m, bad), sf::shape_error);
+  CHECK((out == xt::xtensor<float, 2>{{-1, -1, -1}, {-1, -1, -1}}));  // untouched
+}
+
+TEST_CASE("which graphs take the SIMD path is a compile-time fact", "[cpu][simd]") {
+  auto f = sf::function([](auto x, auto y) { return sf::where(x > 0.f, sf::exp(x) * y, -y); });
+  using vecf = xt::xtensor<float, 1>;
+  using C = std::remove_cvref_t<decltype(f.get_concrete_function(sf::spec<float, sf::dyn>{}, sf::spec<float, sf::dyn>{}))>;
+  STATIC_REQUIRE(C::kernel<0> == sf::kernel_kind::simd);
+  (void)sizeof(vecf);
+
+  // integer division has no vector instruction: scalar loop
+  auto g = sf::function([](auto x) { return x / 3; });
+  using G = std::remove_cvref_t<decltype(g.get_concrete_function(sf::spec<int, 8>{}))>;
+  STATIC_REQUIRE(G::kernel<0> == sf::kernel_kind::scalar);
+  // integer add/mul vectorize
+  auto h = sf::function([](auto x) { return x * 3 + 1; });
+  using H = std::remove_cvref_t<decltype(h.get_concrete_function(sf::spec<int, 8>{}))>;
+  STATIC_REQUIRE(H::kernel<0> == sf::kernel_kind::simd);
+  // mixed dtypes and bool results stay scalar
+  auto k = sf::function([](auto x, auto y) { return x + y; });
+  using K = std::remove_cvref_t<decltype(k.get_concrete_function(sf::spec<int, 8>{}, sf::spec<float, 8>{}))>;
+  STATIC_REQUIRE(K::kernel<0> == sf::kernel_kind::scalar);
+  auto b = sf::function([](auto x) { return x > 0.f; });
+  using Bk = std::remove_cvref_t<decltype(b.get_concrete_function(sf::spec<float, 8>{}))>;
+  STATIC_REQUIRE(Bk::kernel<0> == sf::kernel_kind::scalar);
+}
+
+TEST_CASE("mixed dtypes promote, casts convert, bool results come back as bool", "[cpu][dtype]") {
+  auto f = sf::function([](auto i, auto x) { return std::tuple{i + x, sf::cast<int>(x), sf::cast<bool>(i), i > 1}; });
+  xt::xtensor<int, 1> i = {0, 1, 2, 3};
+  xt::xtensor<float, 1> x = {0.5f, -1.75f, 2.75f, 3.f};
+  auto [sum, truncated, nonzero, gt] = f(i, x);
+  static_assert(std::is_same_v<decltype(sum), xt::xtensor<float, 1>>);
+  CHECK((sum == xt::xtensor<float, 1>{0.5f, -0.75f, 4.75f, 6.f}));
+  CHECK((truncated == xt::xtensor<int, 1>{0, -1, 2, 3}));
+  CHECK((nonzero == xt::xtensor<bool, 1>{false, true, true, true}));
+  CHECK((gt == xt::xtensor<bool, 1>{false, false, true, true}));
+
+  auto logic = sf::function([](auto a, auto b) { return (a && !b) || (b && !a); });
+  xt::xtensor<bool, 1> a = {true, true, false, false}, b = {true, false, true, false};
+  CHECK((logic(a, b) == xt::xtensor<bool, 1>{false, true, true, false}));
+
+  // a float mask feeding a float select vectorizes, with the mask cast in between
+  auto m = sf::function([](auto x) { return sf::cast<float>(x > 1.f) * x; });
+  xt::xtensor<float, 1> v = random_vector<float>(50, -3, 3, 9);
+  auto r = m(v);
+  for (std::size_t k = 0; k < 50; ++k) CHECK(r(k) == (v(k) > 1.f ? v(k) : 0.f));
+  using M = std::remove_cvref_t<decltype(m.get_concrete_function(v))>;
+  STATIC_REQUIRE(M::kernel<0> == sf::kernel_kind::simd);
+}
+
+TEST_CASE("call_into writes into the caller's containers and checks their shapes", "[cpu][call_into]") {
+  auto f = sf::function([](auto x, auto y) { return x * x + y; });
+  xt::xtensor<float, 1> x = random_vector<float>(100, -2, 2, 3), y = random_vector<float>(100, -2, 2, 4);
+  auto out = xt::xtensor<float, 1>::from_shape({100});
+  f.call_into(out, x, y);
+  for (std::size_t i = 0; i < 100; ++i) CHECK(out(i) == x(i) * x(i) + y(i));
+
+  auto wrong = xt::xtensor<float, 1>::from_shape({99});
+  CHECK_THROWS_MATCHES(f.call_into(wrong, x, y), sf::shape_error,
+                       Catch::Message("staticflow: call_into: output 0 has shape (99,), the result has shape (100,)"));
+
+  // rank-0 results can be written into a scalar
+  int s = 0;
+  f.call_into(s, 3, 4);
+  CHECK(s == 13);
+
+  // several outputs through std::tie
+  auto g = sf::function([](auto a) { return std::tuple{a + 1, a * 2}; });
+  xt::xtensor_fixed<int, xt::xshape<3>> a = {1, 2, 3}, p, q;
+  g.call_into(std::tie(p, q), a);
+  CHECK((p == xt::xtensor_fixed<int, xt::xshape<3>>{2, 3, 4}));
+  CHECK((q == xt::xtensor_fixed<int, xt::xshape<3>>{2, 4, 6}));
+
+  // xt::adapt views over the caller's memory, in and out
+  std::vector<float> raw_in = {1, 2, 3, 4, 5}, raw_out(5);
+  auto in_view = xt::adapt(raw_in.data(), raw_in.size(), xt::no_ownership(), std::array<std::size_t, 1>{5});
+  auto out_view = xt::adapt(raw_out.data(), raw_out.size(), xt::no_ownership(), std::array<std::size_t, 1>{5});
+  f.call_into(out_view, in_view, 1.f);
+  CHECK(raw_out == std::vector<float>{2, 5, 10, 17, 26});
+}
+
+TEST_CASE("an output that is also an input works in place or through a temporary", "[cpu][alias]") {
+  auto f = sf::function([](auto x, auto y) { return x * 2.f + y; });
+  xt::xtensor<float, 1> x = random_vector<float>(70, -1, 1, 7), y = random_vector<float>(70, -1, 1, 8);
+  const xt::xtensor<float, 1> x0 = x;
+  f.call_into(x, x, y);  // elementwise: in place
+  for (std::size_t i = 0; i < 70; ++i) CHECK(x(i) == x0(i) * 2.f + y(i));
+
+  // the output overlaps the input shifted by one element: must go through a temporary
+  std::vector<float> buf(71);
+  for (std::size_t i = 0; i < 71; ++i) buf[i] = static_cast<float>(i);
+  auto in = xt::adapt(buf.data(), 70, xt::no_ownership(), std::array<std::size_t, 1>{70});
+  auto out = xt::adapt(buf.data() + 1, 70, xt::no_ownership(), std::array<std::size_t, 1>{70});
+  f.call_into(out, in, 0.f);
+  for (std::size_t i = 0; i < 70; ++i) CHECK(buf[i + 1] == 2.f * static_cast<float>(i));
+
+  // several outputs: the first overwrites an input the second still reads
+  auto g = sf::function([](auto a) { return std::tuple{a + 1, a * 10}; });
+  xt::xtensor<int, 1> a = {1, 2, 3}, q = xt::xtensor<int, 1>::from_shape({3});
+  g.call_into(std::tie(a, q), a);
+  CHECK((a == xt::xtensor<int, 1>{2, 3, 4}));
+  CHECK((q == xt::xtensor<int, 1>{10, 20, 30}));
+}
+
+TEST_CASE("empty tensors give empty results", "[cpu]") {
+  auto f = sf::function([](auto x) { return sf::exp(x) + 1.f; });
+  auto e = xt::xtensor<float, 2>::from_shape({0, 3});
+  auto r = f(e);
+  CHECK(r.shape()[0] == 0);
+  CHECK(r.shape()[1] == 3);
+}
