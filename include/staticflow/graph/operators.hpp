@@ -34,9 +34,12 @@ constexpr auto as_node(const X& x) {
   } else {
     using raw = canonical_dtype_t<decltype(literal_value(x))>;
     static_assert(dtype<raw>, "staticflow: unsupported literal type (use bool, int, long, float or double)");
-    using T = std::conditional_t<symbolic<Peer>,
-                                 typename weak_literal_dtype<typename std::remove_cvref_t<Peer>::value_type, raw>::type,
-                                 raw>;
+    using T = typename decltype([] {
+      if constexpr (symbolic<Peer>)
+        return std::type_identity<typename weak_literal_dtype<typename std::remove_cvref_t<Peer>::value_type, raw>::type>{};
+      else
+        return std::type_identity<raw>{};
+    }())::type;
     return graph::literal<T>(static_cast<T>(literal_value(x)));
   }
 }
@@ -79,9 +82,15 @@ template <symbolic A>
 constexpr auto operator+(const A& a) { return a; }
 
 // Functions with TensorFlow's names.
+// A static value (the analog of a Python number) is accepted too and becomes a constant node,
+// as tf.abs(1) makes a constant tensor.
 #define STATICFLOW_UNARY_FUNCTION(NAME, OP)                                      \
-  template <symbolic A>                                                          \
-  constexpr auto NAME(const A& a) { return graph::unary<op::OP, A>(a); }
+  template <class A>                                                             \
+    requires(symbolic<A> || static_value_type<A>)                                \
+  constexpr auto NAME(const A& a) {                                              \
+    auto n = detail::as_node<void>(a);                                           \
+    return graph::unary<op::OP, decltype(n)>(n);                                 \
+  }
 STATICFLOW_UNARY_FUNCTION(negative, negate)
 STATICFLOW_UNARY_FUNCTION(abs, abs)
 STATICFLOW_UNARY_FUNCTION(square, square)

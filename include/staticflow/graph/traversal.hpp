@@ -55,6 +55,21 @@ constexpr bool uses_argument() {
   }
 }
 
+/// Whether every node under N (N included) has a static shape: then N's extents need no run-time
+/// work. A static node over `dyn` children still checks them (`dyn` broadcast against 3 must be 3
+/// or 1 at run time).
+template <class N>
+constexpr bool subtree_is_static() {
+  if constexpr (!N::shape_type::is_static) {
+    return false;
+  } else {
+    using kids = decltype(children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (subtree_is_static<std::remove_cvref_t<std::tuple_element_t<K, kids>>>() && ...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}
+
 /// Applies f to every node of the graph, children before parents.
 template <class N, class F>
 constexpr void for_each_node(const N& n, F&& f) {
@@ -68,7 +83,7 @@ constexpr void for_each_node(const N& n, F&& f) {
 template <class N, class ArgExtents>
 constexpr extents<N::shape_type::rank> node_extents(const N& n, const ArgExtents& args) {
   using S = typename N::shape_type;
-  if constexpr (S::is_static) {
+  if constexpr (subtree_is_static<N>()) {
     return S::dims;
   } else if constexpr (detail::is_argument<N>::value) {
     return std::get<N::index>(args);

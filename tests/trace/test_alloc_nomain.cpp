@@ -1,0 +1,68 @@
+// A performance promise tested as a fact: after the first (tracing) call, a call with a fully
+// static signature allocates nothing on the heap. This file replaces the global operator new
+// with a counting one, so it has its own main (no Catch2 main library).
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include <staticflow/staticflow.hpp>
+
+namespace {
+std::atomic<long> allocations{0};
+}
+
+void* operator new(std::size_t n) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace sf = staticflow;
+
+TEST_CASE("a static-signature call allocates nothing after the trace", "[alloc]") {
+  auto f = sf::function([](auto x, auto y) { return sf::tanh(x * x + y) * 0.5f; });
+  xt::xtensor_fixed<float, xt::xshape<4, 8>> x, y, out;
+  x.fill(0.25f);
+  y.fill(-1.f);
+  f(x, y);  // traces: the cache allocates here
+
+  const long before = allocations.load();
+  auto r = f(x, y);  // returns an xtensor_fixed by value: on the stack
+  f.call_into(out, x, y);
+  float s = 0.f;
+  for (int i = 0; i < 1000; ++i) {
+    f.call_into(out, x, y);
+    s += out(1, 2);
+  }
+  CHECK(allocations.load() - before == 0);
+
+  auto scalar = sf::function([](auto a, auto b) { return a * b + 1.f; });
+  scalar(1.f, 2.f);
+  const long before_scalar = allocations.load();
+  float acc = 0.f;
+  for (int i = 0; i < 100; ++i) acc += scalar(static_cast<float>(i), 2.f);
+  CHECK(allocations.load() == before_scalar);
+  CHECK(r(0, 0) == out(0, 0));
+  CHECK(out(3, 7) == std::tanh(0.0625f - 1.f) * 0.5f);
+  CHECK(s != 0.f);
+  CHECK(acc == 10000.f);
+
+  // a run-time-shape call allocates its result (and only that) unless it goes through call_into
+  auto v = xt::xtensor<float, 1>::from_shape({64});
+  auto w = xt::xtensor<float, 1>::from_shape({64});
+  v.fill(1.f);
+  f.call_into(w, v, v);  // trace for the dynamic signature
+  const long before_dyn = allocations.load();
+  for (int i = 0; i < 100; ++i) f.call_into(w, v, v);
+  CHECK(allocations.load() == before_dyn);
+}
+
+int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }
