@@ -16,3 +16,20 @@
 #else
 #define STATICFLOW_HD
 #endif
+
+/// Forces inlining of the thin layers between a call and its fused loop (as Eigen's
+/// EIGEN_STRONG_INLINE does): without it GCC leaves calls to small helpers in the path of a
+/// 4-element static call, which then costs many times the loop itself.
+#if defined(__GNUC__) || defined(__clang__)
+#define STATICFLOW_INLINE [[gnu::always_inline]] inline
+#else
+#define STATICFLOW_INLINE inline
+#endif
+
+/// The same for the lambdas that expand index packs on the hot path (placed after the lambda's
+/// parameter list).
+#if defined(__GNUC__) || defined(__clang__)
+#define STATICFLOW_LAMBDA_INLINE __attribute__((always_inline))
+#else
+#define STATICFLOW_LAMBDA_INLINE
+#endif

@@ -81,7 +81,7 @@ constexpr void for_each_node(const N& n, F&& f) {
 /// arguments). Static dimensions cost nothing; `dyn` ones are broadcast and checked here, so a
 /// shape_error is thrown before any output is written.
 template <class N, class ArgExtents>
-constexpr extents<N::shape_type::rank> node_extents(const N& n, const ArgExtents& args) {
+STATICFLOW_INLINE constexpr extents<N::shape_type::rank> node_extents(const N& n, const ArgExtents& args) {
   using S = typename N::shape_type;
   if constexpr (subtree_is_static<N>()) {
     return S::dims;
@@ -89,7 +89,7 @@ constexpr extents<N::shape_type::rank> node_extents(const N& n, const ArgExtents
     return std::get<N::index>(args);
   } else {
     return std::apply(
-        [&](const auto&... kid) {
+        [&](const auto&... kid) STATICFLOW_LAMBDA_INLINE {
           extents<S::rank> out{};
           for (auto& d : out) d = 1;
           ((out = staticflow::detail::broadcast_extents<S::rank>(out, node_extents(kid, args))), ...);

@@ -96,7 +96,7 @@ using signature_entry_t = typename argument_traits<std::remove_cvref_t<A>>::sign
 
 /// The view of one argument; a scalar's view points at `scalar_slot`, a copy in the caller's frame.
 template <class A, class Slot>
-auto make_view(const A& a, Slot& scalar_slot) {
+STATICFLOW_INLINE auto make_view(const A& a, Slot& scalar_slot) {
   using traits = argument_traits<A>;
   if constexpr (static_value_type<A>) {
     return no_view{};

@@ -24,7 +24,7 @@ template <class... T> struct is_tuple<std::tuple<T...>> : std::true_type {};
 template <class Result>
 auto output_nodes(const Result& r) {
   if constexpr (is_tuple<Result>::value)
-    return std::apply([](const auto&... n) { return std::tuple<const std::remove_cvref_t<decltype(n)>&...>{n...}; }, r);
+    return std::apply([](const auto&... n) STATICFLOW_LAMBDA_INLINE { return std::tuple<const std::remove_cvref_t<decltype(n)>&...>{n...}; }, r);
   else return std::tuple<const Result&>{r};
 }
 
@@ -94,12 +94,12 @@ class concrete_function final : public concrete_function_base {
 
   /// Evaluates the graph; results come back in new containers (see result_container_t).
   template <class... Args>
-  auto operator()(const Args&... args) const {
+  STATICFLOW_INLINE auto operator()(const Args&... args) const {
     check_arguments<Args...>();
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
     const auto views = make_views(slots, args...);
     const auto all_ext = output_extents(views);  // throws before anything is written
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
       auto outs = std::tuple{make_result<K>(std::get<K>(all_ext))...};
       (evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(outs))), ...);
       if constexpr (output_count == 1) return std::move(std::get<0>(outs));
@@ -111,18 +111,18 @@ class concrete_function final : public concrete_function_base {
   /// output, a tuple of references (std::tie) for several. Nothing is allocated unless an output
   /// overlaps an input in a way that is not elementwise, which goes through a temporary.
   template <class Out, class... Args>
-  void call_into(Out&& out, const Args&... args) const {
+  STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) const {
     check_arguments<Args...>();
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
     const auto views = make_views(slots, args...);
     const auto all_ext = output_extents(views);
-    auto outs = [&] {
+    auto outs = [&]() STATICFLOW_LAMBDA_INLINE {
       if constexpr (detail::is_tuple<std::remove_cvref_t<Out>>::value) return std::forward<Out>(out);
       else return std::tuple<Out&>{out};
     }();
     static_assert(std::tuple_size_v<decltype(outs)> == output_count,
                   "staticflow: call_into needs one output container per result (std::tie them)");
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
       (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
       // An output that overlaps an input goes through a temporary, copied out only after every
       // output is computed: a later output may still read the input an earlier one overwrites.
@@ -173,38 +173,38 @@ class concrete_function final : public concrete_function_base {
   }
 
   template <class Slots, class... Args>
-  static auto make_views(Slots& slots, const Args&... args) {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+  STATICFLOW_INLINE static auto make_views(Slots& slots, const Args&... args) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
       return std::tuple{detail::make_view(args, std::get<I>(slots))...};
     }(std::index_sequence_for<Args...>{});
   }
 
   template <class Views>
-  auto output_extents(const Views& views) const {
-    const auto arg_ext = std::apply([](const auto&... v) { return std::tuple{detail::view_extents(v)...}; }, views);
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+  STATICFLOW_INLINE auto output_extents(const Views& views) const {
+    const auto arg_ext = std::apply([](const auto&... v) STATICFLOW_LAMBDA_INLINE { return std::tuple{detail::view_extents(v)...}; }, views);
+    return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
       return std::tuple{graph::node_extents(std::get<K>(nodes()), arg_ext)...};
     }(std::make_index_sequence<output_count>{});
   }
 
-  auto nodes() const { return detail::output_nodes(graph_); }
+  STATICFLOW_INLINE auto nodes() const { return detail::output_nodes(graph_); }
 
   template <std::size_t K, std::size_t R>
-  static auto make_result(const extents<R>& ext) {
+  STATICFLOW_INLINE static auto make_result(const extents<R>& ext) {
     using C = result_container_t<output_spec<K>>;
     if constexpr (R == 0 || output_spec<K>::shape_type::is_static) return C{};
     else return C::from_shape(ext);
   }
 
   template <std::size_t K, class Views, std::size_t R, class T>
-  void evaluate(const Views& views, const extents<R>& ext, T* out) const {
+  STATICFLOW_INLINE void evaluate(const Views& views, const extents<R>& ext, T* out) const {
     const auto& node = std::get<K>(nodes());
     if constexpr (std::is_same_v<Backend, backend::eager_t>) eager::evaluate_into<Sig>(node, views, ext, out);
     else cpu::evaluate_into<Sig>(node, views, ext, out);
   }
 
   template <std::size_t K, class O, std::size_t R>
-  static void check_output(const O& out, const extents<R>& ext) {
+  STATICFLOW_INLINE static void check_output(const O& out, const extents<R>& ext) {
     using T = typename output_spec<K>::value_type;
     if constexpr (std::is_arithmetic_v<std::remove_cvref_t<O>>) {
       static_assert(R == 0 && std::is_same_v<std::remove_cvref_t<O>, T>,
@@ -225,7 +225,7 @@ class concrete_function final : public concrete_function_base {
   /// Evaluates output K straight into `out`, or into a returned temporary when it must not be
   /// written yet (null when written).
   template <std::size_t K, class Views, std::size_t R, class O>
-  auto stage_output(const Views& views, const extents<R>& ext, O& out) const {
+  STATICFLOW_INLINE auto stage_output(const Views& views, const extents<R>& ext, O& out) const {
     using T = typename output_spec<K>::value_type;
     T* data = detail::output_data(out);
     const std::size_t size = detail::product(ext);
@@ -238,7 +238,7 @@ class concrete_function final : public concrete_function_base {
   }
 
   template <std::size_t K, class T, std::size_t R, class O>
-  static void copy_staged(const std::unique_ptr<T[]>& staged, const extents<R>& ext, O& out) {
+  STATICFLOW_INLINE static void copy_staged(const std::unique_ptr<T[]>& staged, const extents<R>& ext, O& out) {
     if (staged) std::copy(staged.get(), staged.get() + detail::product(ext), detail::output_data(out));
   }
 
@@ -246,8 +246,8 @@ class concrete_function final : public concrete_function_base {
   static bool any_overlap(const Views& views, const T* out, std::size_t size) {
     const auto* lo = reinterpret_cast<const unsigned char*>(out);
     const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
-    return std::apply([&](const auto&... v) {
-      return ([&] {
+    return std::apply([&](const auto&... v) STATICFLOW_LAMBDA_INLINE {
+      return ([&]() STATICFLOW_LAMBDA_INLINE {
         if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, no_view>) return false;
         else return reinterpret_cast<const unsigned char*>(v.data) < hi &&
                     lo < reinterpret_cast<const unsigned char*>(v.data + v.size());

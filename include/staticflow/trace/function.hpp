@@ -66,13 +66,13 @@ class polymorphic_function {
 
   /// Runs the graph for these arguments, tracing it first if this signature is new.
   template <class... Args>
-  auto operator()(const Args&... args) {
+  STATICFLOW_INLINE auto operator()(const Args&... args) {
     return concrete<detail::signature_of_t<Args...>>()(args...);
   }
 
   /// Like operator(), writing into the caller's container(s); see concrete_function::call_into.
   template <class Out, class... Args>
-  void call_into(Out&& out, const Args&... args) {
+  STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) {
     concrete<detail::signature_of_t<Args...>>().call_into(std::forward<Out>(out), args...);
   }
 
@@ -100,7 +100,7 @@ class polymorphic_function {
   using concrete_for_t = concrete_function<Backend, Sig, typename detail::traced_result<Fn, Sig>::type>;
 
   template <class Sig>
-  concrete_for_t<Sig>& concrete() {
+  STATICFLOW_INLINE concrete_for_t<Sig>& concrete() {
     auto& slot = detail::last_used_slot<Fn, Sig>;
     if (slot.owner == id_) [[likely]]
       return static_cast<concrete_for_t<Sig>&>(*slot.concrete);

@@ -9,6 +9,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "staticflow/core/config.hpp"
+
 namespace staticflow::cpu::detail {
 
 /// An argument the graph does not read (or a static value).
@@ -18,16 +20,16 @@ struct unused_cursor {};
 template <class T>
 struct contiguous_cursor {
   const T* data;
-  T scalar(std::size_t j) const { return data[j]; }
-  template <class B> B batch(std::size_t j) const { return B::load_unaligned(data + j); }
+  STATICFLOW_INLINE T scalar(std::size_t j) const { return data[j]; }
+  template <class B> STATICFLOW_INLINE B batch(std::size_t j) const { return B::load_unaligned(data + j); }
 };
 
 /// Every element is the same value: the argument holds one element.
 template <class T>
 struct broadcast_cursor {
   T value;
-  T scalar(std::size_t) const { return value; }
-  template <class B> B batch(std::size_t) const { return B(value); }
+  STATICFLOW_INLINE T scalar(std::size_t) const { return value; }
+  template <class B> STATICFLOW_INLINE B batch(std::size_t) const { return B(value); }
 };
 
 /// Reads along a row with a run-time step (1, or 0 where the inner axis is broadcast).
@@ -37,8 +39,8 @@ struct strided_cursor {
   std::array<std::size_t, Rank> strides;  // per result axis; 0 where broadcast
   const T* row = nullptr;
   std::size_t step = 0;
-  T scalar(std::size_t j) const { return row[j * step]; }
-  template <class B> B batch(std::size_t j) const {
+  STATICFLOW_INLINE T scalar(std::size_t j) const { return row[j * step]; }
+  template <class B> STATICFLOW_INLINE B batch(std::size_t j) const {
     return step ? B::load_unaligned(row + j) : B(*row);
   }
   void seek(const std::array<std::size_t, Rank>& index) {

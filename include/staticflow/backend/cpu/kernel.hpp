@@ -11,6 +11,7 @@
 #include "staticflow/backend/cpu/cursor.hpp"
 #include "staticflow/backend/cpu/scalar_eval.hpp"
 #include "staticflow/backend/cpu/simd_eval.hpp"
+#include "staticflow/core/config.hpp"
 #include "staticflow/core/spec.hpp"
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/interop/xtensor.hpp"
@@ -28,7 +29,7 @@ namespace detail {
 
 /// out[j] = graph at j, for j in [0, size), reading the arguments through the cursors.
 template <class N, class Cursors, class T>
-inline void run_loop(const N& n, const Cursors& c, T* out, std::size_t size) {
+STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_t size) {
   std::size_t j = 0;
   if constexpr (takes_simd_path<N>) {
     using B = xsimd::batch<T>;
@@ -57,8 +58,8 @@ constexpr bool is_static_scalar() {
 
 /// Cursors for the flat loop, where every argument has the result's size or one element.
 template <class Sig, class N, class Views, std::size_t... I>
-auto flat_cursors(const Views& v, std::index_sequence<I...>) {
-  auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+STATICFLOW_INLINE auto flat_cursors(const Views& v, std::index_sequence<I...>) {
+  auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     using entry = std::tuple_element_t<K, Sig>;
     if constexpr (!graph::uses_argument<K, N>()) return unused_cursor{};
     else if constexpr (is_static_scalar<entry>()) return broadcast_cursor<typename entry::value_type>{*std::get<K>(v).data};
@@ -70,8 +71,8 @@ auto flat_cursors(const Views& v, std::index_sequence<I...>) {
 /// Whether the flat loop applies: every argument read has the result's size, or is a static
 /// scalar. (Same size plus valid broadcasting implies the same row-major layout.)
 template <class Sig, class N, class Views, std::size_t... I>
-bool fits_flat(const Views& v, std::size_t out_size, std::index_sequence<I...>) {
-  auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+STATICFLOW_INLINE bool fits_flat(const Views& v, std::size_t out_size, std::index_sequence<I...>) {
+  auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     if constexpr (!graph::uses_argument<K, N>() || is_static_scalar<std::tuple_element_t<K, Sig>>()) return true;
     else return std::get<K>(v).size() == out_size;
   };
@@ -82,7 +83,7 @@ bool fits_flat(const Views& v, std::size_t out_size, std::index_sequence<I...>) 
 /// broadcasts (its extent is 1 or it has fewer axes).
 template <class N, std::size_t R, class Views, std::size_t... I>
 auto row_cursors(const Views& v, std::index_sequence<I...>) {
-  auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+  auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     if constexpr (!graph::uses_argument<K, N>()) {
       return unused_cursor{};
     } else {
@@ -106,8 +107,8 @@ auto row_cursors(const Views& v, std::index_sequence<I...>) {
 
 template <class Cursors, std::size_t R>
 void seek_all(Cursors& cursors, const std::array<std::size_t, R>& index) {
-  std::apply([&](auto&... c) {
-    ([&] {
+  std::apply([&](auto&... c) STATICFLOW_LAMBDA_INLINE {
+    ([&]() STATICFLOW_LAMBDA_INLINE {
       if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(c)>, unused_cursor>) c.seek(index);
     }(), ...);
   }, cursors);
@@ -117,7 +118,7 @@ void seek_all(Cursors& cursors, const std::array<std::size_t, R>& index) {
 /// Evaluates graph n into out (row-major, with extents ext), reading arguments from views.
 /// `Sig` is the tuple of the arguments' signature entries. Nothing is allocated.
 template <class Sig, class N, class Views, class T, std::size_t R>
-void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
+STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
   const std::size_t size = staticflow::detail::product(ext);
   if (detail::fits_flat<Sig, N>(views, size, args)) {
@@ -143,12 +144,12 @@ void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out
 /// Whether writing `size` elements at `out` could overwrite an argument before it is read: any
 /// overlap except an argument that is exactly the output, read at the same positions.
 template <class N, class Views, class T>
-bool output_aliases_input(const N&, const Views& views, const T* out, std::size_t size) {
+STATICFLOW_INLINE bool output_aliases_input(const N&, const Views& views, const T* out, std::size_t size) {
   const auto* lo = reinterpret_cast<const unsigned char*>(out);
   const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
   bool unsafe = false;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ([&] {
+  [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
+    ([&]() STATICFLOW_LAMBDA_INLINE {
       if constexpr (graph::uses_argument<I, N>()) {
         const auto& v = std::get<I>(views);
         const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);

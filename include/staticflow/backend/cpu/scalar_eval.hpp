@@ -5,36 +5,37 @@
 #include <cstddef>
 #include <tuple>
 
+#include "staticflow/core/config.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
 
 namespace staticflow::cpu::detail {
 
 template <std::size_t I, class T, class S, class Cursors>
-T scalar_at(const graph::argument<I, T, S>&, const Cursors& c, std::size_t j) {
+STATICFLOW_INLINE T scalar_at(const graph::argument<I, T, S>&, const Cursors& c, std::size_t j) {
   return std::get<I>(c).scalar(j);
 }
 template <class T, class Cursors>
-T scalar_at(const graph::literal<T>& n, const Cursors&, std::size_t) {
+STATICFLOW_INLINE T scalar_at(const graph::literal<T>& n, const Cursors&, std::size_t) {
   return n.value;
 }
 template <class Op, class A, class Cursors>
-auto scalar_at(const graph::unary<Op, A>& n, const Cursors& c, std::size_t j) {
+STATICFLOW_INLINE auto scalar_at(const graph::unary<Op, A>& n, const Cursors& c, std::size_t j) {
   using C = typename graph::unary<Op, A>::compute_type;
   return Op::apply(static_cast<C>(scalar_at(n.a, c, j)));
 }
 template <class Op, class A, class B, class Cursors>
-auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors& c, std::size_t j) {
+STATICFLOW_INLINE auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors& c, std::size_t j) {
   using C = typename graph::binary<Op, A, B>::compute_type;
   return Op::apply(static_cast<C>(scalar_at(n.a, c, j)), static_cast<C>(scalar_at(n.b, c, j)));
 }
 template <class Cond, class A, class B, class Cursors>
-auto scalar_at(const graph::select<Cond, A, B>& n, const Cursors& c, std::size_t j) {
+STATICFLOW_INLINE auto scalar_at(const graph::select<Cond, A, B>& n, const Cursors& c, std::size_t j) {
   using V = typename graph::select<Cond, A, B>::value_type;
   return scalar_at(n.c, c, j) ? static_cast<V>(scalar_at(n.a, c, j)) : static_cast<V>(scalar_at(n.b, c, j));
 }
 template <class T, class A, class Cursors>
-T scalar_at(const graph::cast<T, A>& n, const Cursors& c, std::size_t j) {
+STATICFLOW_INLINE T scalar_at(const graph::cast<T, A>& n, const Cursors& c, std::size_t j) {
   return graph::cast<T, A>::apply(scalar_at(n.a, c, j));
 }
 

@@ -14,6 +14,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "staticflow/core/config.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
 
@@ -27,107 +28,107 @@ struct simd_op {
 
 template <class T> struct simd_op<op::negate, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a) { return -a; }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return -a; }
 };
 template <class T> struct simd_op<op::abs, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a) { return xsimd::abs(a); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::abs(a); }
 };
 template <class T> struct simd_op<op::square, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a) { return a * a; }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return a * a; }
 };
 template <class T> struct simd_op<op::sqrt, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a) { return xsimd::sqrt(a); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::sqrt(a); }
 };
 template <class T> struct simd_op<op::exp, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a) { return xsimd::exp(a); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::exp(a); }
 };
 template <class T> struct simd_op<op::log, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a) { return xsimd::log(a); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::log(a); }
 };
 template <class T> struct simd_op<op::tanh, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a) { return xsimd::tanh(a); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::tanh(a); }
 };
 template <class T> struct simd_op<op::sigmoid, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a) { return B(T(1)) / (B(T(1)) + xsimd::exp(-a)); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return B(T(1)) / (B(T(1)) + xsimd::exp(-a)); }
 };
 template <class T> struct simd_op<op::relu, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a) { return xsimd::select(a > B(T(0)), a, B(T(0))); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::select(a > B(T(0)), a, B(T(0))); }
 };
 template <class T> struct simd_op<op::logical_not, T> {
   static constexpr bool supported = true;
-  template <class M> static M apply(const M& a) { return !a; }
+  template <class M> STATICFLOW_INLINE static M apply(const M& a) { return !a; }
 };
 template <class T> struct simd_op<op::add, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a, const B& b) { return a + b; }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a + b; }
 };
 template <class T> struct simd_op<op::subtract, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a, const B& b) { return a - b; }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a - b; }
 };
 template <class T> struct simd_op<op::multiply, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a, const B& b) { return a * b; }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a * b; }
 };
 template <class T> struct simd_op<op::divide, T> {
   static constexpr bool supported = floating_dtype<T>;  // integer division stays scalar
-  template <class B> static B apply(const B& a, const B& b) { return a / b; }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a / b; }
 };
 template <class T> struct simd_op<op::floordiv, T> {
   static constexpr bool supported = floating_dtype<T>;
-  template <class B> static B apply(const B& a, const B& b) { return xsimd::floor(a / b); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::floor(a / b); }
 };
 template <class T> struct simd_op<op::pow, T> {
   static constexpr bool supported = floating_dtype<T>;
-  template <class B> static B apply(const B& a, const B& b) { return xsimd::pow(a, b); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::pow(a, b); }
 };
 template <class T> struct simd_op<op::maximum, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a, const B& b) { return xsimd::select((a > b) || (a != a), a, b); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::select((a > b) || (a != a), a, b); }
 };
 template <class T> struct simd_op<op::minimum, T> {
   static constexpr bool supported = true;
-  template <class B> static B apply(const B& a, const B& b) { return xsimd::select((a < b) || (a != a), a, b); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::select((a < b) || (a != a), a, b); }
 };
 template <class T> struct simd_op<op::less, T> {
   static constexpr bool supported = true;
-  template <class B> static auto apply(const B& a, const B& b) { return a < b; }
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a < b; }
 };
 template <class T> struct simd_op<op::less_equal, T> {
   static constexpr bool supported = true;
-  template <class B> static auto apply(const B& a, const B& b) { return a <= b; }
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a <= b; }
 };
 template <class T> struct simd_op<op::greater, T> {
   static constexpr bool supported = true;
-  template <class B> static auto apply(const B& a, const B& b) { return a > b; }
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a > b; }
 };
 template <class T> struct simd_op<op::greater_equal, T> {
   static constexpr bool supported = true;
-  template <class B> static auto apply(const B& a, const B& b) { return a >= b; }
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a >= b; }
 };
 template <class T> struct simd_op<op::equal, T> {
   static constexpr bool supported = true;
-  template <class B> static auto apply(const B& a, const B& b) { return a == b; }
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a == b; }
 };
 template <class T> struct simd_op<op::not_equal, T> {
   static constexpr bool supported = true;
-  template <class B> static auto apply(const B& a, const B& b) { return a != b; }
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a != b; }
 };
 template <class T> struct simd_op<op::logical_and, T> {
   static constexpr bool supported = true;
-  template <class M> static M apply(const M& a, const M& b) { return a && b; }
+  template <class M> STATICFLOW_INLINE static M apply(const M& a, const M& b) { return a && b; }
 };
 template <class T> struct simd_op<op::logical_or, T> {
   static constexpr bool supported = true;
-  template <class M> static M apply(const M& a, const M& b) { return a || b; }
+  template <class M> STATICFLOW_INLINE static M apply(const M& a, const M& b) { return a || b; }
 };
 
 // ---- which graphs vectorize (for lane dtype T) ----
@@ -168,28 +169,28 @@ inline constexpr bool takes_simd_path =
 
 // ---- batch evaluation: B is xsimd::batch<T>, masks are B::batch_bool_type ----
 template <class B, std::size_t I, class T, class S, class Cursors>
-B simd_at(const graph::argument<I, T, S>&, const Cursors& c, std::size_t j) {
+STATICFLOW_INLINE B simd_at(const graph::argument<I, T, S>&, const Cursors& c, std::size_t j) {
   return std::get<I>(c).template batch<B>(j);
 }
 template <class B, class V, class Cursors>
-auto simd_at(const graph::literal<V>& n, const Cursors&, std::size_t) {
+STATICFLOW_INLINE auto simd_at(const graph::literal<V>& n, const Cursors&, std::size_t) {
   if constexpr (std::is_same_v<V, bool>) return typename B::batch_bool_type(n.value);
   else return B(n.value);
 }
 template <class B, class Op, class A, class Cursors>
-auto simd_at(const graph::unary<Op, A>& n, const Cursors& c, std::size_t j) {
+STATICFLOW_INLINE auto simd_at(const graph::unary<Op, A>& n, const Cursors& c, std::size_t j) {
   return simd_op<Op, typename B::value_type>::apply(simd_at<B>(n.a, c, j));
 }
 template <class B, class Op, class A, class X, class Cursors>
-auto simd_at(const graph::binary<Op, A, X>& n, const Cursors& c, std::size_t j) {
+STATICFLOW_INLINE auto simd_at(const graph::binary<Op, A, X>& n, const Cursors& c, std::size_t j) {
   return simd_op<Op, typename B::value_type>::apply(simd_at<B>(n.a, c, j), simd_at<B>(n.b, c, j));
 }
 template <class B, class C, class A, class X, class Cursors>
-B simd_at(const graph::select<C, A, X>& n, const Cursors& c, std::size_t j) {
+STATICFLOW_INLINE B simd_at(const graph::select<C, A, X>& n, const Cursors& c, std::size_t j) {
   return xsimd::select(simd_at<B>(n.c, c, j), simd_at<B>(n.a, c, j), simd_at<B>(n.b, c, j));
 }
 template <class B, class U, class A, class Cursors>
-auto simd_at(const graph::cast<U, A>& n, const Cursors& c, std::size_t j) {
+STATICFLOW_INLINE auto simd_at(const graph::cast<U, A>& n, const Cursors& c, std::size_t j) {
   using T = typename B::value_type;
   using From = typename A::value_type;
   auto v = simd_at<B>(n.a, c, j);
