@@ -27,7 +27,7 @@ std::string format_scalar(T v) {
   }
 }
 
-/// SSA names as jaxpr writes them: a, b, ..., z, ba, bb, ...
+/// SSA names: a, b, ..., z, aa, ab, ... (jaxpr uses the same letters, with a different carry).
 inline std::string ssa_name(std::size_t id) {
   std::string s;
   for (++id; id > 0; id /= 26) {

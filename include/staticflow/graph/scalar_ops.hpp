@@ -97,9 +97,10 @@ struct sigmoid : elementwise_op<sigmoid, operands::floating> {
   static constexpr std::string_view name = "sigmoid";
   template <class T> STATICFLOW_HD static T apply(T a) { return T(1) / (T(1) + std::exp(-a)); }
 };
+/// relu(x) = maximum(x, 0), so a NaN stays NaN (as in JAX).
 struct relu : elementwise_op<relu, operands::numeric> {
   static constexpr std::string_view name = "relu";
-  template <class T> STATICFLOW_HD static constexpr T apply(T a) { return a > T(0) ? a : T(0); }
+  template <class T> STATICFLOW_HD static constexpr T apply(T a) { return (a > T(0) || a != a) ? a : T(0); }
 };
 struct logical_not : elementwise_op<logical_not, operands::boolean> {
   static constexpr std::string_view name = "not";

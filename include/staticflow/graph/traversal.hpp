@@ -89,11 +89,15 @@ STATICFLOW_INLINE constexpr extents<N::shape_type::rank> node_extents(const N& n
     return std::get<N::index>(args);
   } else {
     return std::apply(
-        [&](const auto&... kid) STATICFLOW_LAMBDA_INLINE {
-          extents<S::rank> out{};
-          for (auto& d : out) d = 1;
-          ((out = staticflow::detail::broadcast_extents<S::rank>(out, node_extents(kid, args))), ...);
-          return out;
+        [&](const auto& first, const auto&... rest) STATICFLOW_LAMBDA_INLINE {
+          // a binary node broadcasts its operands directly, so an error names their own shapes
+          if constexpr (sizeof...(rest) == 1) {
+            return staticflow::detail::broadcast_extents<S::rank>(node_extents(first, args), node_extents(rest, args)...);
+          } else {
+            auto out = staticflow::detail::broadcast_extents<S::rank>(node_extents(first, args), extents<0>{});
+            ((out = staticflow::detail::broadcast_extents<S::rank>(out, node_extents(rest, args))), ...);
+            return out;
+          }
         },
         children(n));
   }

@@ -49,6 +49,21 @@ template <class T, std::size_t R>
 extents<R> view_extents(const tensor_view<T, R>& v) { return v.ext; }
 inline extents<0> view_extents(no_view) { return {}; }
 
+/// A listing with the signature's tensor arguments as parameters (static values are not
+/// parameters: they are constants of the graph).
+template <class Sig>
+graph::detail::listing parameter_listing() {
+  graph::detail::listing l;
+  l.first_equation_id = std::tuple_size_v<Sig>;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ([&] {
+      using entry = std::tuple_element_t<I, Sig>;
+      if constexpr (spec_type<entry>) l.params.push_back({I, short_spec_string(entry{})});
+    }(), ...);
+  }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+  return l;
+}
+
 template <class Out>
 auto output_data(Out& out) {
   if constexpr (std::is_arithmetic_v<Out>) return &out;
@@ -256,23 +271,10 @@ class concrete_function final : public concrete_function_base {
   }
 
   graph::detail::listing make_listing() const {
-    graph::detail::listing l;
-    l.first_equation_id = std::tuple_size_v<Sig>;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((spec_type<std::tuple_element_t<I, Sig>>
-            ? l.params.push_back({I, short_spec_string_of<std::tuple_element_t<I, Sig>>()})
-            : void()),
-       ...);
-    }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+    auto l = detail::parameter_listing<Sig>();
     if constexpr (output_count > 0)
       std::apply([&](const auto&... n) { (l.outputs.push_back(l.emit(n)), ...); }, nodes());
     return l;
-  }
-
-  template <class Entry>
-  static std::string short_spec_string_of() {
-    if constexpr (spec_type<Entry>) return short_spec_string(Entry{});
-    else return {};
   }
 
   Result graph_;
@@ -290,7 +292,8 @@ class concrete_function<Backend, Sig, void> final : public concrete_function_bas
     static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
                   "staticflow: the arguments do not match this concrete function's signature");
   }
-  std::string graph_string() const { return "{ lambda ; . let\n  in () }\n"; }
+  std::string graph_string() const { return detail::parameter_listing<Sig>().jaxpr(); }
+  std::string to_dot() const { return detail::parameter_listing<Sig>().dot(); }
   std::string pretty_printed_signature() const override {
     return "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  None\nCaptures:\n  None";
   }

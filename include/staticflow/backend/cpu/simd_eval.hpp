@@ -60,7 +60,7 @@ template <class T> struct simd_op<op::sigmoid, T> {
 };
 template <class T> struct simd_op<op::relu, T> {
   static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::select(a > B(T(0)), a, B(T(0))); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::select((a > B(T(0))) || (a != a), a, B(T(0))); }
 };
 template <class T> struct simd_op<op::logical_not, T> {
   static constexpr bool supported = true;
