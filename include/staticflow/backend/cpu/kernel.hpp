@@ -32,7 +32,7 @@ template <class N, class Cursors, class T>
 STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_t size) {
   std::size_t j = 0;
   if constexpr (takes_simd_path<N>) {
-    using B = xsimd::batch<T>;
+    using B = batch_t<T>;
     constexpr std::size_t W = B::size;
     for (; j + 4 * W <= size; j += 4 * W) {
       const B v0 = simd_at<B>(n, c, j);

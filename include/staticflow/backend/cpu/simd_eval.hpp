@@ -20,6 +20,19 @@
 
 namespace staticflow::cpu::detail {
 
+/// The instruction set the fused loops use: xsimd's best for this translation unit's -march,
+/// except without optimization on AVX-512BW, where xsimd 8.1's integer `select` (used by its
+/// `log`, `max`, `where`) does not compile with g++ 12 at -O0; AVX2 serves those debug builds.
+#if !defined(__OPTIMIZE__) && defined(__AVX512BW__)
+using simd_arch = xsimd::fma3<xsimd::avx2>;
+#else
+using simd_arch = xsimd::default_arch;
+#endif
+
+/// The batch of T the fused loops use.
+template <class T>
+using batch_t = xsimd::batch<T, simd_arch>;
+
 /// The batch form of Op for lane dtype T; `supported` is false where there is none.
 template <class Op, class T>
 struct simd_op {

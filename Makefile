@@ -1,0 +1,86 @@
+# staticflow developer entry points.
+#
+#   make deps           install missing build dependencies (Debian/Ubuntu + pip)
+#   make demo           build and run every example
+#   make test           configure (preset release), build, run the whole CTest suite
+#   make test-sanitize  ASan+UBSan build (preset asan) and its tests
+#   make bench          build and run the benchmarks
+#   make clean          remove the build trees
+
+JOBS       ?= 2
+CMAKE      ?= cmake
+CTEST      ?= ctest
+BUILD_DIR  ?= build
+ASAN_DIR   ?= build-asan
+BENCH_ARGS ?= --benchmark_min_time=0.2
+
+DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
+                xtl-dev catch2 libbenchmark-dev libeigen3-dev graphviz ccache \
+                python3-pip
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+.PHONY: all deps configure build demo test test-sanitize bench clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  st=$$(dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null || true); \
+	  case "$$st" in *"install ok installed"*) ;; *) missing="$$missing $$p" ;; esac; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi; \
+	if ! command -v conan >/dev/null 2>&1; then \
+	  echo "deps: installing conan with pip"; \
+	  python3 -m pip install --quiet --disable-pip-version-check conan 2>/dev/null \
+	    || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages conan; \
+	  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi; \
+	  command -v conan >/dev/null 2>&1 \
+	    || echo "deps: warning: conan installed but not on PATH (add ~/.local/bin); packaging.conan_create will be skipped"; \
+	fi
+
+configure: deps
+	$(CMAKE) --preset release
+
+build: configure
+	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS)
+
+demo: configure
+	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target run_examples
+
+# The build keeps going past errors (ninja -k 0) so that one broken test source
+# does not hide the results of all the others; the target still fails.
+test: configure
+	@build_rc=0; \
+	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) -- -k 0 || build_rc=$$?; \
+	if [ $$build_rc -ne 0 ]; then \
+	  echo "make test: BUILD FAILED (exit $$build_rc), see errors above; running the tests that were built"; \
+	fi; \
+	test_rc=0; \
+	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) || test_rc=$$?; \
+	[ $$build_rc -eq 0 ] && [ $$test_rc -eq 0 ]
+
+test-sanitize: deps
+	$(CMAKE) --preset asan
+	@build_rc=0; \
+	$(CMAKE) --build $(ASAN_DIR) -j $(JOBS) -- -k 0 || build_rc=$$?; \
+	if [ $$build_rc -ne 0 ]; then \
+	  echo "make test-sanitize: BUILD FAILED (exit $$build_rc), see errors above; running the tests that were built"; \
+	fi; \
+	test_rc=0; \
+	$(CTEST) --preset asan -j $(JOBS) || test_rc=$$?; \
+	[ $$build_rc -eq 0 ] && [ $$test_rc -eq 0 ]
+
+bench: deps
+	$(CMAKE) --preset release -DSTATICFLOW_BENCH_ARGS="$(BENCH_ARGS)"
+	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target run_benchmarks
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-debug test_package/build

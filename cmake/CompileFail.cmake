@@ -1,0 +1,58 @@
+# CompileFail.cmake
+#
+#   staticflow_add_compile_fail_tests(<dir> [TARGET <tgt>])
+#
+# Every <dir>/*.cpp becomes a CTest test `compile_fail.<name>` (LABELS
+# compile_fail). The test runs the C++ compiler in -fsyntax-only mode with the
+# usage requirements of <tgt> (default: staticflow) and PASSES only if the
+# compilation FAILS and the compiler output matches the regular expression in
+# the file's first line, written as
+#
+#   // expect: <regex>
+#
+# The work is done by run_compile_fail.cmake (cmake -P) at test time; no
+# `cmake --build` is involved, so the tests are safe under `ctest -jN`.
+
+include_guard(GLOBAL)
+
+set(_STATICFLOW_COMPILE_FAIL_DRIVER "${CMAKE_CURRENT_LIST_DIR}/run_compile_fail.cmake")
+
+function(staticflow_add_compile_fail_tests dir)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TARGET" "")
+  if(NOT arg_TARGET)
+    set(arg_TARGET staticflow)
+  endif()
+  if(NOT IS_ABSOLUTE "${dir}")
+    set(dir "${CMAKE_CURRENT_SOURCE_DIR}/${dir}")
+  endif()
+
+  file(GLOB _sources CONFIGURE_DEPENDS "${dir}/*.cpp")
+  list(SORT _sources)
+
+  # Usage requirements of the target, evaluated transitively at generate time.
+  set(_incs "$<TARGET_PROPERTY:${arg_TARGET},INTERFACE_INCLUDE_DIRECTORIES>")
+  set(_defs "$<TARGET_PROPERTY:${arg_TARGET},INTERFACE_COMPILE_DEFINITIONS>")
+  set(_opts "$<TARGET_PROPERTY:${arg_TARGET},INTERFACE_COMPILE_OPTIONS>")
+
+  foreach(_src IN LISTS _sources)
+    get_filename_component(_name "${_src}" NAME_WE)
+    file(STRINGS "${_src}" _first LIMIT_COUNT 1)
+    if(NOT _first MATCHES "^[ \t]*//[ \t]*expect:[ \t]*(.+)$")
+      message(WARNING
+        "${_src}: the first line should be `// expect: <regex>` (got: `${_first}`); the test will fail")
+    endif()
+    add_test(NAME compile_fail.${_name}
+      COMMAND "${CMAKE_COMMAND}"
+        "-DCXX=${CMAKE_CXX_COMPILER}"
+        "-DSOURCE=${_src}"
+        "-DSTD=-std=c++20"
+        "-DINCLUDES=${_incs}"
+        "-DDEFINES=${_defs}"
+        "-DOPTIONS=${_opts}"
+        "-DIMPLICIT_INCLUDES=${CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES}"
+        -P "${_STATICFLOW_COMPILE_FAIL_DRIVER}")
+    set_tests_properties(compile_fail.${_name} PROPERTIES
+      LABELS compile_fail
+      TIMEOUT 300)
+  endforeach()
+endfunction()

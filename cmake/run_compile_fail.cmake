@@ -1,0 +1,78 @@
+# Driver for the compile-fail tests (see CompileFail.cmake). Run as
+#
+#   cmake -DCXX=<compiler> -DSOURCE=<file.cpp> [-DSTD=-std=c++20]
+#         [-DINCLUDES=<dirs>] [-DDEFINES=<defs>] [-DOPTIONS=<flags>]
+#         [-DIMPLICIT_INCLUDES=<dirs>] -P run_compile_fail.cmake
+#
+# Succeeds only when the compiler FAILS on SOURCE and its output matches the
+# regex given on SOURCE's first line as `// expect: <regex>`.
+
+cmake_minimum_required(VERSION 3.20)
+
+foreach(_v CXX SOURCE)
+  if(NOT DEFINED ${_v} OR "${${_v}}" STREQUAL "")
+    message(FATAL_ERROR "run_compile_fail.cmake: -D${_v}=... is required")
+  endif()
+endforeach()
+if(NOT DEFINED STD)
+  set(STD -std=c++20)
+endif()
+
+file(STRINGS "${SOURCE}" _first LIMIT_COUNT 1)
+string(REGEX REPLACE "[\r\n]+$" "" _first "${_first}")
+if(NOT _first MATCHES "^[ \t]*//[ \t]*expect:[ \t]*(.+)$")
+  message(FATAL_ERROR
+    "${SOURCE}: the first line must be `// expect: <regex>` (got: `${_first}`)")
+endif()
+set(_expect "${CMAKE_MATCH_1}")
+string(REGEX REPLACE "[ \t]+$" "" _expect "${_expect}")
+
+set(_args "${STD}" -fsyntax-only -fdiagnostics-color=never)
+foreach(_d IN LISTS INCLUDES)
+  if(_d STREQUAL "" OR _d IN_LIST IMPLICIT_INCLUDES)
+    continue()   # never -I the implicit dirs (breaks #include_next in libstdc++)
+  endif()
+  list(APPEND _args "-I${_d}")
+endforeach()
+list(REMOVE_DUPLICATES DEFINES)
+foreach(_d IN LISTS DEFINES)
+  if(NOT _d STREQUAL "")
+    list(APPEND _args "-D${_d}")
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES OPTIONS)
+foreach(_o IN LISTS OPTIONS)
+  if(NOT _o STREQUAL "")
+    list(APPEND _args "${_o}")
+  endif()
+endforeach()
+list(APPEND _args "${SOURCE}")
+
+# Plain ASCII diagnostics whatever the caller's locale.
+set(ENV{LC_ALL} C)
+set(ENV{LANG} C)
+
+list(JOIN _args " " _cmdline)
+execute_process(
+  COMMAND "${CXX}" ${_args}
+  RESULT_VARIABLE _rc
+  OUTPUT_VARIABLE _out
+  ERROR_VARIABLE _out)
+
+get_filename_component(_name "${SOURCE}" NAME)
+if(_rc EQUAL 0)
+  message("${_out}")
+  message(FATAL_ERROR
+    "compile-fail test ${_name}: compilation SUCCEEDED but was expected to fail\n"
+    "  expected diagnostic: ${_expect}\n"
+    "  command: ${CXX} ${_cmdline}")
+endif()
+if(NOT _out MATCHES "${_expect}")
+  message("---- compiler output ----\n${_out}\n-------------------------")
+  message(FATAL_ERROR
+    "compile-fail test ${_name}: compilation failed (exit ${_rc}) but the output "
+    "does not match the expected regex\n"
+    "  expected diagnostic: ${_expect}\n"
+    "  command: ${CXX} ${_cmdline}")
+endif()
+message(STATUS "compile-fail test ${_name}: failed to compile as expected (matched `${_expect}`)")
