@@ -5,6 +5,7 @@
 //   auto f = sf::function([](auto x, auto y) { return x * x + y; });
 #pragma once
 
+#include "staticflow/core/axes.hpp"
 #include "staticflow/core/broadcast.hpp"
 #include "staticflow/core/config.hpp"
 #include "staticflow/core/dtype.hpp"
@@ -17,12 +18,16 @@
 #include "staticflow/graph/node.hpp"
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/print.hpp"
+#include "staticflow/graph/reduce.hpp"
 #include "staticflow/graph/scalar_ops.hpp"
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/backend/backend.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
+#include "staticflow/backend/cpu/reduce.hpp"
 #include "staticflow/backend/eager/evaluate.hpp"
 #include "staticflow/interop/xtensor.hpp"
+#include "staticflow/plan/arena.hpp"
+#include "staticflow/plan/plan.hpp"
 #include "staticflow/trace/cache.hpp"
 #include "staticflow/trace/concrete_function.hpp"
 #include "staticflow/trace/function.hpp"

@@ -25,6 +25,15 @@ constexpr std::tuple<const A&, const B&> children(const binary<Op, A, B>& n) { r
 template <class C, class A, class B>
 constexpr std::tuple<const C&, const A&, const B&> children(const select<C, A, B>& n) { return {n.c, n.a, n.b}; }
 
+/// Nodes that are not elementwise describe themselves: `children()`, `name()`,
+/// `with_children(...)`, `same_parameters(other)` and `result_extents(child extents...)`.
+template <class N>
+  requires requires(const N& n) { n.children(); }
+constexpr auto children(const N& n) { return n.children(); }
+template <class N>
+  requires requires(const N& n) { n.name(); }
+std::string op_name(const N& n) { return n.name(); }
+
 /// The name an op has in graph listings (jaxpr-like).
 template <class Op, class A>
 std::string op_name(const unary<Op, A>&) { return std::string(Op::name); }
@@ -34,6 +43,21 @@ template <class C, class A, class B>
 std::string op_name(const select<C, A, B>&) { return "select"; }
 template <class T, class A>
 std::string op_name(const cast<T, A>&) { return "convert[new_dtype=" + std::string(dtype_name<T>) + "]"; }
+
+/// Node n rebuilt over new children (same op, same parameters).
+template <class Op, class A, class X>
+constexpr auto with_children(const unary<Op, A>&, const X& x) { return unary<Op, X>(x); }
+template <class U, class A, class X>
+constexpr auto with_children(const cast<U, A>&, const X& x) { return cast<U, X>(x); }
+template <class Op, class A, class B, class X, class Y>
+constexpr auto with_children(const binary<Op, A, B>&, const X& x, const Y& y) { return binary<Op, X, Y>(x, y); }
+template <class C, class A, class B, class X, class Y, class Z>
+constexpr auto with_children(const select<C, A, B>&, const X& x, const Y& y, const Z& z) {
+  return select<X, Y, Z>(x, y, z);
+}
+template <class N, class... X>
+  requires requires(const N& n, const X&... x) { n.with_children(x...); }
+constexpr auto with_children(const N& n, const X&... x) { return n.with_children(x...); }
 
 namespace detail {
 template <class N> struct is_argument : std::false_type {};
@@ -87,6 +111,9 @@ STATICFLOW_INLINE constexpr extents<N::shape_type::rank> node_extents(const N& n
     return S::dims;
   } else if constexpr (detail::is_argument<N>::value) {
     return std::get<N::index>(args);
+  } else if constexpr (requires { N::materialized; }) {
+    return std::apply([&](const auto&... kid) STATICFLOW_LAMBDA_INLINE { return n.result_extents(node_extents(kid, args)...); },
+                      children(n));
   } else {
     return std::apply(
         [&](const auto& first, const auto&... rest) STATICFLOW_LAMBDA_INLINE {

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 #include <xtensor/xadapt.hpp>
@@ -31,6 +32,16 @@ struct tensor_view {
 struct no_view {};
 
 namespace detail {
+template <class T, std::size_t R>
+extents<R> view_extents(const tensor_view<T, R>& v) { return v.ext; }
+inline extents<0> view_extents(no_view) { return {}; }
+
+/// The extents of every view of a call, as a tuple indexed like the arguments.
+template <class Views>
+STATICFLOW_INLINE auto extents_of_views(const Views& views) {
+  return std::apply([](const auto&... v) STATICFLOW_LAMBDA_INLINE { return std::tuple{view_extents(v)...}; }, views);
+}
+
 template <class C>
 struct fixed_dims : std::false_type {
   using spec_type = void;

@@ -10,14 +10,21 @@
 
 #include "staticflow/backend/backend.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
+#include "staticflow/backend/cpu/reduce.hpp"
 #include "staticflow/backend/eager/evaluate.hpp"
 #include "staticflow/graph/print.hpp"
+#include "staticflow/plan/arena.hpp"
+#include "staticflow/plan/plan.hpp"
 #include "staticflow/trace/signature.hpp"
 
 namespace staticflow {
 namespace detail {
 
 template <class T> struct is_tuple : std::false_type {};
+template <class Tuple> struct decayed_tuple;
+template <class... T> struct decayed_tuple<std::tuple<T...>> {
+  using type = std::tuple<std::remove_cvref_t<T>...>;
+};
 template <class... T> struct is_tuple<std::tuple<T...>> : std::true_type {};
 
 /// The outputs of a traced lambda as a tuple of references to its nodes.
@@ -45,9 +52,6 @@ struct checked_result {
 template <class A>
 using scalar_slot_t = std::conditional_t<std::is_arithmetic_v<A>, canonical_dtype_t<A>, char>;
 
-template <class T, std::size_t R>
-extents<R> view_extents(const tensor_view<T, R>& v) { return v.ext; }
-inline extents<0> view_extents(no_view) { return {}; }
 
 /// A listing with the signature's tensor arguments as parameters (static values are not
 /// parameters: they are constants of the graph).
@@ -103,7 +107,8 @@ class concrete_function final : public concrete_function_base {
     else return std::tuple_size_v<nodes_type>;
   }();
 
-  explicit concrete_function(Result graph) : concrete_function_base(&detail::type_key<Sig>), graph_(std::move(graph)) {}
+  explicit concrete_function(Result graph)
+      : concrete_function_base(&detail::type_key<Sig>), graph_(std::move(graph)), plan_(output_values()) {}
 
   const Result& graph() const { return graph_; }
 
@@ -112,14 +117,15 @@ class concrete_function final : public concrete_function_base {
   STATICFLOW_INLINE auto operator()(const Args&... args) const {
     check_arguments<Args...>();
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
-    const auto views = make_views(slots, args...);
-    const auto all_ext = output_extents(views);  // throws before anything is written
-    return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-      auto outs = std::tuple{make_result<K>(std::get<K>(all_ext))...};
-      (evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(outs))), ...);
-      if constexpr (output_count == 1) return std::move(std::get<0>(outs));
-      else return outs;
-    }(std::make_index_sequence<output_count>{});
+    return with_slots(make_views(slots, args...), [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
+      const auto all_ext = output_extents(views);  // throws before anything is written
+      return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+        auto outs = std::tuple{make_result<K>(std::get<K>(all_ext))...};
+        (evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(outs))), ...);
+        if constexpr (output_count == 1) return std::move(std::get<0>(outs));
+        else return outs;
+      }(std::make_index_sequence<output_count>{});
+    });
   }
 
   /// Evaluates into the caller's container(s): `out` is one container (or a scalar) for one
@@ -129,21 +135,22 @@ class concrete_function final : public concrete_function_base {
   STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) const {
     check_arguments<Args...>();
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
-    const auto views = make_views(slots, args...);
-    const auto all_ext = output_extents(views);
     auto outs = [&]() STATICFLOW_LAMBDA_INLINE {
       if constexpr (detail::is_tuple<std::remove_cvref_t<Out>>::value) return std::forward<Out>(out);
       else return std::tuple<Out&>{out};
     }();
     static_assert(std::tuple_size_v<decltype(outs)> == output_count,
                   "staticflow: call_into needs one output container per result (std::tie them)");
-    [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-      (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
-      // An output that overlaps an input goes through a temporary, copied out only after every
-      // output is computed: a later output may still read the input an earlier one overwrites.
-      auto staged = std::tuple{stage_output<K>(views, std::get<K>(all_ext), std::get<K>(outs))...};
-      (copy_staged<K>(std::get<K>(staged), std::get<K>(all_ext), std::get<K>(outs)), ...);
-    }(std::make_index_sequence<output_count>{});
+    with_slots(make_views(slots, args...), [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
+      const auto all_ext = output_extents(views);
+      [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+        (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
+        // An output that overlaps an input goes through a temporary, copied out only after every
+        // output is computed: a later output may still read the input an earlier one overwrites.
+        auto staged = std::tuple{stage_output<K>(views, std::get<K>(all_ext), std::get<K>(outs))...};
+        (copy_staged<K>(std::get<K>(staged), std::get<K>(all_ext), std::get<K>(outs)), ...);
+      }(std::make_index_sequence<output_count>{});
+    });
   }
 
   /// A jaxpr-like SSA listing of the graph, with each value's spec.
@@ -167,14 +174,28 @@ class concrete_function final : public concrete_function_base {
     return s + "\nCaptures:\n  None";
   }
 
-  /// Which loop output K compiles to on the CPU backend.
-  template <std::size_t K = 0>
-  static constexpr cpu::kernel_kind kernel =
-      cpu::kernel_kind_v<std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>>;
-
- private:
+  /// Output K's node types: as traced, and as its fused loop sees it.
   template <std::size_t K>
   using output_node = std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>;
+  using output_values_type = typename detail::decayed_tuple<nodes_type>::type;
+  using plan_type = plan::evaluation_plan<std::tuple_size_v<Sig>, output_values_type>;
+  template <std::size_t K>
+  using lowered_output = std::tuple_element_t<K, typename plan_type::outputs_type>;
+  /// The signature the fused loops see: the arguments, then the materialized slots.
+  using full_signature = decltype(std::tuple_cat(
+      std::declval<Sig>(), []<std::size_t... K>(std::index_sequence<K...>) {
+        return std::tuple<spec_of_node_t<std::tuple_element_t<K, typename plan_type::slots_type>>...>{};
+      }(std::make_index_sequence<plan_type::slot_count>{})));
+
+  /// Which loop output K compiles to on the CPU backend.
+  template <std::size_t K = 0>
+  static constexpr cpu::kernel_kind kernel = cpu::kernel_kind_v<lowered_output<K>>;
+  /// How many nodes the planner materializes (before removing repeats).
+  static constexpr std::size_t materialized_count = plan_type::slot_count;
+  /// The plan: lowered outputs, slots, and which slots repeat others.
+  const plan_type& evaluation_plan() const { return plan_; }
+
+ private:
   template <std::size_t K>
   using output_spec = spec_of_node_t<output_node<K>>;
 
@@ -196,13 +217,61 @@ class concrete_function final : public concrete_function_base {
 
   template <class Views>
   STATICFLOW_INLINE auto output_extents(const Views& views) const {
-    const auto arg_ext = std::apply([](const auto&... v) STATICFLOW_LAMBDA_INLINE { return std::tuple{detail::view_extents(v)...}; }, views);
+    const auto arg_ext = detail::extents_of_views(views);
     return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-      return std::tuple{graph::node_extents(std::get<K>(nodes()), arg_ext)...};
+      return std::tuple{graph::node_extents(std::get<K>(plan_.outputs), arg_ext)...};
     }(std::make_index_sequence<output_count>{});
   }
 
   STATICFLOW_INLINE auto nodes() const { return detail::output_nodes(graph_); }
+
+  output_values_type output_values() const {
+    return std::apply([](const auto&... n) { return output_values_type{n...}; }, nodes());
+  }
+
+  /// Computes the materialized nodes (slots) in order, then runs f over the views of the
+  /// arguments followed by the slots'. With no slot, f sees the argument views as they are.
+  template <class Views, class F>
+  STATICFLOW_INLINE decltype(auto) with_slots(const Views& views, F&& f) const {
+    if constexpr (plan_type::slot_count == 0) {
+      return f(views);
+    } else {
+      plan::arena_scope scope;
+      auto all = std::tuple_cat(views, [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return std::tuple{tensor_view<typename std::tuple_element_t<K, typename plan_type::slots_type>::value_type,
+                                      std::tuple_element_t<K, typename plan_type::slots_type>::shape_type::rank>{}...};
+      }(std::make_index_sequence<plan_type::slot_count>{}));
+      auto storage = [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return std::tuple<plan::slot_storage<std::tuple_element_t<K, typename plan_type::slots_type>>...>{};
+      }(std::make_index_sequence<plan_type::slot_count>{});
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (materialize_slot<K>(all, std::get<K>(storage), scope.get()), ...);
+      }(std::make_index_sequence<plan_type::slot_count>{});
+      return f(all);
+    }
+  }
+
+  template <std::size_t K, class All, class Storage>
+  void materialize_slot(All& all, Storage& storage, plan::arena& arena) const {
+    constexpr std::size_t args = std::tuple_size_v<Sig>;
+    auto& view = std::get<args + K>(all);
+    if (plan_.same_as[K] != K) {  // a repeat of an earlier slot: share its buffer
+      [&]<std::size_t... J>(std::index_sequence<J...>) {
+        ([&] {
+          if constexpr (std::is_same_v<std::remove_cvref_t<decltype(std::get<args + J>(all))>,
+                                       std::remove_cvref_t<decltype(view)>>)
+            if (plan_.same_as[K] == J) view = std::get<args + J>(all);
+        }(), ...);
+      }(std::make_index_sequence<K>{});
+      return;
+    }
+    const auto& node = std::get<K>(plan_.slots);
+    const auto ext = graph::node_extents(node, detail::extents_of_views(all));
+    auto* data = storage.get(arena, ext);
+    view = {data, ext};
+    cpu::materialize<full_signature>(node, all, ext, data);
+    ++plan::materialization_counter();
+  }
 
   template <std::size_t K, std::size_t R>
   STATICFLOW_INLINE static auto make_result(const extents<R>& ext) {
@@ -213,9 +282,9 @@ class concrete_function final : public concrete_function_base {
 
   template <std::size_t K, class Views, std::size_t R, class T>
   STATICFLOW_INLINE void evaluate(const Views& views, const extents<R>& ext, T* out) const {
-    const auto& node = std::get<K>(nodes());
-    if constexpr (std::is_same_v<Backend, backend::eager_t>) eager::evaluate_into<Sig>(node, views, ext, out);
-    else cpu::evaluate_into<Sig>(node, views, ext, out);
+    const auto& node = std::get<K>(plan_.outputs);
+    if constexpr (std::is_same_v<Backend, backend::eager_t>) eager::evaluate_into<full_signature>(node, views, ext, out);
+    else cpu::evaluate_into<full_signature>(node, views, ext, out);
   }
 
   template <std::size_t K, class O, std::size_t R>
@@ -245,7 +314,7 @@ class concrete_function final : public concrete_function_base {
     T* data = detail::output_data(out);
     const std::size_t size = detail::product(ext);
     const bool alias = output_count > 1 ? any_overlap(views, data, size)
-                                        : cpu::output_aliases_input(std::get<K>(nodes()), views, data, size);
+                                        : cpu::output_aliases_input(std::get<K>(plan_.outputs), views, data, size);
     std::unique_ptr<T[]> temporary;
     if (alias) temporary.reset(new T[size]);
     evaluate<K>(views, ext, alias ? temporary.get() : data);
@@ -278,6 +347,7 @@ class concrete_function final : public concrete_function_base {
   }
 
   Result graph_;
+  plan_type plan_;
 };
 
 /// The specialization for lambdas that return nothing (they exist for their effects).

@@ -45,21 +45,6 @@ spec_of_t<T, decltype(all_dyn_shape(value<T, R>{}))> as_entry(const value<T, R>&
 template <class T>
 no_view as_entry(const graph::literal<T>&);
 
-// The node n rebuilt over operands (its children replaced by arguments 0, 1, 2 or literals).
-template <class Op, class A, class X>
-auto rebuild(const graph::unary<Op, A>&, const X& x) { return graph::unary<Op, X>(x); }
-template <class U, class A, class X>
-auto rebuild(const graph::cast<U, A>&, const X& x) { return graph::cast<U, X>(x); }
-template <class Op, class A, class B, class X, class Y>
-auto rebuild(const graph::binary<Op, A, B>&, const X& x, const Y& y) { return graph::binary<Op, X, Y>(x, y); }
-template <class C, class A, class B, class X, class Y, class Z>
-auto rebuild(const graph::select<C, A, B>&, const X& x, const Y& y, const Z& z) {
-  return graph::select<X, Y, Z>(x, y, z);
-}
-
-template <class T, std::size_t R>
-extents<R> extents_of(const tensor_view<T, R>& v) { return v.ext; }
-inline extents<0> extents_of(no_view) { return {}; }
 
 template <class N, class Views>
 auto evaluate_node(const N& n, const Views& views);
@@ -71,10 +56,10 @@ auto run_op(const N& n, const Kids& kids, MakeOut&& make_out) {
   return std::apply(
       [&](const auto&... kid) {
         return [&]<std::size_t... K>(std::index_sequence<K...>) {
-          auto op = rebuild(n, as_operand<K>(kid)...);
+          auto op = graph::with_children(n, as_operand<K>(kid)...);
           const auto op_views = std::tuple{as_view(kid)...};
           using op_sig = std::tuple<decltype(as_entry(kid))...>;
-          const auto ext = graph::node_extents(op, std::tuple{extents_of(as_view(kid))...});
+          const auto ext = graph::node_extents(op, std::tuple{staticflow::detail::view_extents(as_view(kid))...});
           auto out = make_out(ext);
           cpu::evaluate_into<op_sig>(op, op_views, ext, out.writable);
           return out;

@@ -1,0 +1,238 @@
+// staticflow/backend/cpu/reduce.hpp -- reductions, with their elementwise input fused into the
+// reduction loop (sum(a * b) reads a and b once and writes nothing but the sum).
+//
+// Order of a float sum, documented because it fixes the rounding: the input is cut into blocks
+// of 4096 elements; inside a block, four xsimd accumulators of W lanes take elements j, j+W,
+// j+2W, j+3W of each 4W-wide step, then (acc0 + acc1) + (acc2 + acc3) is summed across lanes, then
+// the block's scalar tail is added in order; block sums are combined pairwise (a binary tree), so
+// the error grows like log(n) blocks, not like n. Reductions over leading axes add whole rows in
+// order, 64 rows to a partial row, partial rows in order.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <tuple>
+
+#include "staticflow/backend/cpu/kernel.hpp"
+#include "staticflow/graph/reduce.hpp"
+
+namespace staticflow::cpu {
+namespace detail {
+
+/// Elementwise graph N read at flat positions through cursors: a reduction's input.
+template <class N, class Cursors>
+struct fused_source {
+  using value_type = typename N::value_type;
+  static constexpr bool simd = takes_simd_path<N>;
+  const N& node;
+  Cursors cursors;
+  STATICFLOW_INLINE value_type scalar(std::size_t j) const { return static_cast<value_type>(scalar_at(node, cursors, j)); }
+  template <class B>
+  STATICFLOW_INLINE B batch(std::size_t j) const { return simd_at<B>(node, cursors, j); }
+};
+
+/// The batch form of a reduction's combine, where there is one.
+template <class Op, class T>
+struct simd_combine {
+  static constexpr bool supported = false;
+};
+template <class T>
+struct simd_combine<op::reduce_sum, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a + b; }
+};
+template <class T>
+struct simd_combine<op::reduce_mean, T> : simd_combine<op::reduce_sum, T> {};
+template <class T>
+struct simd_combine<op::reduce_prod, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a * b; }
+};
+template <class T>
+struct simd_combine<op::reduce_max, T> {
+  static constexpr bool supported = simd_op<op::maximum, T>::supported;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return simd_op<op::maximum, T>::apply(a, b); }
+};
+template <class T>
+struct simd_combine<op::reduce_min, T> {
+  static constexpr bool supported = simd_op<op::minimum, T>::supported;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return simd_op<op::minimum, T>::apply(a, b); }
+};
+
+template <class Op, class Source>
+inline constexpr bool vector_reduction =
+    Source::simd && simd_combine<Op, typename Source::value_type>::supported;
+
+/// Combines `count` elements of src starting at `first` (one block, see the order above).
+template <class Op, class Source>
+typename Source::value_type reduce_block(const Source& src, std::size_t first, std::size_t count) {
+  using T = typename Source::value_type;
+  T total = Op::template identity<T>();
+  std::size_t j = 0;
+  if constexpr (vector_reduction<Op, Source>) {
+    using B = batch_t<T>;
+    using C = simd_combine<Op, T>;
+    constexpr std::size_t W = B::size;
+    if (count >= 4 * W) {
+      B acc0 = src.template batch<B>(first), acc1 = src.template batch<B>(first + W);
+      B acc2 = src.template batch<B>(first + 2 * W), acc3 = src.template batch<B>(first + 3 * W);
+      for (j = 4 * W; j + 4 * W <= count; j += 4 * W) {
+        acc0 = C::apply(acc0, src.template batch<B>(first + j));
+        acc1 = C::apply(acc1, src.template batch<B>(first + j + W));
+        acc2 = C::apply(acc2, src.template batch<B>(first + j + 2 * W));
+        acc3 = C::apply(acc3, src.template batch<B>(first + j + 3 * W));
+      }
+      const B acc = C::apply(C::apply(acc0, acc1), C::apply(acc2, acc3));
+      alignas(64) T lanes[W];
+      acc.store_aligned(lanes);
+      total = lanes[0];
+      for (std::size_t l = 1; l < W; ++l) total = Op::combine(total, lanes[l]);
+    }
+  }
+  for (; j < count; ++j) total = Op::combine(total, src.scalar(first + j));
+  return total;
+}
+
+/// Reduces [first, first + count): blocks of 4096 combined pairwise.
+template <class Op, class Source>
+typename Source::value_type reduce_range(const Source& src, std::size_t first, std::size_t count) {
+  using T = typename Source::value_type;
+  constexpr std::size_t block = 4096;
+  if (count <= block) return reduce_block<Op>(src, first, count);
+  // a binary counter of partial sums: level[i] holds the sum of 2^i blocks
+  std::array<T, 64> level{};
+  std::array<bool, 64> full{};
+  for (std::size_t b = 0; b < count; b += block) {
+    T carry = reduce_block<Op>(src, first + b, std::min(block, count - b));
+    std::size_t i = 0;
+    for (; full[i]; ++i) {
+      carry = Op::combine(level[i], carry);
+      full[i] = false;
+    }
+    level[i] = carry;
+    full[i] = true;
+  }
+  T total = Op::template identity<T>();
+  bool started = false;
+  for (std::size_t i = 0; i < 64; ++i)
+    if (full[i]) {
+      total = started ? Op::combine(level[i], total) : level[i];
+      started = true;
+    }
+  return total;
+}
+
+/// out[j] (j < width) = combine over rows p < rows of src[p * width + j].
+template <class Op, class Source, class T>
+void reduce_rows(const Source& src, std::size_t rows, std::size_t width, T* out) {
+  constexpr std::size_t group = 64;
+  std::unique_ptr<T[]> partial(new T[width]);
+  for (std::size_t j = 0; j < width; ++j) out[j] = Op::template identity<T>();
+  for (std::size_t p0 = 0; p0 < rows; p0 += group) {
+    for (std::size_t j = 0; j < width; ++j) partial[j] = Op::template identity<T>();
+    for (std::size_t p = p0; p < std::min(rows, p0 + group); ++p) {
+      std::size_t j = 0;
+      if constexpr (vector_reduction<Op, Source>) {
+        using B = batch_t<T>;
+        for (; j + B::size <= width; j += B::size) {
+          const B acc = simd_combine<Op, T>::apply(B::load_unaligned(partial.get() + j), src.template batch<B>(p * width + j));
+          acc.store_unaligned(partial.get() + j);
+        }
+      }
+      for (; j < width; ++j) partial[j] = Op::combine(partial[j], src.scalar(p * width + j));
+    }
+    for (std::size_t j = 0; j < width; ++j) out[j] = Op::combine(out[j], partial[j]);
+  }
+}
+
+/// Runs f with a flat source for graph `input`: fused when its arguments allow a flat loop,
+/// otherwise over a temporary holding the evaluated input.
+template <class Sig, class N, class Views, std::size_t R, class F>
+void with_flat_source(const N& input, const Views& views, const extents<R>& ext, F&& f) {
+  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  const std::size_t size = staticflow::detail::product(ext);
+  if (fits_flat<Sig, N>(views, size, args)) {
+    f(fused_source<N, decltype(flat_cursors<Sig, N>(views, args))>{input, flat_cursors<Sig, N>(views, args)});
+  } else {
+    using T = typename N::value_type;
+    std::unique_ptr<T[]> tmp(new T[size]);
+    evaluate_into<Sig>(input, views, ext, tmp.get());
+    using arg = graph::argument<0, T, typename N::shape_type>;
+    static const arg node{};
+    f(fused_source<arg, std::tuple<contiguous_cursor<T>>>{node, {contiguous_cursor<T>{tmp.get()}}});
+  }
+}
+}  // namespace detail
+
+/// Materializes a reduction into out (extents out_ext).
+template <class Sig, class Op, class A, class Axes, bool Keep, class Views, std::size_t R, class T>
+void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  constexpr std::size_t RI = A::shape_type::rank;
+  const auto in_ext = graph::node_extents(n.a, staticflow::detail::extents_of_views(views));
+  const auto mask = n.mask();
+  // kept axes first, reduced axes last (a suffix), or the other way round (a prefix)?
+  std::size_t first_reduced = RI, last_kept_plus_one = 0, first_kept = RI, last_reduced_plus_one = 0;
+  for (std::size_t i = 0; i < RI; ++i) {
+    if (in_ext[i] == 1) continue;  // an axis of extent 1 fits either pattern
+    if (mask[i]) first_reduced = std::min(first_reduced, i), last_reduced_plus_one = i + 1;
+    else first_kept = std::min(first_kept, i), last_kept_plus_one = i + 1;
+  }
+  const std::size_t total = staticflow::detail::product(in_ext);
+  const std::size_t out_size = staticflow::detail::product(out_ext);
+  const std::size_t count = out_size ? total / out_size : 0;
+  detail::with_flat_source<Sig>(n.a, views, in_ext, [&](const auto& src) {
+    if (last_kept_plus_one <= first_reduced) {  // reduce a contiguous block per output element
+      for (std::size_t o = 0; o < out_size; ++o)
+        out[o] = Op::finish(detail::reduce_range<Op>(src, o * count, count), count);
+    } else if (last_reduced_plus_one <= first_kept) {  // reduce whole rows into one row
+      detail::reduce_rows<Op>(src, count, out_size, out);
+      for (std::size_t o = 0; o < out_size; ++o) out[o] = Op::finish(out[o], count);
+    } else {  // interleaved axes: walk the input once, accumulating into the output
+      std::array<std::size_t, RI> out_stride{};
+      for (std::size_t i = RI, s = 1; i-- > 0;)
+        if (!mask[i]) out_stride[i] = s, s *= in_ext[i];
+      for (std::size_t o = 0; o < out_size; ++o) out[o] = Op::template identity<T>();
+      std::array<std::size_t, RI> index{};
+      for (std::size_t j = 0; j < total; ++j) {
+        std::size_t o = 0;
+        for (std::size_t i = 0; i < RI; ++i) o += index[i] * out_stride[i];
+        out[o] = Op::combine(out[o], src.scalar(j));
+        for (std::size_t i = RI; i-- > 0;) {
+          if (++index[i] < in_ext[i]) break;
+          index[i] = 0;
+        }
+      }
+      for (std::size_t o = 0; o < out_size; ++o) out[o] = Op::finish(out[o], count);
+    }
+  });
+}
+
+/// Materializes argmax / argmin into out.
+template <class Sig, class Op, class A, class Axis, class Views, std::size_t R>
+void materialize(const graph::arg_reduce<Op, A, Axis>& n, const Views& views, const extents<R>& out_ext,
+                 std::int64_t* out) {
+  const auto in_ext = graph::node_extents(n.a, staticflow::detail::extents_of_views(views));
+  constexpr std::size_t RI = A::shape_type::rank;
+  const std::size_t ax = n.axis(RI);
+  std::size_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < ax; ++i) outer *= in_ext[i];
+  for (std::size_t i = ax + 1; i < RI; ++i) inner *= in_ext[i];
+  const std::size_t len = in_ext[ax];
+  (void)out_ext;
+  detail::with_flat_source<Sig>(n.a, views, in_ext, [&](const auto& src) {
+    for (std::size_t o = 0; o < outer; ++o)
+      for (std::size_t i = 0; i < inner; ++i) {
+        std::size_t best = 0;
+        auto best_value = len ? src.scalar(o * len * inner + i) : typename std::remove_cvref_t<decltype(src)>::value_type{};
+        for (std::size_t k = 1; k < len; ++k) {
+          const auto v = src.scalar((o * len + k) * inner + i);
+          if (Op::better(v, best_value)) best = k, best_value = v;
+        }
+        out[o * inner + i] = static_cast<std::int64_t>(best);
+      }
+  });
+}
+
+}  // namespace staticflow::cpu

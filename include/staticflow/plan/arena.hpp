@@ -1,0 +1,104 @@
+// staticflow/plan/arena.hpp -- the per-thread arena that holds the run-time-shaped buffers of a
+// call (materialized nodes of dynamic shape). It keeps its chunks between calls, so a steady
+// stream of calls allocates nothing; chunks never move, so buffers of an outer call stay valid
+// while a nested call (a function calling another) takes more.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace staticflow::plan {
+
+class arena {
+ public:
+  struct mark {
+    std::size_t chunk;
+    std::size_t offset;
+  };
+
+  /// This thread's arena.
+  static arena& local() {
+    thread_local arena instance;
+    return instance;
+  }
+
+  mark top() const { return {current_, offset_}; }
+  void release(mark m) {
+    current_ = m.chunk;
+    offset_ = m.offset;
+  }
+
+  /// `bytes` bytes aligned to 64 (a cache line, and any xsimd batch).
+  void* allocate(std::size_t bytes) {
+    constexpr std::uintptr_t align = 64;
+    for (;; ++current_, offset_ = 0) {
+      if (current_ == chunks_.size()) {
+        const std::size_t last = chunks_.empty() ? 0 : chunks_.back().size;
+        const std::size_t size = std::max({std::size_t{1} << 16, 2 * last, bytes + align});
+        chunks_.push_back({std::unique_ptr<std::byte[]>(new std::byte[size]), size});
+      }
+      chunk& c = chunks_[current_];
+      const auto base = reinterpret_cast<std::uintptr_t>(c.data.get());
+      const std::size_t start = ((base + offset_ + align - 1) & ~(align - 1)) - base;
+      if (start + bytes <= c.size) {
+        offset_ = start + bytes;
+        return c.data.get() + start;
+      }
+    }
+  }
+
+  /// Bytes reserved in all chunks (tests check that a steady stream of calls stops growing).
+  std::size_t capacity() const {
+    std::size_t n = 0;
+    for (const auto& c : chunks_) n += c.size;
+    return n;
+  }
+
+ private:
+  struct chunk {
+    std::unique_ptr<std::byte[]> data;
+    std::size_t size;
+  };
+  std::vector<chunk> chunks_;
+  std::size_t current_ = 0;
+  std::size_t offset_ = 0;
+};
+
+/// Releases what a call took from the arena when the call ends (also when it throws).
+class arena_scope {
+ public:
+  arena_scope() : arena_(arena::local()), mark_(arena_.top()) {}
+  ~arena_scope() { arena_.release(mark_); }
+  arena_scope(const arena_scope&) = delete;
+  arena_scope& operator=(const arena_scope&) = delete;
+  arena& get() { return arena_; }
+
+ private:
+  arena& arena_;
+  arena::mark mark_;
+};
+
+}  // namespace staticflow::plan
+
+#include "staticflow/core/config.hpp"
+#include "staticflow/core/shape.hpp"
+
+namespace staticflow::plan {
+/// Where a materialized node's buffer lives: on the stack when its shape is static and small
+/// (below STATICFLOW_MAX_STATIC_BYTES), in the arena otherwise.
+template <class Node, class T = typename Node::value_type, class S = typename Node::shape_type,
+          bool OnStack = S::is_static && (S::size * sizeof(T) <= STATICFLOW_MAX_STATIC_BYTES)>
+struct slot_storage {
+  T* get(arena& a, const extents<S::rank>& ext) {
+    return static_cast<T*>(a.allocate(sizeof(T) * staticflow::detail::product(ext)));
+  }
+};
+template <class Node, class T, class S>
+struct slot_storage<Node, T, S, true> {
+  alignas(64) std::array<T, S::size> data;
+  T* get(arena&, const extents<S::rank>&) { return data.data(); }
+};
+}  // namespace staticflow::plan
