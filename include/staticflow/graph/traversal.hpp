@@ -111,7 +111,7 @@ STATICFLOW_INLINE constexpr extents<N::shape_type::rank> node_extents(const N& n
     return S::dims;
   } else if constexpr (detail::is_argument<N>::value) {
     return std::get<N::index>(args);
-  } else if constexpr (requires { N::materialized; }) {
+  } else if constexpr (requires { N::materialized; } || requires { N::custom_extents; }) {
     return std::apply([&](const auto&... kid) STATICFLOW_LAMBDA_INLINE { return n.result_extents(node_extents(kid, args)...); },
                       children(n));
   } else {

@@ -10,7 +10,9 @@
 
 #include "staticflow/backend/backend.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
+#include "staticflow/backend/cpu/linalg.hpp"
 #include "staticflow/backend/cpu/reduce.hpp"
+#include "staticflow/backend/cpu/shape_ops.hpp"
 #include "staticflow/backend/eager/evaluate.hpp"
 #include "staticflow/graph/print.hpp"
 #include "staticflow/plan/arena.hpp"

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "staticflow/backend/cpu/cursor.hpp"
+#include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/backend/cpu/scalar_eval.hpp"
 #include "staticflow/backend/cpu/simd_eval.hpp"
 #include "staticflow/core/config.hpp"
@@ -27,10 +28,11 @@ inline constexpr kernel_kind kernel_kind_v =
 
 namespace detail {
 
-/// out[j] = graph at j, for j in [0, size), reading the arguments through the cursors.
+/// out[j] = graph at j, for j in [first, last), reading the arguments through the cursors.
 template <class N, class Cursors, class T>
-STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_t size) {
-  std::size_t j = 0;
+STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
+  std::size_t j = first;
+  const std::size_t size = last;
   if constexpr (takes_simd_path<N>) {
     using B = batch_t<T>;
     constexpr std::size_t W = B::size;
@@ -116,28 +118,49 @@ void seek_all(Cursors& cursors, const std::array<std::size_t, R>& index) {
 }  // namespace detail
 
 /// Evaluates graph n into out (row-major, with extents ext), reading arguments from views.
-/// `Sig` is the tuple of the arguments' signature entries. Nothing is allocated.
+/// `Sig` is the tuple of the arguments' signature entries. Nothing is allocated. Above
+/// cpu::parallel_grain elements the loop is split across sf::num_threads() threads; each element
+/// is computed the same way whichever thread runs it, so results do not depend on the split.
 template <class Sig, class N, class Views, class T, std::size_t R>
 STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
   const std::size_t size = staticflow::detail::product(ext);
+  const std::size_t threads = threads_for(size);
   if (detail::fits_flat<Sig, N>(views, size, args)) {
-    detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, size);
+    const auto cursors = detail::flat_cursors<Sig, N>(views, args);
+    if (threads <= 1) {
+      detail::run_loop(n, cursors, out, 0, size);
+    } else {
+      // chunks start at multiples of the unrolled step, so every element takes the same path
+      // (vector body, remainder or tail) as in a single-threaded run
+      constexpr std::size_t step = 4 * detail::batch_t<std::conditional_t<std::is_same_v<T, bool>, char, T>>::size;
+      const std::size_t blocks = (size + step - 1) / step;
+      parallel_for(blocks, threads, [&](std::size_t b0, std::size_t b1) {
+        detail::run_loop(n, cursors, out, b0 * step, std::min(size, b1 * step));
+      });
+    }
     return;
   }
   if constexpr (R > 0) {
-    auto cursors = detail::row_cursors<N, R>(views, args);
     const std::size_t inner = ext[R - 1];
     if (inner == 0) return;
-    std::array<std::size_t, R> index{};
-    for (std::size_t row = 0, rows = size / inner; row < rows; ++row) {
-      detail::seek_all(cursors, index);
-      detail::run_loop(n, cursors, out + row * inner, inner);
-      for (std::size_t d = R - 1; d-- > 0;) {  // next row: odometer over the outer axes
-        if (++index[d] < ext[d]) break;
-        index[d] = 0;
+    const std::size_t rows = size / inner;
+    const auto all_cursors = detail::row_cursors<N, R>(views, args);
+    auto run_rows = [&](std::size_t first_row, std::size_t last_row) {
+      auto cursors = all_cursors;  // each chunk moves its own cursors
+      std::array<std::size_t, R> index{};
+      for (std::size_t d = R - 1, r = first_row; d-- > 0;) index[d] = r % ext[d], r /= ext[d];
+      for (std::size_t row = first_row; row < last_row; ++row) {
+        detail::seek_all(cursors, index);
+        detail::run_loop(n, cursors, out + row * inner, 0, inner);
+        for (std::size_t d = R - 1; d-- > 0;) {  // next row: odometer over the outer axes
+          if (++index[d] < ext[d]) break;
+          index[d] = 0;
+        }
       }
-    }
+    };
+    if (threads <= 1 || rows < 2) run_rows(0, rows);
+    else parallel_for(rows, threads, run_rows);
   }
 }
 

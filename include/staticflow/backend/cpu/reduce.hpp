@@ -95,17 +95,29 @@ typename Source::value_type reduce_block(const Source& src, std::size_t first, s
   return total;
 }
 
-/// Reduces [first, first + count): blocks of 4096 combined pairwise.
+/// Reduces [first, first + count): blocks of 4096 combined pairwise. The block sums may be
+/// computed on several threads; they are combined in the same order either way, so the result
+/// does not depend on the thread count.
 template <class Op, class Source>
-typename Source::value_type reduce_range(const Source& src, std::size_t first, std::size_t count) {
+typename Source::value_type reduce_range(const Source& src, std::size_t first, std::size_t count,
+                                         std::size_t threads = 1) {
   using T = typename Source::value_type;
   constexpr std::size_t block = 4096;
   if (count <= block) return reduce_block<Op>(src, first, count);
+  const std::size_t blocks = (count + block - 1) / block;
+  auto block_sum = [&](std::size_t b) { return reduce_block<Op>(src, first + b * block, std::min(block, count - b * block)); };
+  std::unique_ptr<T[]> sums;
+  if (threads > 1) {
+    sums.reset(new T[blocks]);
+    parallel_for(blocks, threads, [&](std::size_t b0, std::size_t b1) {
+      for (std::size_t b = b0; b < b1; ++b) sums[b] = block_sum(b);
+    });
+  }
   // a binary counter of partial sums: level[i] holds the sum of 2^i blocks
   std::array<T, 64> level{};
   std::array<bool, 64> full{};
-  for (std::size_t b = 0; b < count; b += block) {
-    T carry = reduce_block<Op>(src, first + b, std::min(block, count - b));
+  for (std::size_t b = 0; b < blocks; ++b) {
+    T carry = sums ? sums[b] : block_sum(b);
     std::size_t i = 0;
     for (; full[i]; ++i) {
       carry = Op::combine(level[i], carry);
@@ -184,8 +196,17 @@ void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, 
   const std::size_t count = out_size ? total / out_size : 0;
   detail::with_flat_source<Sig>(n.a, views, in_ext, [&](const auto& src) {
     if (last_kept_plus_one <= first_reduced) {  // reduce a contiguous block per output element
-      for (std::size_t o = 0; o < out_size; ++o)
-        out[o] = Op::finish(detail::reduce_range<Op>(src, o * count, count), count);
+      const std::size_t threads = threads_for(total);
+      if (out_size == 1) {
+        out[0] = Op::finish(detail::reduce_range<Op>(src, 0, count, threads), count);
+      } else if (threads > 1) {  // one output element per task: the same order as one thread
+        parallel_for(out_size, threads, [&](std::size_t o0, std::size_t o1) {
+          for (std::size_t o = o0; o < o1; ++o) out[o] = Op::finish(detail::reduce_range<Op>(src, o * count, count), count);
+        });
+      } else {
+        for (std::size_t o = 0; o < out_size; ++o)
+          out[o] = Op::finish(detail::reduce_range<Op>(src, o * count, count), count);
+      }
     } else if (last_reduced_plus_one <= first_kept) {  // reduce whole rows into one row
       detail::reduce_rows<Op>(src, count, out_size, out);
       for (std::size_t o = 0; o < out_size; ++o) out[o] = Op::finish(out[o], count);

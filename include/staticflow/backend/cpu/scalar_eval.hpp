@@ -8,6 +8,7 @@
 #include "staticflow/core/config.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
+#include "staticflow/graph/shape_ops.hpp"
 
 namespace staticflow::cpu::detail {
 
@@ -37,6 +38,11 @@ STATICFLOW_INLINE auto scalar_at(const graph::select<Cond, A, B>& n, const Curso
 template <class T, class A, class Cursors>
 STATICFLOW_INLINE T scalar_at(const graph::cast<T, A>& n, const Cursors& c, std::size_t j) {
   return graph::cast<T, A>::apply(scalar_at(n.a, c, j));
+}
+
+template <class S, class A, class Cursors>
+STATICFLOW_INLINE auto scalar_at(const graph::broadcast<S, A>& n, const Cursors& c, std::size_t j) {
+  return scalar_at(n.a, c, j);
 }
 
 }  // namespace staticflow::cpu::detail

@@ -17,6 +17,7 @@
 #include "staticflow/core/config.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
+#include "staticflow/graph/shape_ops.hpp"
 
 namespace staticflow::cpu::detail {
 
@@ -175,6 +176,9 @@ struct vectorizes<T, graph::cast<U, A>>
     : std::bool_constant<lane_or_mask<T, U> && lane_or_mask<T, typename A::value_type> &&
                          vectorizes<T, A>::value> {};
 
+template <class T, class S, class A>
+struct vectorizes<T, graph::broadcast<S, A>> : vectorizes<T, A> {};
+
 /// True when the fused loop for graph N uses xsimd batches (the result must not be bool).
 template <class N>
 inline constexpr bool takes_simd_path =
@@ -210,6 +214,11 @@ STATICFLOW_INLINE auto simd_at(const graph::cast<U, A>& n, const Cursors& c, std
   if constexpr (std::is_same_v<U, From>) return v;
   else if constexpr (std::is_same_v<U, bool>) return v != B(T(0));    // lane -> mask
   else return xsimd::select(v, B(T(1)), B(T(0)));                    // mask -> lane
+}
+
+template <class B, class S, class A, class Cursors>
+STATICFLOW_INLINE auto simd_at(const graph::broadcast<S, A>& n, const Cursors& c, std::size_t j) {
+  return simd_at<B>(n.a, c, j);
 }
 
 }  // namespace staticflow::cpu::detail

@@ -1,0 +1,68 @@
+// staticflow/backend/cpu/linalg.hpp -- evaluating graph::matmul nodes with the kernels of
+// matmul.hpp: fully unrolled for small static shapes, blocked and register-tiled otherwise, split
+// across threads when the product is big enough (cpu::threads_for).
+#pragma once
+
+#include <cstddef>
+
+#include "staticflow/backend/cpu/matmul.hpp"
+#include "staticflow/backend/cpu/operand.hpp"
+#include "staticflow/backend/cpu/parallel.hpp"
+#include "staticflow/graph/matmul.hpp"
+
+namespace staticflow::cpu {
+
+template <class Sig, class A, class B, class Views, std::size_t R, class T>
+void materialize(const graph::matmul<A, B>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  using node = graph::matmul<A, B>;
+  constexpr std::size_t ra = node::ra, rb = node::rb, br = node::batch_rank;
+  const auto ext_views = staticflow::detail::extents_of_views(views);
+  const auto ea = graph::node_extents(n.a, ext_views);
+  const auto eb = graph::node_extents(n.b, ext_views);
+  const T* pa = detail::contiguous_operand<T, Sig>(n.a, views, ea);
+  const T* pb = detail::contiguous_operand<T, Sig>(n.b, views, eb);
+  const std::size_t m = ra >= 2 ? ea[ra - 2] : 1, k = ea[ra - 1], cols = rb >= 2 ? eb[rb - 1] : 1;
+  const std::size_t ldb = rb >= 2 ? cols : 1;
+
+  using SA = typename A::shape_type;
+  using SB = typename B::shape_type;
+  if constexpr (br == 0 && SA::is_static && SB::is_static) {
+    constexpr std::size_t M = ra >= 2 ? SA::dims[ra >= 2 ? ra - 2 : 0] : 1, K = SA::dims[ra - 1];
+    constexpr std::size_t N = rb >= 2 ? SB::dims[rb >= 2 ? rb - 1 : 0] : 1;
+    if constexpr (M <= 8 && N <= 8 && K <= 8 && rb >= 2) {
+      matmul_static<T, M, N, K>(pa, pb, out);  // small static shapes: no loop at run time
+      return;
+    }
+  }
+  const std::size_t threads = threads_for(m * cols * k);
+  if constexpr (br == 0) {
+    matmul(pa, k, pb, ldb, out, cols, m, cols, k, threads);
+  } else {
+    // batch index -> offsets into A and B (a broadcast batch axis has stride 0)
+    std::array<std::size_t, br> stride_a{}, stride_b{};
+    std::size_t sa = m * k, sb = k * cols;
+    for (std::size_t i = br; i-- > 0;) {
+      // batch axis i is axis i - (br - batch dims of X) of operand X, when that is >= 0
+      const long ia = long(i) - long(br) + long(ra >= 2 ? ra - 2 : 0);
+      const long ib = long(i) - long(br) + long(rb >= 2 ? rb - 2 : 0);
+      const std::size_t da = ia >= 0 ? ea[std::size_t(ia)] : 1, db = ib >= 0 ? eb[std::size_t(ib)] : 1;
+      stride_a[i] = da == 1 ? 0 : sa;
+      stride_b[i] = db == 1 ? 0 : sb;
+      sa *= da;
+      sb *= db;
+    }
+    std::array<std::size_t, br> index{};
+    const std::size_t batches = staticflow::detail::product(out_ext) / (m * cols ? m * cols : 1);
+    for (std::size_t bi = 0; bi < batches; ++bi) {
+      std::size_t oa = 0, ob = 0;
+      for (std::size_t i = 0; i < br; ++i) oa += index[i] * stride_a[i], ob += index[i] * stride_b[i];
+      matmul(pa + oa, k, pb + ob, ldb, out + bi * m * cols, cols, m, cols, k, threads);
+      for (std::size_t i = br; i-- > 0;) {
+        if (++index[i] < out_ext[i]) break;
+        index[i] = 0;
+      }
+    }
+  }
+}
+
+}  // namespace staticflow::cpu

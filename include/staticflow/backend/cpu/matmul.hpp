@@ -1,0 +1,569 @@
+// staticflow/backend/cpu/matmul.hpp -- C = A·B for row-major matrices: a cache-blocked,
+// register-tiled xsimd kernel for float and double, a wrapping loop for integers, and a fully
+// unrolled form for small static shapes.
+//
+//   cpu::matmul(a, lda, b, ldb, c, ldc, m, n, k);          // A is m×k, B is k×n, C is m×n
+//   cpu::matmul(a, lda, b, ldb, c, ldc, m, n, k, threads); // the same result, bit for bit
+//   cpu::matmul_static<float, 4, 4, 4>(a, b, c);           // contiguous 4×4 · 4×4
+//
+// Floating point: for n > 4, every element of C is one fused multiply-add chain over k in
+// increasing order, c = fma(a[i][k-1], b[k-1][j], ... fma(a[i][0], b[0][j], 0)), whatever the
+// blocking, the path, the tile an element falls in or the thread that computes it. For n <= 4
+// (matrix × vector and the like) elements are dot products vectorized along k (W partial chains
+// summed pairwise, then a chain over the last k mod W terms; for k < W that is the same chain).
+// Either way results do not depend on `threads`. (The static form starts its chains with
+// a[i][0] * b[0][j] where it is not vectorized, which differs only in the sign of a zero.)
+// Integers wrap (two's complement), like `op::multiply` and `op::add`.
+//
+// Paths of the float/double kernel (one thread):
+//  * blocked (GotoBLAS/BLIS): for each block of NC columns and KC rows of B, B is packed into
+//    NR-column panels (zero-padded, aligned); for each MR-row panel of A, the A panel is packed
+//    (k-major: one broadcast per row and k) and the micro-kernel runs over every B panel,
+//    keeping up to MR × NB batches of C in registers. The A panel stays in L1, the packed B block
+//    in L2. When B's panels serve at most two row panels, or the block fits L1, the kernel reads
+//    B in place instead. Tiles narrower than a batch are computed in a local tile and copied out.
+//  * few rows (m <= 4: vector × matrix): B is streamed row by row, C rows stay in L1.
+//  * narrow (n <= 4: matrix × vector): dot products of rows of A with columns of B.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include <xsimd/xsimd.hpp>
+#if defined(__FMA__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#endif
+
+#include "staticflow/backend/cpu/parallel.hpp"
+#include "staticflow/backend/cpu/simd_eval.hpp"
+#include "staticflow/core/config.hpp"
+
+namespace staticflow::cpu {
+
+namespace detail {
+
+/// f(integral_constant<0>), ..., f(integral_constant<N-1>): a loop the compiler cannot keep.
+template <std::size_t N, class F>
+STATICFLOW_INLINE void unrolled(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
+    (f(std::integral_constant<std::size_t, I>{}), ...);
+  }(std::make_index_sequence<N>{});
+}
+
+/// a * b + c rounded once, for batches and scalars alike. xsimd 8.1's fma on AVX-512 and on
+/// plain SSE/AVX batches is a multiply and an add that only GCC's contraction (at -O2 and up,
+/// -ffp-contract=fast) fuses, and that it may then fuse with another product of the same sum;
+/// the FMA intrinsics themselves always give one rounding. Scalars use the same instruction
+/// (std::fma) where vectors do, and a * b + c where there is no FMA, so that the scalar tails
+/// compute what the vector lanes do.
+template <class V>
+STATICFLOW_INLINE V fmadd(const V& a, const V& b, const V& c) {
+  if constexpr (std::is_arithmetic_v<V>) {
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+    return std::fma(a, b, c);
+#else
+    return a * b + c;
+#endif
+  } else {
+#if defined(__FMA__) && (defined(__x86_64__) || defined(__i386__))
+    // (Dispatch on the register's size: naming __m512 and the like in a template argument
+    // draws -Wignored-attributes.)
+    constexpr std::size_t bytes = sizeof(typename V::register_type);
+    constexpr bool f32 = std::is_same_v<typename V::value_type, float>;
+    constexpr bool f64 = std::is_same_v<typename V::value_type, double>;
+#if defined(__AVX512F__)
+    if constexpr (bytes == 64 && f32) return _mm512_fmadd_ps(a, b, c);
+    else if constexpr (bytes == 64 && f64) return _mm512_fmadd_pd(a, b, c);
+    else
+#endif
+    if constexpr (bytes == 32 && f32) return _mm256_fmadd_ps(a, b, c);
+    else if constexpr (bytes == 32 && f64) return _mm256_fmadd_pd(a, b, c);
+    else if constexpr (bytes == 16 && f32) return _mm_fmadd_ps(a, b, c);
+    else if constexpr (bytes == 16 && f64) return _mm_fmadd_pd(a, b, c);
+    else return xsimd::fma(a, b, c);
+#else
+    return xsimd::fma(a, b, c);
+#endif
+  }
+}
+
+template <class T>
+inline constexpr bool simd_gemm_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+/// Register tile and cache blocks of the float/double kernel.
+template <class T>
+struct gemm_blocking {
+  using batch = batch_t<T>;
+  static constexpr std::size_t W = batch::size;
+  // MR × NB accumulators + NB batches of B + one broadcast must fit the vector registers:
+  // 32 with AVX-512 (12 × 2 + 3 = 27), 16 otherwise (6 × 2 + 3 = 15).
+  static constexpr bool wide_regs = sizeof(batch) >= 64;
+  static constexpr std::size_t MR = wide_regs ? 12 : 6;  // rows of C per tile
+  static constexpr std::size_t NB = 2;                   // batches of columns per tile
+  static constexpr std::size_t NR = NB * W;              // columns of C per tile
+  // A KC × MR panel of A (12 KiB for float) stays in L1 while the micro-kernel sweeps the packed
+  // KC × NC block of B (512 KiB for float), which stays in L2.
+  static constexpr std::size_t KC = 1024 / sizeof(T);
+  static constexpr std::size_t NC = 512;
+  // Problems whose packing buffers fit this many bytes use a stack buffer: no allocation.
+  static constexpr std::size_t stack_bytes = 16 * 1024;
+};
+
+template <class T>
+struct aligned_delete {
+  void operator()(T* p) const noexcept { ::operator delete(p, std::align_val_t{64}); }
+};
+
+/// C[0:R, 0:NB·W] = (accumulate ? C : 0) + Ap · Bp over kc, where Ap is a packed A panel
+/// (ap[p * MR + r], r < R) and Bp a B panel with rows ldbp apart (bp[p * ldbp + j], j < NB·W):
+/// packed (ldbp = NR) or B itself. R × NB batches of C stay in registers.
+template <class T, std::size_t R, std::size_t NB>
+void gemm_micro_kernel(std::size_t kc, const T* __restrict ap, const T* __restrict bp, std::size_t ldbp,
+                       T* __restrict c, std::size_t ldc, bool accumulate) {
+  using B = batch_t<T>;
+  constexpr std::size_t W = B::size, MR = gemm_blocking<T>::MR;
+  B acc[R][NB];
+  if (accumulate) {
+    unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+      unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j] = B::load_unaligned(c + r * ldc + j * W); });
+    });
+  } else {
+    unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+      unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j] = B(T(0)); });
+    });
+  }
+  for (std::size_t p = 0; p < kc; ++p) {
+    B bv[NB];
+    unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { bv[j] = B::load_unaligned(bp + j * W); });
+    unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+      const B av(ap[r]);
+      unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j] = fmadd(av, bv[j], acc[r][j]); });
+    });
+    ap += MR;
+    bp += ldbp;
+  }
+  unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+    unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j].store_unaligned(c + r * ldc + j * W); });
+  });
+}
+
+/// The micro-kernel for mr rows (1 <= mr <= MR), chosen at run time.
+template <class T, std::size_t NB>
+void gemm_micro_kernel_rows(std::size_t mr, std::size_t kc, const T* ap, const T* bp, std::size_t ldbp, T* c,
+                            std::size_t ldc, bool accumulate) {
+  [&]<std::size_t... R>(std::index_sequence<R...>) {
+    (void)((mr == R + 1 && (gemm_micro_kernel<T, R + 1, NB>(kc, ap, bp, ldbp, c, ldc, accumulate), true)) || ...);
+  }(std::make_index_sequence<gemm_blocking<T>::MR>{});
+}
+
+/// One tile of C: mr rows (<= MR), nr columns (<= NR). Tiles as wide as one or two batches are
+/// written in place; narrower ones go through a local tile, of which only the part inside C is
+/// read and written back (their B panel must be packed: the kernel reads all NR columns).
+template <class T>
+void gemm_tile(std::size_t mr, std::size_t nr, std::size_t kc, const T* ap, const T* bp, std::size_t ldbp, T* c,
+               std::size_t ldc, bool accumulate) {
+  using G = gemm_blocking<T>;
+  constexpr std::size_t W = G::W, NR = G::NR;
+  static_assert(G::NB == 2);
+  if (nr == NR) return gemm_micro_kernel_rows<T, 2>(mr, kc, ap, bp, ldbp, c, ldc, accumulate);
+  if (nr == W) return gemm_micro_kernel_rows<T, 1>(mr, kc, ap, bp, ldbp, c, ldc, accumulate);
+  alignas(64) T tile[G::MR * NR];
+  if (accumulate) {
+    for (std::size_t r = 0; r < mr; ++r) {
+      std::memcpy(tile + r * NR, c + r * ldc, nr * sizeof(T));
+      std::fill(tile + r * NR + nr, tile + (r + 1) * NR, T(0));
+    }
+  }
+  if (nr < W) gemm_micro_kernel_rows<T, 1>(mr, kc, ap, bp, ldbp, tile, NR, accumulate);
+  else gemm_micro_kernel_rows<T, 2>(mr, kc, ap, bp, ldbp, tile, NR, accumulate);
+  for (std::size_t r = 0; r < mr; ++r) std::memcpy(c + r * ldc, tile + r * NR, nr * sizeof(T));
+}
+
+/// Packs B[0:kc, 0:nc] into NR-column panels: panel q holds bp[q * kc * NR + p * NR + j], with
+/// zeros beyond column nc.
+template <class T, std::size_t NR>
+void gemm_pack_b(const T* b, std::size_t ldb, std::size_t kc, std::size_t nc, T* __restrict bp) {
+  for (std::size_t jr = 0; jr < nc; jr += NR) {
+    const std::size_t w = std::min(NR, nc - jr);
+    const T* src = b + jr;
+    if (w == NR) {
+      for (std::size_t p = 0; p < kc; ++p, src += ldb, bp += NR) std::memcpy(bp, src, NR * sizeof(T));
+    } else {
+      for (std::size_t p = 0; p < kc; ++p, src += ldb, bp += NR) {
+        std::memcpy(bp, src, w * sizeof(T));
+        std::fill(bp + w, bp + NR, T(0));
+      }
+    }
+  }
+}
+
+/// Packs A[0:mr, 0:kc] (mr <= MR rows) k-major: ap[p * MR + r] for r < mr.
+template <class T, std::size_t MR>
+void gemm_pack_a(const T* a, std::size_t lda, std::size_t mr, std::size_t kc, T* __restrict ap) {
+  if (mr == MR) {
+    for (std::size_t p = 0; p < kc; ++p, ap += MR) {
+      unrolled<MR>([&](auto r) STATICFLOW_LAMBDA_INLINE { ap[r] = a[r * lda + p]; });
+    }
+  } else {
+    for (std::size_t r = 0; r < mr; ++r) {
+      for (std::size_t p = 0; p < kc; ++p) ap[p * MR + r] = a[r * lda + p];
+    }
+  }
+}
+
+/// The packing buffer size (elements) of the float/double kernel for a problem of this size.
+template <class T>
+constexpr std::size_t gemm_buffer_size(std::size_t n, std::size_t k) {
+  using G = gemm_blocking<T>;
+  const std::size_t kc = std::min(k, G::KC);
+  const std::size_t nc = (std::min(n, G::NC) + G::NR - 1) / G::NR * G::NR;
+  // The B block, then the A panel (both multiples of 64 bytes: NR and MR·KC·sizeof(T) are).
+  return kc * nc + G::MR * kc;
+}
+
+/// The float/double kernel on one thread; `buf` holds gemm_buffer_size(n, k) elements, 64-byte
+/// aligned. Requires m, n, k > 0.
+template <class T>
+void gemm_blocked(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
+                  std::size_t m, std::size_t n, std::size_t k, T* buf) {
+  using G = gemm_blocking<T>;
+  constexpr std::size_t MR = G::MR, NR = G::NR;
+  T* const bp = buf;
+  T* const ap = buf + std::min(k, G::KC) * ((std::min(n, G::NC) + NR - 1) / NR * NR);
+  // Packing B pays when its panels serve several row panels of A and do not already sit in L1;
+  // otherwise the kernel reads full panels from B itself and only a last partial panel is packed.
+  const bool pack_b = m > 2 * MR && std::min(k, G::KC) * std::min(n, G::NC) > 8192;
+  for (std::size_t jc = 0; jc < n; jc += G::NC) {
+    const std::size_t nc = std::min(G::NC, n - jc);
+    const std::size_t nfull = pack_b ? 0 : nc / G::W * G::W;  // columns read from B itself
+    for (std::size_t pc = 0; pc < k; pc += G::KC) {
+      const std::size_t kc = std::min(G::KC, k - pc);
+      const T* const bblock = b + pc * ldb + jc;
+      gemm_pack_b<T, NR>(bblock + nfull, ldb, kc, nc - nfull, bp);
+      for (std::size_t ir = 0; ir < m; ir += MR) {
+        const std::size_t mr = std::min(MR, m - ir);
+        gemm_pack_a<T, MR>(a + ir * lda + pc, lda, mr, kc, ap);
+        T* const crow = c + ir * ldc + jc;
+        std::size_t jr = 0;
+        for (; jr + NR <= nfull; jr += NR) gemm_tile(mr, NR, kc, ap, bblock + jr, ldb, crow + jr, ldc, pc > 0);
+        if (jr < nfull) gemm_tile(mr, nfull - jr, kc, ap, bblock + jr, ldb, crow + jr, ldc, pc > 0);
+        for (jr = nfull; jr < nc; jr += NR) {
+          gemm_tile(mr, std::min(NR, nc - jr), kc, ap, bp + (jr - nfull) * kc, NR, crow + jr, ldc, pc > 0);
+        }
+      }
+    }
+  }
+}
+
+/// Aligned scratch for the float/double paths: `size` elements on the stack when they fit
+/// `stack_bytes`, else allocated once; `f(T*)` runs with it.
+template <class T, class F>
+STATICFLOW_INLINE void with_scratch(std::size_t size, F&& f) {
+  constexpr std::size_t stack_bytes = gemm_blocking<T>::stack_bytes;
+  if (size * sizeof(T) <= stack_bytes) {
+    alignas(64) T buf[stack_bytes / sizeof(T)];
+    f(buf);
+  } else {
+    std::unique_ptr<T, aligned_delete<T>> buf(static_cast<T*>(::operator new(size * sizeof(T), std::align_val_t{64})));
+    f(buf.get());
+  }
+}
+
+/// C rows [0, R) of a product with few rows (vector × matrix and the like), B read row after row
+/// as it lies in memory: for each p, c_r += a[r][p] · b[p] along column blocks that stay in L1.
+/// Each element is still the fma chain over p.
+template <class T, std::size_t R>
+void gemm_few_rows(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc, std::size_t n,
+                   std::size_t k) {
+  using B = batch_t<T>;
+  constexpr std::size_t W = B::size;
+  constexpr std::size_t JB = 8192 / sizeof(T) / R;  // R blocks of C rows: 8 KiB
+  for (std::size_t jb = 0; jb < n; jb += JB) {
+    const std::size_t nb = std::min(JB, n - jb), nv = nb / W * W;
+    for (std::size_t p = 0; p < k; ++p) {
+      const T* const brow = b + p * ldb + jb;
+      T ap[R];
+      unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE { ap[r] = a[r * lda + p]; });
+      for (std::size_t j = 0; j < nv; j += W) {
+        const B bv = B::load_unaligned(brow + j);
+        unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+          T* const cr = c + r * ldc + jb + j;
+          const B prev = p == 0 ? B(T(0)) : B::load_unaligned(cr);
+          fmadd(B(ap[r]), bv, prev).store_unaligned(cr);
+        });
+      }
+      for (std::size_t j = nv; j < nb; ++j) {
+        unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+          T* const cr = c + r * ldc + jb + j;
+          *cr = fmadd(ap[r], brow[j], p == 0 ? T(0) : *cr);
+        });
+      }
+    }
+  }
+}
+
+/// The largest number of rows that gemm_few_rows handles (more go to the blocked kernel).
+inline constexpr std::size_t few_rows_max = 4;
+
+/// Narrow products (n <= narrow_max, matrix × vector and the like): C[i][j] is a dot product of
+/// row i of A with column j of B (copied to `bt`, contiguous), vectorized along k: W partial fma
+/// chains over p ≡ l (mod W), summed pairwise, then a scalar fma chain over the last
+/// k mod W terms. RG rows of C at a time.
+/// The sum of a batch's lanes, pairwise (lane l + lane l + W/2, ...): a fixed order. (Not
+/// xsimd::hadd, whose AVX-512 double form trips GCC 12's -Wmaybe-uninitialized.)
+template <class B>
+STATICFLOW_INLINE typename B::value_type lane_sum(const B& v) {
+  alignas(64) typename B::value_type t[B::size];
+  v.store_aligned(t);
+  for (std::size_t w = B::size / 2; w >= 1; w /= 2)
+    for (std::size_t l = 0; l < w; ++l) t[l] += t[l + w];
+  return t[0];
+}
+
+template <class T, std::size_t RG, std::size_t NJ>
+STATICFLOW_INLINE void gemm_narrow_rows(const T* a, std::size_t lda, const T* bt, T* c, std::size_t ldc,
+                                        std::size_t k) {
+  using B = batch_t<T>;
+  constexpr std::size_t W = B::size;
+  const std::size_t kv = k / W * W;
+  B acc[RG][NJ];
+  unrolled<RG>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+    unrolled<NJ>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j] = B(T(0)); });
+  });
+  for (std::size_t p = 0; p < kv; p += W) {
+    B bv[NJ];
+    unrolled<NJ>([&](auto j) STATICFLOW_LAMBDA_INLINE { bv[j] = B::load_unaligned(bt + j * k + p); });
+    unrolled<RG>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+      const B av = B::load_unaligned(a + r * lda + p);
+      unrolled<NJ>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j] = fmadd(av, bv[j], acc[r][j]); });
+    });
+  }
+  unrolled<RG>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+    unrolled<NJ>([&](auto j) STATICFLOW_LAMBDA_INLINE {
+      T sum = lane_sum(acc[r][j]);
+      for (std::size_t p = kv; p < k; ++p) sum = fmadd(a[r * lda + p], bt[j * k + p], sum);
+      c[r * ldc + j] = sum;
+    });
+  });
+}
+
+template <class T, std::size_t NJ>
+void gemm_narrow(const T* a, std::size_t lda, const T* bt, T* c, std::size_t ldc, std::size_t m, std::size_t k) {
+  std::size_t i = 0;
+  for (; i + 4 <= m; i += 4) gemm_narrow_rows<T, 4, NJ>(a + i * lda, lda, bt, c + i * ldc, ldc, k);
+  for (; i < m; ++i) gemm_narrow_rows<T, 1, NJ>(a + i * lda, lda, bt, c + i * ldc, ldc, k);
+}
+
+/// The widest product that takes the dot-product path.
+inline constexpr std::size_t narrow_max = 4;
+
+/// The float/double kernel on one thread. `narrow` (decided once per matmul call, from n, so
+/// that every thread of a call takes the same path) selects the dot-product path.
+template <class T>
+void gemm_serial(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
+                 std::size_t m, std::size_t n, std::size_t k, bool narrow) {
+  if (narrow) {
+    with_scratch<T>(n * k, [&](T* bt) {
+      for (std::size_t p = 0; p < k; ++p)
+        for (std::size_t j = 0; j < n; ++j) bt[j * k + p] = b[p * ldb + j];
+      [&]<std::size_t... J>(std::index_sequence<J...>) {
+        (void)((n == J + 1 && (gemm_narrow<T, J + 1>(a, lda, bt, c, ldc, m, k), true)) || ...);
+      }(std::make_index_sequence<narrow_max>{});
+    });
+  } else if (m <= few_rows_max) {
+    [&]<std::size_t... R>(std::index_sequence<R...>) {
+      (void)((m == R + 1 && (gemm_few_rows<T, R + 1>(a, lda, b, ldb, c, ldc, n, k), true)) || ...);
+    }(std::make_index_sequence<few_rows_max>{});
+  } else {
+    with_scratch<T>(gemm_buffer_size<T>(n, k), [&](T* buf) { gemm_blocked(a, lda, b, ldb, c, ldc, m, n, k, buf); });
+  }
+}
+
+/// The integer kernel on one thread: i-k-j order over column blocks of C that stay in L1,
+/// arithmetic in the unsigned type so that it wraps.
+template <class T>
+void gemm_integer(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
+                  std::size_t m, std::size_t n, std::size_t k) {
+  using U = std::make_unsigned_t<T>;
+  constexpr std::size_t JB = 4096 / sizeof(T);
+  for (std::size_t jb = 0; jb < n; jb += JB) {
+    const std::size_t nb = std::min(JB, n - jb);
+    for (std::size_t i = 0; i < m; ++i) {
+      U* __restrict crow = reinterpret_cast<U*>(c + i * ldc + jb);
+      for (std::size_t j = 0; j < nb; ++j) crow[j] = 0;
+      for (std::size_t p = 0; p < k; ++p) {
+        const U aip = static_cast<U>(a[i * lda + p]);
+        const T* __restrict brow = b + p * ldb + jb;
+        for (std::size_t j = 0; j < nb; ++j) crow[j] += aip * static_cast<U>(brow[j]);
+      }
+    }
+  }
+}
+
+template <class T>
+void gemm_dispatch(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
+                   std::size_t m, std::size_t n, std::size_t k, bool narrow) {
+  if constexpr (simd_gemm_type<T>) gemm_serial(a, lda, b, ldb, c, ldc, m, n, k, narrow);
+  else gemm_integer(a, lda, b, ldb, c, ldc, m, n, k);
+}
+
+}  // namespace detail
+
+/// C = A·B (C is overwritten), row-major: A is m×k with rows lda apart, B is k×n with rows ldb
+/// apart, C is m×n with rows ldc apart (lda >= k, ldb >= n, ldc >= n). C must not overlap A or B.
+/// `threads` > 1 splits the rows (or the column panels, whichever balances better) of C across
+/// the pool of parallel.hpp; the result is the same bit for bit as with one thread.
+/// T: float, double (xsimd kernel) or an integer type (wrapping arithmetic).
+template <class T>
+void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc, std::size_t m,
+            std::size_t n, std::size_t k, std::size_t threads = 1) {
+  static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same_v<T, bool>),
+                "staticflow: matmul supports float, double and integer element types");
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::size_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, T(0));
+    return;
+  }
+  // Split along M in MR-row tiles or along N in NR-column tiles, whichever leaves the busiest
+  // thread the fewest tiles (ties go to M). For integers, rows.
+  std::size_t row_unit = 1, col_unit = 0;
+  if constexpr (detail::simd_gemm_type<T>) {
+    row_unit = detail::gemm_blocking<T>::MR;
+    col_unit = detail::gemm_blocking<T>::NR;
+  }
+  const bool narrow = detail::simd_gemm_type<T> && n <= detail::narrow_max;
+  if (narrow) col_unit = 0;  // narrow products split rows only
+  const std::size_t row_tiles = (m + row_unit - 1) / row_unit;
+  const std::size_t col_tiles = col_unit ? (n + col_unit - 1) / col_unit : 1;
+  threads = std::max<std::size_t>(1, std::min(threads, std::max(row_tiles, col_tiles)));
+  if (threads == 1) {
+    detail::gemm_dispatch(a, lda, b, ldb, c, ldc, m, n, k, narrow);
+    return;
+  }
+  const auto busiest = [&](std::size_t tiles) { return (tiles + threads - 1) / threads; };
+  if (col_unit == 0 || busiest(row_tiles) <= busiest(col_tiles)) {
+    parallel_for(row_tiles, threads, [&](std::size_t begin, std::size_t end) {
+      const std::size_t r0 = begin * row_unit, r1 = std::min(m, end * row_unit);
+      detail::gemm_dispatch(a + r0 * lda, lda, b, ldb, c + r0 * ldc, ldc, r1 - r0, n, k, narrow);
+    });
+  } else {
+    parallel_for(col_tiles, threads, [&](std::size_t begin, std::size_t end) {
+      const std::size_t c0 = begin * col_unit, c1 = std::min(n, end * col_unit);
+      detail::gemm_dispatch(a, lda, b + c0, ldb, c + c0, ldc, m, c1 - c0, k, false);
+    });
+  }
+}
+
+namespace detail {
+
+// The unrolled static product. Indices are expanded with fold expressions over function
+// arguments rather than template arguments, so a shape instantiates a handful of functions
+// (not one per element): compile time stays small even for 8×8×8.
+
+/// row[j] = fma(x, brow[j], row[j]) (floating point) or row[j] + x * brow[j] wrapping (integers,
+/// R unsigned), for j in J.
+template <class T, class R, std::size_t... J>
+STATICFLOW_INLINE void static_fma(T x, const T* brow, R* row, std::index_sequence<J...>) {
+  if constexpr (std::is_floating_point_v<T>) {
+    ((row[J] = fmadd(x, brow[J], row[J])), ...);
+  } else {
+    const R ux = static_cast<R>(x);
+    ((row[J] += ux * static_cast<R>(brow[J])), ...);
+  }
+}
+
+/// row[j] = x * brow[j], the start of the chains (integers: 0 + x * brow[j], a form GCC's
+/// vectorizer recognizes).
+template <class T, class R, std::size_t... J>
+STATICFLOW_INLINE void static_scale(T x, const T* brow, R* row, std::index_sequence<J...> cols) {
+  if constexpr (std::is_floating_point_v<T>) {
+    ((row[J] = x * brow[J]), ...);
+  } else {
+    ((row[J] = 0), ...);
+    static_fma(x, brow, row, cols);
+  }
+}
+
+/// The xsimd batch of exactly N lanes of floating-point T on this target (void if none).
+template <class T, std::size_t N, bool = std::is_floating_point_v<T>>
+struct static_row_batch_impl {
+  using type = void;
+};
+template <class T, std::size_t N>
+struct static_row_batch_impl<T, N, true> {
+  using type = xsimd::make_sized_batch_t<T, N>;
+};
+template <class T, std::size_t N>
+using static_row_batch = typename static_row_batch_impl<T, N>::type;
+
+/// Row i of C as the rows of B scaled by row i of A: crow[j] = chain over p of arow[p] * b[p][j].
+/// P enumerates p = 1 .. K-1.
+template <class T, std::size_t N, std::size_t... P>
+STATICFLOW_INLINE void static_row(const T* arow, const T* b, T* crow, std::index_sequence<P...>) {
+  using R = typename std::conditional_t<std::is_floating_point_v<T>, std::type_identity<T>, std::make_unsigned<T>>::type;
+  constexpr auto cols = std::make_index_sequence<N>{};
+  R row[N];
+  static_scale(arow[0], b, row, cols);
+  (static_fma(arow[P + 1], b + (P + 1) * N, row, cols), ...);
+  [&]<std::size_t... J>(std::index_sequence<J...>) STATICFLOW_LAMBDA_INLINE {
+    ((crow[J] = static_cast<T>(row[J])), ...);
+  }(cols);
+}
+
+/// The same when a row is one batch, with the rows of B already in registers. The chain starts
+/// with fma(a[i][0], b[0], 0), exactly as the general kernel's does.
+template <class B, class T, std::size_t K, std::size_t... P>
+STATICFLOW_INLINE void static_row(const T* arow, const B (&brows)[K], T* crow, std::index_sequence<P...>) {
+  B row = fmadd(B(arow[0]), brows[0], B(T(0)));
+  ((row = fmadd(B(arow[P + 1]), brows[P + 1], row)), ...);
+  row.store_unaligned(crow);
+}
+
+template <class B, class T, std::size_t N, std::size_t... P>
+STATICFLOW_INLINE void static_load_rows(const T* b, B* brows, std::index_sequence<P...>) {
+  ((brows[P] = B::load_unaligned(b + P * N)), ...);
+}
+
+template <class T, std::size_t N, std::size_t K, std::size_t... I>
+STATICFLOW_INLINE void static_rows(const T* a, const T* b, T* c, std::index_sequence<I...>) {
+  if constexpr (!std::is_void_v<static_row_batch<T, N>>) {
+    // A row is exactly one native batch (4 or 8 floats, 2, 4 or 8 doubles): written out, since
+    // GCC's SLP vectorizer, left to itself, may pack a chain of 4x4 products into 16-lane
+    // registers and shuffle between them (twice the time), and reloads the rows of B for every
+    // row of C (C might alias B, as far as it knows).
+    using B = static_row_batch<T, N>;
+    B brows[K];
+    static_load_rows<B, T, N>(b, brows, std::make_index_sequence<K>{});
+    (static_row(a + I * K, brows, c + I * N, std::make_index_sequence<K - 1>{}), ...);
+  } else {
+    (static_row<T, N>(a + I * K, b, c + I * N, std::make_index_sequence<K - 1>{}), ...);
+  }
+}
+
+}  // namespace detail
+
+/// C = A·B for static shapes, contiguous row-major (A is M×K, B is K×N, C is M×N). When every
+/// dimension is at most 8 the product is fully unrolled (no loop at run time; the compiler
+/// vectorizes the rows of C); larger shapes go to `matmul`.
+template <class T, std::size_t M, std::size_t N, std::size_t K>
+STATICFLOW_INLINE void matmul_static(const T* a, const T* b, T* c) {
+  static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same_v<T, bool>),
+                "staticflow: matmul supports float, double and integer element types");
+  if constexpr (M == 0 || N == 0) {
+    return;
+  } else if constexpr (K == 0) {
+    std::fill_n(c, M * N, T(0));
+  } else if constexpr (M <= 8 && N <= 8 && K <= 8) {
+    detail::static_rows<T, N, K>(a, b, c, std::make_index_sequence<M>{});
+  } else {
+    matmul(a, K, b, N, c, N, M, N, K);
+  }
+}
+
+}  // namespace staticflow::cpu

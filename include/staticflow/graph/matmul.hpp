@@ -1,0 +1,101 @@
+// staticflow/graph/matmul.hpp -- sf::matmul with NumPy's rules: matrix x matrix, matrix x vector,
+// vector x matrix, vector x vector, and batched products whose leading dims broadcast.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "staticflow/core/broadcast.hpp"
+#include "staticflow/graph/elementwise.hpp"
+
+namespace staticflow {
+namespace graph {
+namespace detail {
+template <class S, std::size_t From, std::size_t Count>
+auto sub_shape() {
+  return []<std::size_t... I>(std::index_sequence<I...>) { return shape<S::dims[From + I]...>{}; }(
+      std::make_index_sequence<Count>{});
+}
+template <class... S>
+struct concat_shapes;
+template <std::size_t... A>
+struct concat_shapes<shape<A...>> {
+  using type = shape<A...>;
+};
+template <std::size_t... A, std::size_t... B, class... Rest>
+struct concat_shapes<shape<A...>, shape<B...>, Rest...> {
+  using type = typename concat_shapes<shape<A..., B...>, Rest...>::type;
+};
+
+constexpr bool dims_match(std::size_t a, std::size_t b) { return a == b || a == dyn || b == dyn; }
+
+/// The result shape of matmul(A, B) and the static check of the contracted dimension.
+template <class SA, class SB>
+struct matmul_shape {
+  static constexpr std::size_t ra = SA::rank, rb = SB::rank;
+  static_assert(ra >= 1 && rb >= 1, "staticflow: matmul needs operands of rank 1 or more");
+  static constexpr std::size_t k_a = SA::dims[ra - 1];
+  static constexpr std::size_t k_b = rb == 1 ? SB::dims[0] : SB::dims[rb - 2];
+  static_assert(dims_match(k_a, k_b),
+                "staticflow: matmul inner dimensions differ (the two shapes are the arguments of "
+                "matmul_shape<lhs, rhs> in this diagnostic)");
+  using batch_a = decltype(sub_shape<SA, 0, (ra > 2 ? ra - 2 : 0)>());
+  using batch_b = decltype(sub_shape<SB, 0, (rb > 2 ? rb - 2 : 0)>());
+  using batch = broadcast_shape_t<batch_a, batch_b>;
+  using rows = std::conditional_t<(ra >= 2), shape<SA::dims[ra >= 2 ? ra - 2 : 0]>, shape<>>;
+  using cols = std::conditional_t<(rb >= 2), shape<SB::dims[rb - 1]>, shape<>>;
+  using type = typename concat_shapes<batch, rows, cols>::type;
+};
+}  // namespace detail
+
+/// matmul(A, B): materialized (computed once per call into its own buffer).
+template <class A, class B>
+struct matmul : node<matmul<A, B>> {
+  static constexpr bool materialized = true;
+  using compute_type = typename detail::checked_operands<op::multiply, promote_t<typename A::value_type, typename B::value_type>>::type;
+  using value_type = compute_type;
+  using shape_type = typename detail::matmul_shape<typename A::shape_type, typename B::shape_type>::type;
+  A a;
+  B b;
+  constexpr matmul(A a_, B b_) : a(a_), b(b_) {}
+  constexpr std::tuple<const A&, const B&> children() const { return {a, b}; }
+  template <class X, class Y>
+  constexpr auto with_children(const X& x, const Y& y) const { return matmul<X, Y>(x, y); }
+  std::string name() const { return "dot_general"; }
+
+  static constexpr std::size_t ra = A::shape_type::rank, rb = B::shape_type::rank;
+  static constexpr std::size_t batch_rank = shape_type::rank - (ra >= 2) - (rb >= 2);
+
+  extents<shape_type::rank> result_extents(const extents<ra>& ea, const extents<rb>& eb) const {
+    const std::size_t ka = ea[ra - 1], kb = rb == 1 ? eb[0] : eb[rb - 2];
+    if (ka != kb)
+      throw shape_error("matmul: shapes " + staticflow::detail::extents_string(ea) + " and " +
+                        staticflow::detail::extents_string(eb) + " have inner dimensions " + std::to_string(ka) +
+                        " and " + std::to_string(kb));
+    extents<batch_rank> ba{}, bb{};
+    if constexpr (batch_rank > 0) {
+      for (std::size_t i = 0; i < batch_rank; ++i) ba[i] = bb[i] = 1;
+      for (std::size_t i = 0; i + 2 < ra; ++i) ba[batch_rank - (ra - 2) + i] = ea[i];
+      for (std::size_t i = 0; i + 2 < rb; ++i) bb[batch_rank - (rb - 2) + i] = eb[i];
+    }
+    const auto batch = staticflow::detail::broadcast_extents<batch_rank>(ba, bb);
+    extents<shape_type::rank> out{};
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < batch_rank; ++i) out[j++] = batch[i];
+    if constexpr (ra >= 2) out[j++] = ea[ra - 2];
+    if constexpr (rb >= 2) out[j++] = eb[rb - 1];
+    return out;
+  }
+};
+}  // namespace graph
+
+/// tf.linalg.matmul / numpy.matmul on symbolic tensors.
+template <symbolic A, symbolic B>
+constexpr auto matmul(const A& a, const B& b) {
+  return graph::matmul<A, B>(a, b);
+}
+
+}  // namespace staticflow

@@ -1,0 +1,106 @@
+// Tests for plan/plan.hpp and plan/arena.hpp: the cost rule as a type trait, every non-elementwise
+// node computed once per call however often it is used (counted, not timed), slots evaluated in
+// dependency order, equal slots shared, and an arena that stops growing.
+#include <catch2/catch.hpp>
+
+#include <staticflow/staticflow.hpp>
+
+namespace sf = staticflow;
+
+namespace {
+using vec = sf::graph::argument<0, float, sf::shape<sf::dyn>>;
+using mat = sf::graph::argument<0, float, sf::shape<3, 4>>;
+}  // namespace
+
+TEST_CASE("the cost rule: non-elementwise nodes are materialized, elementwise ones fused", "[plan]") {
+  STATIC_REQUIRE(sf::plan::materializes_v<decltype(sf::reduce_sum(vec{}))>);
+  STATIC_REQUIRE(sf::plan::materializes_v<decltype(sf::argmax(mat{}, 1))>);
+  STATIC_REQUIRE(sf::plan::materializes_v<decltype(sf::matmul(mat{}, sf::transpose(mat{})))>);
+  STATIC_REQUIRE(sf::plan::materializes_v<decltype(sf::transpose(mat{}))>);
+  STATIC_REQUIRE(sf::plan::materializes_v<decltype(sf::concat<0>(mat{}, mat{}))>);
+  STATIC_REQUIRE_FALSE(sf::plan::materializes_v<decltype(vec{} * 2.f + vec{})>);
+  STATIC_REQUIRE_FALSE(sf::plan::materializes_v<decltype(sf::exp(vec{}))>);
+  STATIC_REQUIRE_FALSE(sf::plan::materializes_v<decltype(sf::broadcast_to<sf::shape<2, 3, 4>>(mat{}))>);
+  STATIC_REQUIRE_FALSE(sf::plan::materializes_v<vec>);
+  // a matmul over a transpose over a reduction: three slots, in post-order
+  using g = decltype(sf::matmul(mat{} / sf::reduce_max(mat{}), sf::transpose(mat{})));
+  STATIC_REQUIRE(sf::plan::materialized_count<g>() == 3);
+}
+
+TEST_CASE("a reduction used many times is computed once per call", "[plan]") {
+  auto f = sf::function([](auto x) {
+    const auto s = sf::reduce_sum(x);
+    return x * s + s * s - s;  // s appears four times
+  });
+  xt::xtensor<float, 1> x = {1, 2, 3};
+  auto& c = f.get_concrete_function(x);
+  CHECK(std::remove_cvref_t<decltype(c)>::materialized_count == 4);  // four occurrences...
+  auto before = sf::plan::materialization_counter();
+  auto r = f(x);
+  CHECK(sf::plan::materialization_counter() - before == 1);  // ...computed once
+  CHECK((r == xt::xtensor<float, 1>{36, 42, 48}));
+  before = sf::plan::materialization_counter();
+  f(x);
+  f(x);
+  CHECK(sf::plan::materialization_counter() - before == 2);  // once per call
+}
+
+TEST_CASE("equal nodes across outputs are shared; different ones are not", "[plan]") {
+  auto f = sf::function([](auto x) {
+    return std::tuple{sf::reduce_sum(x), x / sf::reduce_sum(x), x - sf::reduce_max(x), sf::reduce_sum(x * 2.f),
+                      sf::reduce_sum(x * 3.f)};
+  });
+  xt::xtensor<double, 1> x = {1, 3};
+  const auto before = sf::plan::materialization_counter();
+  auto [s, n, d, s2, s3] = f(x);
+  // reduce_sum(x) twice (shared), reduce_max once, and the two sums whose literals differ
+  CHECK(sf::plan::materialization_counter() - before == 4);
+  CHECK(s == 4.0);
+  CHECK((n == xt::xtensor<double, 1>{0.25, 0.75}));
+  CHECK((d == xt::xtensor<double, 1>{-2, 0}));
+  CHECK(s2 == 8.0);
+  CHECK(s3 == 12.0);
+}
+
+TEST_CASE("slots run in dependency order: a reduction of an expression of a reduction", "[plan]") {
+  auto f = sf::function([](auto x) { return sf::reduce_sum(x / sf::reduce_max(x)) * sf::reduce_max(x); });
+  xt::xtensor<float, 2> x = {{1, 2}, {3, 4}};
+  const auto before = sf::plan::materialization_counter();
+  CHECK(f(x) == Approx(10.f));
+  CHECK(sf::plan::materialization_counter() - before == 2);
+  CHECK(f.get_concrete_function(x).graph_string() ==
+        "{ lambda ; a:float32[None,None]. let\n"
+        "    b:float32[] = reduce_max[axes=(0,1)] a\n"
+        "    c:float32[None,None] = div a b\n"
+        "    d:float32[] = reduce_sum[axes=(0,1)] c\n"
+        "    e:float32[] = mul d b\n"
+        "  in (e) }\n");
+}
+
+TEST_CASE("the arena stops growing under a steady stream of calls", "[plan][arena]") {
+  auto f = sf::function([](auto x) { return sf::softmax(sf::transpose(x)); });
+  auto x = xt::xtensor<float, 2>::from_shape({64, 48});
+  x.fill(0.5f);
+  auto out = xt::xtensor<float, 2>::from_shape({48, 64});
+  f.call_into(out, x);
+  const auto capacity = sf::plan::arena::local().capacity();
+  CHECK(capacity > 0);
+  for (int i = 0; i < 50; ++i) f.call_into(out, x);
+  CHECK(sf::plan::arena::local().capacity() == capacity);
+  CHECK(out(3, 5) == Approx(1.f / 64));
+}
+
+TEST_CASE("arena allocations are 64-byte aligned and released at scope end", "[plan][arena]") {
+  auto& a = sf::plan::arena::local();
+  const auto mark = a.top();
+  {
+    sf::plan::arena_scope scope;
+    void* p = scope.get().allocate(3);
+    void* q = scope.get().allocate(100);
+    CHECK(reinterpret_cast<std::uintptr_t>(p) % 64 == 0);
+    CHECK(reinterpret_cast<std::uintptr_t>(q) % 64 == 0);
+    CHECK(static_cast<char*>(q) - static_cast<char*>(p) == 64);
+  }
+  CHECK(a.top().chunk == mark.chunk);
+  CHECK(a.top().offset == mark.offset);
+}
