@@ -104,3 +104,35 @@ TEST_CASE("arena allocations are 64-byte aligned and released at scope end", "[p
   CHECK(a.top().chunk == mark.chunk);
   CHECK(a.top().offset == mark.offset);
 }
+
+TEST_CASE("an op on constants only is folded while tracing", "[plan][fold]") {
+  auto f = sf::function([](auto x) { return x + sf::square(sf::static_value<3>{}) * 2; });
+  auto& c = f.get_concrete_function(sf::spec<int, 2>{});
+  CHECK(c.graph_string() ==
+        "{ lambda ; a:int32[2]. let\n"
+        "    b:int32[2] = add a 18:int32[]\n"
+        "  in (b) }\n");
+  xt::xtensor_fixed<int, xt::xshape<2>> x = {1, 2};
+  CHECK((f(x) == xt::xtensor_fixed<int, xt::xshape<2>>{19, 20}));
+}
+
+TEST_CASE("sf::materialize stores an expensive subexpression once for all its uses", "[plan]") {
+  auto f = sf::function([](auto x) {
+    const auto e = sf::materialize(sf::exp(x));
+    return e / sf::reduce_sum(e) + e;
+  });
+  xt::xtensor<double, 1> x = {0, 1, 2};
+  const auto before = sf::plan::materialization_counter();
+  auto r = f(x);
+  CHECK(sf::plan::materialization_counter() - before == 2);  // exp(x) once, its sum once
+  const double total = 1 + std::exp(1.0) + std::exp(2.0);
+  CHECK(r(2) == Approx(std::exp(2.0) / total + std::exp(2.0)));
+  CHECK(f.get_concrete_function(x).graph_string() ==
+        "{ lambda ; a:float64[None]. let\n"
+        "    b:float64[None] = exp a\n"
+        "    c:float64[None] = materialize b\n"
+        "    d:float64[] = reduce_sum[axes=(0,)] c\n"
+        "    e:float64[None] = div c d\n"
+        "    f:float64[None] = add e c\n"
+        "  in (f) }\n");
+}

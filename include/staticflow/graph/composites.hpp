@@ -5,10 +5,13 @@
 
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/reduce.hpp"
+#include "staticflow/graph/shape_ops.hpp"
 
 namespace staticflow {
 
-/// tf.nn.softmax along a static axis (the last by default).
+/// tf.nn.softmax along a static axis (the last by default). exp is fused twice (into the sum and
+/// into the output loop) rather than stored: measured, storing it costs more memory traffic
+/// than the second exp (docs/benchmarks.md).
 template <symbolic A, int K = -1>
 constexpr auto softmax(const A& x, axes<K> ax = {}) {
   const auto e = exp(x - reduce_max(x, ax, keepdims));

@@ -44,11 +44,39 @@ constexpr auto as_node(const X& x) {
   }
 }
 
+template <class N>
+struct is_literal_node : std::false_type {};
+template <class T>
+struct is_literal_node<graph::literal<T>> : std::true_type {};
+
+/// Constant folding at trace time: an op whose operands are all literals becomes a literal.
+template <class N>
+constexpr auto fold_or_build(const N& n) {
+  if constexpr (requires { n.a; n.b; }) {
+    if constexpr (is_literal_node<std::remove_cvref_t<decltype(n.a)>>::value &&
+                  is_literal_node<std::remove_cvref_t<decltype(n.b)>>::value) {
+      using C = typename N::compute_type;
+      return graph::literal<typename N::value_type>(N::op_type::apply(static_cast<C>(n.a.value), static_cast<C>(n.b.value)));
+    } else {
+      return n;
+    }
+  } else if constexpr (requires { n.a; typename N::op_type; }) {
+    if constexpr (is_literal_node<std::remove_cvref_t<decltype(n.a)>>::value) {
+      using C = typename N::compute_type;
+      return graph::literal<typename N::value_type>(N::op_type::apply(static_cast<C>(n.a.value)));
+    } else {
+      return n;
+    }
+  } else {
+    return n;
+  }
+}
+
 template <class Op, class A, class B>
 constexpr auto make_binary(const A& a, const B& b) {
   auto na = as_node<B>(a);
   auto nb = as_node<A>(b);
-  return graph::binary<Op, decltype(na), decltype(nb)>(na, nb);
+  return fold_or_build(graph::binary<Op, decltype(na), decltype(nb)>(na, nb));
 }
 }  // namespace detail
 
@@ -84,12 +112,13 @@ constexpr auto operator+(const A& a) { return a; }
 // Functions with TensorFlow's names.
 // A static value (the analog of a Python number) is accepted too and becomes a constant node,
 // as tf.abs(1) makes a constant tensor.
+// On a constant (a literal or a static value) the op is folded while tracing: the result is a
+// literal again, never a node to evaluate on every call.
 #define STATICFLOW_UNARY_FUNCTION(NAME, OP)                                      \
   template <class A>                                                             \
     requires(symbolic<A> || static_value_type<A>)                                \
   constexpr auto NAME(const A& a) {                                              \
-    auto n = detail::as_node<void>(a);                                           \
-    return graph::unary<op::OP, decltype(n)>(n);                                 \
+    return detail::fold_or_build(graph::unary<op::OP, decltype(detail::as_node<void>(a))>(detail::as_node<void>(a))); \
   }
 STATICFLOW_UNARY_FUNCTION(negative, negate)
 STATICFLOW_UNARY_FUNCTION(abs, abs)

@@ -251,6 +251,22 @@ struct broadcast : node<broadcast<Target, A>> {
   }
 };
 
+/// materialize(x): the value of x computed once per call into a buffer, then read by every use
+/// (an evaluation barrier: worth it when x is expensive and used by several consumers).
+template <class A>
+struct stored : node<stored<A>> {
+  static constexpr bool materialized = true;
+  using value_type = typename A::value_type;
+  using shape_type = typename A::shape_type;
+  A a;
+  constexpr explicit stored(A a_) : a(a_) {}
+  constexpr std::tuple<const A&> children() const { return {a}; }
+  template <class C>
+  constexpr auto with_children(const C& c) const { return stored<C>(c); }
+  std::string name() const { return "materialize"; }
+  extents<shape_type::rank> result_extents(const extents<shape_type::rank>& in) const { return in; }
+};
+
 /// concat along a static axis of several operands (materialized).
 template <int Axis, class... A>
 struct concat : node<concat<Axis, A...>> {
@@ -360,6 +376,12 @@ constexpr auto concat(const A&... a) {
 template <int Axis, symbolic... A>
 constexpr auto stack(const A&... a) {
   return concat<Axis>(expand_dims(a, axes<Axis>{})...);
+}
+
+/// materialize(x): compute x once per call into its own buffer (see graph::stored).
+template <symbolic A>
+constexpr auto materialize(const A& a) {
+  return graph::stored<A>(a);
 }
 
 /// broadcast_to<sf::shape<3, 4>>(x): elementwise, no copy.

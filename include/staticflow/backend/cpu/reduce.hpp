@@ -6,7 +6,8 @@
 // j+2W, j+3W of each 4W-wide step, then (acc0 + acc1) + (acc2 + acc3) is summed across lanes, then
 // the block's scalar tail is added in order; block sums are combined pairwise (a binary tree), so
 // the error grows like log(n) blocks, not like n. Reductions over leading axes add whole rows in
-// order, 64 rows to a partial row, partial rows in order.
+// order, 64 rows to a partial row, partial rows in order. Scratch buffers come from the call's
+// arena (plan/arena.hpp), so a steady stream of calls allocates nothing.
 #pragma once
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/graph/reduce.hpp"
+#include "staticflow/plan/arena.hpp"
 
 namespace staticflow::cpu {
 namespace detail {
@@ -106,9 +108,9 @@ typename Source::value_type reduce_range(const Source& src, std::size_t first, s
   if (count <= block) return reduce_block<Op>(src, first, count);
   const std::size_t blocks = (count + block - 1) / block;
   auto block_sum = [&](std::size_t b) { return reduce_block<Op>(src, first + b * block, std::min(block, count - b * block)); };
-  std::unique_ptr<T[]> sums;
+  T* sums = nullptr;
   if (threads > 1) {
-    sums.reset(new T[blocks]);
+    sums = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * blocks));
     parallel_for(blocks, threads, [&](std::size_t b0, std::size_t b1) {
       for (std::size_t b = b0; b < b1; ++b) sums[b] = block_sum(b);
     });
@@ -140,7 +142,7 @@ typename Source::value_type reduce_range(const Source& src, std::size_t first, s
 template <class Op, class Source, class T>
 void reduce_rows(const Source& src, std::size_t rows, std::size_t width, T* out) {
   constexpr std::size_t group = 64;
-  std::unique_ptr<T[]> partial(new T[width]);
+  T* partial = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * width));
   for (std::size_t j = 0; j < width; ++j) out[j] = Op::template identity<T>();
   for (std::size_t p0 = 0; p0 < rows; p0 += group) {
     for (std::size_t j = 0; j < width; ++j) partial[j] = Op::template identity<T>();
@@ -149,8 +151,8 @@ void reduce_rows(const Source& src, std::size_t rows, std::size_t width, T* out)
       if constexpr (vector_reduction<Op, Source>) {
         using B = batch_t<T>;
         for (; j + B::size <= width; j += B::size) {
-          const B acc = simd_combine<Op, T>::apply(B::load_unaligned(partial.get() + j), src.template batch<B>(p * width + j));
-          acc.store_unaligned(partial.get() + j);
+          const B acc = simd_combine<Op, T>::apply(B::load_unaligned(partial + j), src.template batch<B>(p * width + j));
+          acc.store_unaligned(partial + j);
         }
       }
       for (; j < width; ++j) partial[j] = Op::combine(partial[j], src.scalar(p * width + j));
@@ -169,11 +171,11 @@ void with_flat_source(const N& input, const Views& views, const extents<R>& ext,
     f(fused_source<N, decltype(flat_cursors<Sig, N>(views, args))>{input, flat_cursors<Sig, N>(views, args)});
   } else {
     using T = typename N::value_type;
-    std::unique_ptr<T[]> tmp(new T[size]);
-    evaluate_into<Sig>(input, views, ext, tmp.get());
+    T* tmp = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * size));
+    evaluate_into<Sig>(input, views, ext, tmp);
     using arg = graph::argument<0, T, typename N::shape_type>;
     static const arg node{};
-    f(fused_source<arg, std::tuple<contiguous_cursor<T>>>{node, {contiguous_cursor<T>{tmp.get()}}});
+    f(fused_source<arg, std::tuple<contiguous_cursor<T>>>{node, {contiguous_cursor<T>{tmp}}});
   }
 }
 }  // namespace detail

@@ -64,6 +64,11 @@ void materialize(const graph::rearrange<Kind, A>& n, const Views& views, const e
   detail::rearrange_into(n.params, in, ie, out, out_ext);
 }
 
+template <class Sig, class A, class Views, std::size_t R, class T>
+void materialize(const graph::stored<A>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  evaluate_into<Sig>(n.a, views, out_ext, out);
+}
+
 template <class Sig, int Axis, class... A, class Views, std::size_t R, class T>
 void materialize(const graph::concat<Axis, A...>& n, const Views& views, const extents<R>& out_ext, T* out) {
   constexpr std::size_t ax = graph::concat<Axis, A...>::axis;
