@@ -121,12 +121,17 @@ class concrete_function final : public concrete_function_base {
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
     return with_slots(make_views(slots, args...), [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);  // throws before anything is written
-      return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-        auto outs = std::tuple{make_result<K>(std::get<K>(all_ext))...};
-        (evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(outs))), ...);
-        if constexpr (output_count == 1) return std::move(std::get<0>(outs));
-        else return outs;
-      }(std::make_index_sequence<output_count>{});
+      if constexpr (output_count == 1) {  // returned in place (NRVO): no copy of a static result
+        auto out = make_result<0>(std::get<0>(all_ext));
+        evaluate<0>(views, std::get<0>(all_ext), detail::output_data(out));
+        return out;
+      } else {
+        return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+          auto outs = std::tuple{make_result<K>(std::get<K>(all_ext))...};
+          (evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(outs))), ...);
+          return outs;
+        }(std::make_index_sequence<output_count>{});
+      }
     });
   }
 
@@ -278,8 +283,12 @@ class concrete_function final : public concrete_function_base {
   template <std::size_t K, std::size_t R>
   STATICFLOW_INLINE static auto make_result(const extents<R>& ext) {
     using C = result_container_t<output_spec<K>>;
-    if constexpr (R == 0 || output_spec<K>::shape_type::is_static) return C{};
-    else return C::from_shape(ext);
+    if constexpr (R == 0 || output_spec<K>::shape_type::is_static) {
+      C result;  // default-initialized: every element is written by the kernel
+      return result;
+    } else {
+      return C::from_shape(ext);
+    }
   }
 
   template <std::size_t K, class Views, std::size_t R, class T>

@@ -125,10 +125,12 @@ template <class Sig, class N, class Views, class T, std::size_t R>
 STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
   const std::size_t size = staticflow::detail::product(ext);
-  const std::size_t threads = threads_for(size);
+  // a small static result never goes near the thread pool (decided at compile time)
+  constexpr bool small_static = N::shape_type::is_static && N::shape_type::size < parallel_grain;
+  const std::size_t threads = small_static ? 1 : threads_for(size);
   if (detail::fits_flat<Sig, N>(views, size, args)) {
     const auto cursors = detail::flat_cursors<Sig, N>(views, args);
-    if (threads <= 1) {
+    if (small_static || threads <= 1) {
       detail::run_loop(n, cursors, out, 0, size);
     } else {
       // chunks start at multiples of the unrolled step, so every element takes the same path
@@ -159,7 +161,7 @@ STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const exten
         }
       }
     };
-    if (threads <= 1 || rows < 2) run_rows(0, rows);
+    if (small_static || threads <= 1 || rows < 2) run_rows(0, rows);
     else parallel_for(rows, threads, run_rows);
   }
 }
