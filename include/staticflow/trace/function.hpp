@@ -6,12 +6,21 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "staticflow/backend/backend.hpp"
+#include "staticflow/interop/tensor.hpp"
+#include "staticflow/interop/tensor_ref.hpp"
+#include "staticflow/interop/xarray.hpp"
 #include "staticflow/trace/cache.hpp"
 #include "staticflow/trace/concrete_function.hpp"
+#include "staticflow/trace/dispatch.hpp"
+#include "staticflow/trace/input_signature.hpp"
+#include "staticflow/trace/log.hpp"
+#include "staticflow/trace/options.hpp"
 #include "staticflow/trace/signature.hpp"
 
 namespace staticflow {
@@ -32,84 +41,173 @@ inline std::uint64_t next_function_id() {
   return counter.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-template <class Fn, class Sig, std::size_t... I>
-auto traced_result_of(std::index_sequence<I...>)
-    -> decltype(std::declval<Fn&>()(symbolic_argument<I, std::tuple_element_t<I, Sig>>()...));
-
-/// What the lambda returns when traced with signature Sig: the graph's type.
-template <class Fn, class Sig>
-struct traced_result {
-  using type = decltype(traced_result_of<Fn, Sig>(std::make_index_sequence<std::tuple_size_v<Sig>>{}));
-};
+/// The name of a type as the compiler spells it (GCC and Clang), for log messages.
+template <class T>
+std::string type_name() {
+  const std::string_view p = __PRETTY_FUNCTION__;
+  const auto start = p.find("T = ");
+  if (start == std::string_view::npos) return "a staticflow function";
+  auto end = p.find(';', start);
+  if (end == std::string_view::npos) end = p.rfind(']');
+  return std::string(p.substr(start + 4, end - start - 4));
+}
 }  // namespace detail
 
 /// What sf::function returns. Calling it computes the call's signature (a type), traces the
 /// lambda with symbolic tensors the first time that signature is seen by this object, and then
 /// evaluates the traced graph. Move-only: the cache is identity.
-template <class Fn, class Backend = backend::cpu_t>
+///
+/// `Config` holds the template arguments of sf::function<...>: the input signature, shape
+/// specializations, the dtypes and ranks compiled for run-time arguments (trace/options.hpp).
+template <class Fn, class Backend = backend::cpu_t, class Config = detail::function_config<>>
 class polymorphic_function {
  public:
-  explicit polymorphic_function(Fn fn) : fn_(std::move(fn)) {}
+  using config_type = Config;
+  using backend_type = Backend;
+  /// The concrete function type for a signature (a std::tuple of entries).
+  template <class Sig>
+  using concrete_for_signature = concrete_function<Backend, Sig, typename detail::traced_result<Fn, Sig>::type>;
+
+  explicit polymorphic_function(Fn fn, detail::function_settings settings = {})
+      : fn_(std::move(fn)), cache_(std::make_unique<detail::concrete_cache>(with_defaults(std::move(settings)))) {}
 
   polymorphic_function(polymorphic_function&& other)
       : fn_(std::move(other.fn_)), id_(other.id_), cache_(std::move(other.cache_)) {
     other.id_ = detail::next_function_id();  // the moved-from object is valid and empty
-    other.cache_ = std::make_unique<detail::concrete_cache>();
+    other.cache_ = std::make_unique<detail::concrete_cache>(cache_->settings());
   }
   polymorphic_function& operator=(polymorphic_function&&) = delete;
   polymorphic_function(const polymorphic_function&) = delete;
   polymorphic_function& operator=(const polymorphic_function&) = delete;
 
   template <class... Args>
-  using concrete_type = concrete_function<Backend, detail::signature_of_t<Args...>,
-                                         typename detail::traced_result<Fn, detail::signature_of_t<Args...>>::type>;
+  using concrete_type = concrete_for_signature<detail::signature_of_t<Args...>>;
 
-  /// Runs the graph for these arguments, tracing it first if this signature is new.
+  /// Runs the graph for these arguments, tracing it first if this signature is new. Arguments of
+  /// static rank and dtype with no input signature or specialization in the way take the direct
+  /// path (one thread-local compare); the others go through the dispatch map (trace/dispatch.hpp).
   template <class... Args>
   STATICFLOW_INLINE auto operator()(const Args&... args) {
-    return concrete<detail::signature_of_t<Args...>>()(args...);
+    if constexpr (detail::is_direct<Config, Args...>())
+      return concrete<detail::signature_of_t<Args...>>()(args...);
+    else if constexpr (!detail::call_checks<Config, Args...>::valid)
+      return;  // the compile error names the argument and the specs
+    else
+      return detail::call_site<polymorphic_function, Args...>::call(*this, args...);
   }
 
   /// Like operator(), writing into the caller's container(s); see concrete_function::call_into.
+  /// With run-time ranks or dtypes, `out` may be an xt::xarray or an sf::tensor of the result's
+  /// rank and dtype (a mismatch throws before anything is written).
   template <class Out, class... Args>
   STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) {
-    concrete<detail::signature_of_t<Args...>>().call_into(std::forward<Out>(out), args...);
+    if constexpr (detail::is_direct<Config, Args...>())
+      concrete<detail::signature_of_t<Args...>>().call_into(std::forward<Out>(out), args...);
+    else if constexpr (detail::call_checks<Config, Args...>::valid)
+      detail::call_site<polymorphic_function, Args...>::call_into(*this, out, args...);
   }
 
   /// The concrete function for these arguments (tensors, scalars, static values or sf::spec
-  /// types), traced if needed. Equal signatures give the same object.
+  /// types), traced if needed. Equal signatures give the same object. With an input signature and
+  /// no arguments: the signature's one graph. When the variant is chosen at run time (xt::xarray,
+  /// sf::tensor, shape specializations) the result is an sf::concrete_function_ref.
   template <class... Args>
-  auto& get_concrete_function(const Args&...) {
-    return concrete<detail::signature_of_t<Args...>>();
+  decltype(auto) get_concrete_function(const Args&... args) {
+    if constexpr (Config::has_signature && sizeof...(Args) == 0)
+      return concrete<typename Config::signature>();
+    else if constexpr (detail::is_direct<Config, Args...>())
+      return concrete<detail::signature_of_t<Args...>>();
+    else if constexpr (!detail::call_checks<Config, Args...>::valid)
+      return;
+    else
+      return detail::call_site<polymorphic_function, Args...>::get(*this, args...);
   }
 
-  /// How many times the lambda has been traced (once per signature).
+  /// Why a call with these arguments would trace a new concrete function (its signature and
+  /// how it differs from the closest traced one), or why it would throw; empty when it would
+  /// reuse a concrete function. Runs nothing.
+  template <class... Args>
+  std::string explain_miss(const Args&... args) const {
+    if constexpr (detail::is_direct<Config, Args...>()) {
+      using Sig = detail::signature_of_t<Args...>;
+      return cache_->explain(&detail::type_key<Sig>, detail::describe_signature<Sig>());
+    } else if constexpr (!detail::call_checks<Config, Args...>::valid) {
+      return std::string();
+    } else {
+      return detail::call_site<polymorphic_function, Args...>::explain(*this, args...);
+    }
+  }
+
+  /// How many times the lambda has been traced (once per signature; clear_cache does not reset it).
   std::size_t tracing_count() const { return cache_->tracing_count(); }
 
-  /// Every traced signature, in TensorFlow's format, separated by blank lines.
+  /// How many concrete functions the cache holds, and the most it may hold.
+  std::size_t cache_size() const { return cache_->size(); }
+  std::size_t cache_capacity() const { return cache_->settings().capacity; }
+
+  /// Drops every concrete function: the next calls trace again. Not to be called while another
+  /// thread calls this function; references from get_concrete_function dangle afterwards.
+  void clear_cache() {
+    cache_->clear();
+    id_ = detail::next_function_id();  // every thread's last-used slot goes stale
+  }
+
+  /// Where this function's warnings go (an empty callback: the process-wide one, see
+  /// sf::set_log_callback).
+  void set_log_callback(log_callback cb) { cache_->set_log_callback(std::move(cb)); }
+
+  /// The name log messages use (sf::function_name, else the lambda's type).
+  const std::string& name() const { return cache_->settings().name; }
+
+  /// Every traced signature, in TensorFlow's format, separated by blank lines; parameters are
+  /// named as sf::arg_names says, else arg0, arg1, ...
   std::string pretty_printed_concrete_signatures() const {
     std::string s;
+    const auto& names = cache_->settings().arg_names;
     cache_->for_each([&](const concrete_function_base& c) {
-      s += (s.empty() ? "" : "\n\n") + c.pretty_printed_signature();
+      std::string one = c.pretty_printed_signature();
+      if (!names.empty()) one = detail::rename_parameters(std::move(one), names);
+      s += (s.empty() ? "" : "\n\n") + one;
     });
     return s;
   }
 
  private:
+  friend struct detail::dispatch_access;
+
   template <class Sig>
-  using concrete_for_t = concrete_function<Backend, Sig, typename detail::traced_result<Fn, Sig>::type>;
+  using concrete_for_t = concrete_for_signature<Sig>;
+
+  static detail::function_settings with_defaults(detail::function_settings s) {
+    if (s.name.empty()) s.name = detail::type_name<Fn>();
+    return s;
+  }
 
   template <class Sig>
   STATICFLOW_INLINE concrete_for_t<Sig>& concrete() {
     auto& slot = detail::last_used_slot<Fn, Sig>;
     if (slot.owner == id_) [[likely]]
       return static_cast<concrete_for_t<Sig>&>(*slot.concrete);
-    return concrete_slow<Sig>();
+    return concrete_slow<Sig, false>();
   }
 
+  /// The same for a call whose variant the dispatch map chose: counted for the retracing warning.
   template <class Sig>
+  STATICFLOW_INLINE concrete_for_t<Sig>& dispatched_concrete() {
+    auto& slot = detail::last_used_slot<Fn, Sig>;
+    if (slot.owner == id_) [[likely]] {
+      cache_->count_call();
+      return static_cast<concrete_for_t<Sig>&>(*slot.concrete);
+    }
+    return concrete_slow<Sig, true>();
+  }
+
+  template <class Sig, bool Dispatched>
   [[gnu::noinline]] concrete_for_t<Sig>& concrete_slow() {
-    auto& c = cache_->find_or_trace(&detail::type_key<Sig>, [&] { return trace<Sig>(); });
+    auto& c = cache_->template find_or_trace<Dispatched>(
+        &detail::type_key<Sig>,
+        [](void* self) { return static_cast<polymorphic_function*>(self)->template trace<Sig>(); }, this,
+        &detail::describe_signature<Sig>);
     detail::last_used_slot<Fn, Sig> = {id_, &c};
     return static_cast<concrete_for_t<Sig>&>(c);
   }
@@ -130,14 +228,43 @@ class polymorphic_function {
 
   Fn fn_;
   std::uint64_t id_ = detail::next_function_id();
-  std::unique_ptr<detail::concrete_cache> cache_ = std::make_unique<detail::concrete_cache>();
+  std::unique_ptr<detail::concrete_cache> cache_;
 };
 
-/// Wraps a generic lambda as a traced, polymorphic function (tf.function). The backend runs its
-/// kernels: sf::backend::cpu (fused xsimd loops, the default) or sf::backend::eager (op by op).
-template <class Fn, class Backend = backend::cpu_t>
-auto function(Fn fn, Backend = {}) {
-  return polymorphic_function<Fn, Backend>(std::move(fn));
+namespace detail {
+inline void apply_option(function_settings&, backend::cpu_t) {}
+inline void apply_option(function_settings&, backend::eager_t) {}
+inline void apply_option(function_settings& s, function_name n) { s.name = std::move(n.value); }
+inline void apply_option(function_settings& s, cache_capacity c) { s.capacity = c.value; }
+template <std::size_t N>
+void apply_option(function_settings& s, arg_names_t<N> n) {
+  s.arg_names.assign(n.names.begin(), n.names.end());
+}
+}  // namespace detail
+
+/// Wraps a generic lambda as a traced, polymorphic function (tf.function).
+///
+///   sf::function(fn)                               one graph per signature the calls have
+///   sf::function<sf::spec<float, sf::dyn>>(fn)     an input signature: one graph for every call
+///   sf::function<sf::specialize<sf::shape<4>>>(fn) a static variant for run-time shape (4,)
+///   sf::function<sf::dtypes<float>, sf::ranks<1, 2>>(fn)   variants for xt::xarray / sf::tensor
+///
+/// Options after the lambda: the backend that runs its kernels (sf::backend::cpu, the default,
+/// or sf::backend::eager), sf::arg_names("x", ...), sf::function_name("f"), sf::cache_capacity(n).
+template <class... Specs, class Fn, class... Options>
+auto function(Fn fn, Options... options) {
+  static_assert((detail::checked_run_time_option<Options>::ok && ...));
+  using config = detail::function_config<Specs...>;
+  using backend_type = typename detail::backend_of<Options...>::type;
+  if constexpr (config::has_signature && detail::arg_name_count<Options...> > 0) {
+    constexpr std::size_t given = detail::arg_name_count<Options...>;
+    constexpr std::size_t expected = std::tuple_size_v<typename config::signature>;
+    detail::require_declaration<given == expected, detail::arg_names_message<given, expected>()>();
+  }
+  [[maybe_unused]] constexpr bool fits = detail::specializations_fit_signature<config>();
+  detail::function_settings settings;
+  (detail::apply_option(settings, std::move(options)), ...);
+  return polymorphic_function<Fn, backend_type, config>(std::move(fn), std::move(settings));
 }
 
 }  // namespace staticflow

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "staticflow/core/spec.hpp"
 #include "staticflow/core/static_value.hpp"
@@ -20,6 +21,7 @@ namespace staticflow {
 template <class T, std::size_t... D>
 struct argument_traits<spec<T, D...>> {
   static constexpr bool supported = true;
+  using value_type = T;
   using signature_type = spec<T, D...>;
 };
 
@@ -29,8 +31,8 @@ template <class A>
 struct checked_argument {
   static_assert(argument_traits<std::remove_cvref_t<A>>::supported,
                 "staticflow: unsupported argument type: pass a row-major xt::xtensor_fixed, xt::xtensor "
-                "or xt::adapt view of bool, int32_t, int64_t, float or double, a C++ scalar, an "
-                "sf::static_value or (to get_concrete_function) an sf::spec");
+                "or xt::adapt view (or an xt::xarray or sf::tensor) of bool, int32_t, int64_t, float or "
+                "double, a C++ scalar, an sf::static_value or (to get_concrete_function) an sf::spec");
   using type = signature_entry_t<A>;
 };
 
@@ -44,6 +46,15 @@ constexpr auto symbolic_argument() {
   if constexpr (spec_type<Entry>) return graph::argument<I, typename Entry::value_type, typename Entry::shape_type>{};
   else return Entry{};
 }
+
+/// What the lambda returns when traced with signature Sig: the graph's type.
+template <class Fn, class Sig, std::size_t... I>
+auto traced_result_of(std::index_sequence<I...>)
+    -> decltype(std::declval<Fn&>()(symbolic_argument<I, std::tuple_element_t<I, Sig>>()...));
+template <class Fn, class Sig>
+struct traced_result {
+  using type = decltype(traced_result_of<Fn, Sig>(std::make_index_sequence<std::tuple_size_v<Sig>>{}));
+};
 
 template <class Entry>
 std::string entry_string() {
@@ -59,6 +70,51 @@ std::string input_parameters_string() {
     ((s += "  arg" + std::to_string(I) + " (POSITIONAL_ONLY): " + entry_string<std::tuple_element_t<I, Sig>>() + "\n"), ...);
   }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
   return s;
+}
+
+/// Replaces the default parameter names (arg0, arg1, ...) of a pretty-printed signature with
+/// the given ones.
+inline std::string rename_parameters(std::string s, const std::vector<std::string>& names) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string from = "\n  arg" + std::to_string(i) + " (POSITIONAL_ONLY): ";
+    const std::string to = "\n  " + names[i] + " (POSITIONAL_ONLY): ";
+    if (const auto at = s.find(from); at != std::string::npos) s.replace(at, from.size(), to);
+  }
+  return s;
+}
+
+/// One entry of a signature as run-time data, to compare signatures (explain_miss).
+struct entry_description {
+  bool is_tensor = true;
+  std::string dtype;               // "float32"; empty for a static value
+  std::vector<std::size_t> dims;   // `dyn` for a free dimension
+  std::string text;                // "float32[None,3]" or "Literal[2]"
+};
+using signature_description = std::vector<entry_description>;
+
+template <class Entry>
+entry_description describe_entry() {
+  if constexpr (spec_type<Entry>) {
+    const auto& dims = Entry::shape_type::dims;
+    return {true, std::string(dtype_name<typename Entry::value_type>), std::vector<std::size_t>(dims.begin(), dims.end()),
+            short_spec_string(Entry{})};
+  } else {
+    return {false, {}, {}, static_value_string(Entry{})};
+  }
+}
+
+template <class Sig>
+signature_description describe_signature() {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return signature_description{describe_entry<std::tuple_element_t<I, Sig>>()...};
+  }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+}
+
+/// `(float32[None], Literal[2])`.
+inline std::string signature_text(const signature_description& d) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + d[i].text;
+  return s + ")";
 }
 
 /// One unique address per type: the key of a signature in a function's cache.
