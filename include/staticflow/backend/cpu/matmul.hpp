@@ -6,14 +6,15 @@
 //   cpu::matmul(a, lda, b, ldb, c, ldc, m, n, k, threads); // the same result, bit for bit
 //   cpu::matmul_static<float, 4, 4, 4>(a, b, c);           // contiguous 4×4 · 4×4
 //
-// Floating point: for n > 4, every element of C is one fused multiply-add chain over k in
-// increasing order, c = fma(a[i][k-1], b[k-1][j], ... fma(a[i][0], b[0][j], 0)), whatever the
-// blocking, the path, the tile an element falls in or the thread that computes it. For n <= 4
-// (matrix × vector and the like) elements are dot products vectorized along k (W partial chains
-// summed pairwise, then a chain over the last k mod W terms; for k < W that is the same chain).
-// Either way results do not depend on `threads`. (The static form starts its chains with
-// a[i][0] * b[0][j] where it is not vectorized, which differs only in the sign of a zero.)
-// Integers wrap (two's complement), like `op::multiply` and `op::add`.
+// Floating point: every element of C is one fused multiply-add chain over k in increasing order,
+// c = fma(a[i][k-1], b[k-1][j], ... fma(a[i][0], b[0][j], 0)), whatever the blocking, the path,
+// the tile an element falls in or the thread that computes it, except for n <= 4 and k > 8
+// (matrix × vector and the like), where elements are dot products vectorized along k (W partial
+// chains summed pairwise, then a chain over the last k mod W terms). Either way the results do
+// not depend on `threads`, and matmul_static gives the same as matmul (its scalar form starts a
+// chain with a[i][0] * b[0][j]: at most the sign of a zero differs). Without FMA instructions
+// "fma" is a multiply and an add, in vectors and scalars alike. Integers wrap (two's
+// complement), like `op::multiply` and `op::add`.
 //
 // Paths of the float/double kernel (one thread):
 //  * blocked (GotoBLAS/BLIS): for each block of NC columns and KC rows of B, B is packed into
@@ -23,7 +24,7 @@
 //    in L2. When B's panels serve at most two row panels, or the block fits L1, the kernel reads
 //    B in place instead. Tiles narrower than a batch are computed in a local tile and copied out.
 //  * few rows (m <= 4: vector × matrix): B is streamed row by row, C rows stay in L1.
-//  * narrow (n <= 4: matrix × vector): dot products of rows of A with columns of B.
+//  * narrow (n <= 4 < 8 < k: matrix × vector): dot products of rows of A with columns of B.
 #pragma once
 
 #include <algorithm>
@@ -36,7 +37,7 @@
 #include <utility>
 
 #include <xsimd/xsimd.hpp>
-#if defined(__FMA__) && (defined(__x86_64__) || defined(__i386__))
+#if (defined(__FMA__) || defined(__AVX512F__)) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
 #endif
 
@@ -311,10 +312,6 @@ void gemm_few_rows(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* 
 /// The largest number of rows that gemm_few_rows handles (more go to the blocked kernel).
 inline constexpr std::size_t few_rows_max = 4;
 
-/// Narrow products (n <= narrow_max, matrix × vector and the like): C[i][j] is a dot product of
-/// row i of A with column j of B (copied to `bt`, contiguous), vectorized along k: W partial fma
-/// chains over p ≡ l (mod W), summed pairwise, then a scalar fma chain over the last
-/// k mod W terms. RG rows of C at a time.
 /// The sum of a batch's lanes, pairwise (lane l + lane l + W/2, ...): a fixed order. (Not
 /// xsimd::hadd, whose AVX-512 double form trips GCC 12's -Wmaybe-uninitialized.)
 template <class B>
@@ -326,6 +323,10 @@ STATICFLOW_INLINE typename B::value_type lane_sum(const B& v) {
   return t[0];
 }
 
+/// Narrow products (n <= narrow_max, matrix × vector and the like): C[i][j] is a dot product of
+/// row i of A with column j of B (copied to `bt`, contiguous), vectorized along k: W partial fma
+/// chains over p ≡ l (mod W), summed pairwise, then a scalar fma chain over the last k mod W
+/// terms. RG rows of C at a time.
 template <class T, std::size_t RG, std::size_t NJ>
 STATICFLOW_INLINE void gemm_narrow_rows(const T* a, std::size_t lda, const T* bt, T* c, std::size_t ldc,
                                         std::size_t k) {
@@ -363,8 +364,9 @@ void gemm_narrow(const T* a, std::size_t lda, const T* bt, T* c, std::size_t ldc
 /// The widest product that takes the dot-product path.
 inline constexpr std::size_t narrow_max = 4;
 
-/// The float/double kernel on one thread. `narrow` (decided once per matmul call, from n, so
-/// that every thread of a call takes the same path) selects the dot-product path.
+/// The float/double kernel on one thread. `narrow` (decided once per matmul call, so that every
+/// thread of a call takes the same path) selects the dot-product path; the others compute the
+/// same chains, so the choice between them may depend on the thread's share of the rows.
 template <class T>
 void gemm_serial(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
                  std::size_t m, std::size_t n, std::size_t k, bool narrow) {
@@ -418,7 +420,8 @@ void gemm_dispatch(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* 
 /// C = A·B (C is overwritten), row-major: A is m×k with rows lda apart, B is k×n with rows ldb
 /// apart, C is m×n with rows ldc apart (lda >= k, ldb >= n, ldc >= n). C must not overlap A or B.
 /// `threads` > 1 splits the rows (or the column panels, whichever balances better) of C across
-/// the pool of parallel.hpp; the result is the same bit for bit as with one thread.
+/// the pool of parallel.hpp, at most one share per MR-row or NR-column tile; the result is the
+/// same bit for bit as with one thread.
 /// T: float, double (xsimd kernel) or an integer type (wrapping arithmetic).
 template <class T>
 void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc, std::size_t m,
@@ -437,7 +440,8 @@ void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std:
     row_unit = detail::gemm_blocking<T>::MR;
     col_unit = detail::gemm_blocking<T>::NR;
   }
-  const bool narrow = detail::simd_gemm_type<T> && n <= detail::narrow_max;
+  // (k > 8: products as small as matmul_static's keep the chains, and so its results.)
+  const bool narrow = detail::simd_gemm_type<T> && n <= detail::narrow_max && k > 8;
   if (narrow) col_unit = 0;  // narrow products split rows only
   const std::size_t row_tiles = (m + row_unit - 1) / row_unit;
   const std::size_t col_tiles = col_unit ? (n + col_unit - 1) / col_unit : 1;
@@ -478,7 +482,7 @@ STATICFLOW_INLINE void static_fma(T x, const T* brow, R* row, std::index_sequenc
   }
 }
 
-/// row[j] = x * brow[j], the start of the chains (integers: 0 + x * brow[j], a form GCC's
+/// row[j] = x * brow[j], the start of the chains (integers: 0 + x * brow[j], the form GCC's SLP
 /// vectorizer recognizes).
 template <class T, class R, std::size_t... J>
 STATICFLOW_INLINE void static_scale(T x, const T* brow, R* row, std::index_sequence<J...> cols) {
@@ -546,11 +550,41 @@ STATICFLOW_INLINE void static_rows(const T* a, const T* b, T* c, std::index_sequ
   }
 }
 
+#if defined(__AVX512F__)
+inline constexpr bool static_zmm_4x4 = true;
+
+/// Four rows of a float product with K = N = 4 (a 4×4 · 4×4 block) in one 16-lane register:
+/// lanes 4i..4i+3 are row i. Step p multiplies A(i, p) spread over row i's lanes (one in-lane
+/// permute for all four rows) by row p of B repeated four times (a broadcast load), so a 4×4
+/// product is 4 permutes and 4 fma, where one batch per row takes 16 of each when A comes from
+/// registers (the previous product of a chain). Same chains as everywhere else.
+STATICFLOW_INLINE void static_4x4x4_f32(const float* a, const float* b, float* c) {
+  // (The maskz forms with a full mask compile to the plain instructions; GCC 12's unmasked
+  // _mm512_permute_ps and _mm512_broadcast_f32x4 draw -Wuninitialized from _mm512_undefined_ps.)
+  constexpr __mmask16 all = 0xFFFF;
+  const __m512 av = _mm512_loadu_ps(a);
+  const auto step = [&](auto imm, const float* brow, __m512 acc) STATICFLOW_LAMBDA_INLINE {
+    return _mm512_fmadd_ps(_mm512_maskz_permute_ps(all, av, decltype(imm)::value),
+                           _mm512_maskz_broadcast_f32x4(all, _mm_loadu_ps(brow)), acc);
+  };
+  __m512 r = step(std::integral_constant<int, 0x00>{}, b, _mm512_setzero_ps());
+  r = step(std::integral_constant<int, 0x55>{}, b + 4, r);
+  r = step(std::integral_constant<int, 0xAA>{}, b + 8, r);
+  r = step(std::integral_constant<int, 0xFF>{}, b + 12, r);
+  _mm512_storeu_ps(c, r);
+}
+#else
+inline constexpr bool static_zmm_4x4 = false;
+STATICFLOW_INLINE void static_4x4x4_f32(const float*, const float*, float*) {}
+#endif
+
 }  // namespace detail
 
-/// C = A·B for static shapes, contiguous row-major (A is M×K, B is K×N, C is M×N). When every
-/// dimension is at most 8 the product is fully unrolled (no loop at run time; the compiler
-/// vectorizes the rows of C); larger shapes go to `matmul`.
+/// C = A·B for static shapes, contiguous row-major (A is M×K, B is K×N, C is M×N), C not
+/// overlapping A or B. When every dimension is at most 8 the product is fully unrolled, no loop
+/// at run time: a row of C is one batch when N is a batch width (4 or 8 floats, 2, 4 or 8
+/// doubles), four rows of a 4×4·4×4 float block share one 16-lane register with AVX-512, and
+/// other widths are scalar statements the compiler vectorizes. Larger shapes go to `matmul`.
 template <class T, std::size_t M, std::size_t N, std::size_t K>
 STATICFLOW_INLINE void matmul_static(const T* a, const T* b, T* c) {
   static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same_v<T, bool>),
@@ -559,6 +593,10 @@ STATICFLOW_INLINE void matmul_static(const T* a, const T* b, T* c) {
     return;
   } else if constexpr (K == 0) {
     std::fill_n(c, M * N, T(0));
+  } else if constexpr (detail::static_zmm_4x4 && std::is_same_v<T, float> && N == 4 && K == 4 && M % 4 == 0 &&
+                       M <= 8) {
+    detail::static_4x4x4_f32(a, b, c);
+    if constexpr (M == 8) detail::static_4x4x4_f32(a + 16, b, c + 16);
   } else if constexpr (M <= 8 && N <= 8 && K <= 8) {
     detail::static_rows<T, N, K>(a, b, c, std::make_index_sequence<M>{});
   } else {

@@ -1,0 +1,250 @@
+// bench_matmul_kernel -- the matrix product kernels of backend/cpu/matmul.hpp against Eigen.
+//
+// (a) A chain of 4x4 float products, d = a·b·c·e (three products, two temporaries):
+//   StaticChain4x4        cpu::matmul_static<float, 4, 4, 4> three times (row-major arrays)
+//   EigenChain4x4         d.noalias() = a * b * c * e on Eigen::Matrix4f
+//   HandLoopChain4x4      three plain i-j-p triple loops over row-major arrays
+// Every iteration starts with benchmark::DoNotOptimize on the four inputs (the compiler must
+// assume they changed) and ends with DoNotOptimize(d) and ClobberMemory.
+//
+// (b) Square float32 products C = A·B, n = 64, 256, 512, single-threaded:
+//   Matmul/n              cpu::matmul (row-major)
+//   EigenMatmul/n         c.noalias() = a * b on Eigen::MatrixXf, Eigen::setNbThreads(1)
+// Row-major A·B is column-major Bᵀ·Aᵀ: the same work for Eigen's kernel in either order.
+//
+// (c) MatmulThreads/512/t   cpu::matmul with threads = t (1 or 2): wall-clock time.
+//
+// Counter FLOPS = 2·n³ per product. Large products are timed in real time (the threaded one
+// works on two threads). Results are checked against a double-precision reference after timing.
+#include <benchmark/benchmark.h>
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include <staticflow/backend/cpu/matmul.hpp>
+
+#include "bench_common.hpp"
+
+namespace cpu = staticflow::cpu;
+
+namespace {
+
+// ----------------------------------------------------------------------------- 4x4 chain
+
+struct chain_inputs {
+  alignas(64) float a[16], b[16], c[16], e[16], d[16];
+  Eigen::Matrix4f ea, eb, ec, ee, ed;
+
+  chain_inputs() {
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    float* all[] = {a, b, c, e};
+    Eigen::Matrix4f* eall[] = {&ea, &eb, &ec, &ee};
+    for (int m = 0; m < 4; ++m)
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) (*eall[m])(i, j) = all[m][i * 4 + j] = dist(rng);
+    for (float& x : d) x = 0;
+    ed.setZero();
+  }
+
+  // d[i][j] in double precision.
+  double reference(int i, int j) const {
+    double ab[16], abc[16];
+    for (int r = 0; r < 4; ++r)
+      for (int s = 0; s < 4; ++s) {
+        ab[r * 4 + s] = 0;
+        for (int p = 0; p < 4; ++p) ab[r * 4 + s] += double(a[r * 4 + p]) * b[p * 4 + s];
+      }
+    for (int r = 0; r < 4; ++r)
+      for (int s = 0; s < 4; ++s) {
+        abc[r * 4 + s] = 0;
+        for (int p = 0; p < 4; ++p) abc[r * 4 + s] += ab[r * 4 + p] * c[p * 4 + s];
+      }
+    double v = 0;
+    for (int p = 0; p < 4; ++p) v += abc[i * 4 + p] * e[p * 4 + j];
+    return v;
+  }
+};
+
+template <class Get>
+void check_chain(benchmark::State& state, const chain_inputs& in, Get got) {
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const double want = in.reference(i, j);
+      if (!(std::fabs(got(i, j) - want) <= 1e-4)) {
+        char msg[96];
+        std::snprintf(msg, sizeof msg, "mismatch at (%d, %d): got %g, want %g", i, j, double(got(i, j)), want);
+        state.SkipWithError(msg);
+        return;
+      }
+    }
+}
+
+#define SF_CHAIN_LOOP(in, ...)       \
+  for (auto _ : state) {             \
+    benchmark::DoNotOptimize(in.a);  \
+    benchmark::DoNotOptimize(in.b);  \
+    benchmark::DoNotOptimize(in.c);  \
+    benchmark::DoNotOptimize(in.e);  \
+    benchmark::DoNotOptimize(in.ea); \
+    benchmark::DoNotOptimize(in.eb); \
+    benchmark::DoNotOptimize(in.ec); \
+    benchmark::DoNotOptimize(in.ee); \
+    __VA_ARGS__;                     \
+    benchmark::DoNotOptimize(in.d);  \
+    benchmark::DoNotOptimize(in.ed); \
+    benchmark::ClobberMemory();      \
+  }                                  \
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+
+void StaticChain4x4(benchmark::State& state) {
+  chain_inputs in;
+  SF_CHAIN_LOOP(in, {
+    alignas(64) float t1[16], t2[16];
+    cpu::matmul_static<float, 4, 4, 4>(in.a, in.b, t1);
+    cpu::matmul_static<float, 4, 4, 4>(t1, in.c, t2);
+    cpu::matmul_static<float, 4, 4, 4>(t2, in.e, in.d);
+  })
+  check_chain(state, in, [&](int i, int j) { return in.d[i * 4 + j]; });
+}
+
+void EigenChain4x4(benchmark::State& state) {
+  chain_inputs in;
+  SF_CHAIN_LOOP(in, in.ed.noalias() = in.ea * in.eb * in.ec * in.ee)
+  check_chain(state, in, [&](int i, int j) { return in.ed(i, j); });
+}
+
+inline void hand_product(const float* a, const float* b, float* c) {
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      float s = 0;
+      for (int p = 0; p < 4; ++p) s += a[i * 4 + p] * b[p * 4 + j];
+      c[i * 4 + j] = s;
+    }
+}
+
+void HandLoopChain4x4(benchmark::State& state) {
+  chain_inputs in;
+  SF_CHAIN_LOOP(in, {
+    alignas(64) float t1[16], t2[16];
+    hand_product(in.a, in.b, t1);
+    hand_product(t1, in.c, t2);
+    hand_product(t2, in.e, in.d);
+  })
+  check_chain(state, in, [&](int i, int j) { return in.d[i * 4 + j]; });
+}
+
+// ----------------------------------------------------------------------------- square products
+
+struct square_inputs {
+  std::size_t n;
+  std::vector<float> a, b, c;  // row-major
+  Eigen::MatrixXf ea, eb, ec;  // column-major, ea = A (same values)
+
+  explicit square_inputs(std::size_t n_) : n(n_), a(n * n), b(n * n), c(n * n, 0.f) {
+    std::mt19937 rng(2);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    for (float& x : a) x = dist(rng);
+    for (float& x : b) x = dist(rng);
+    const auto s = static_cast<Eigen::Index>(n);
+    ea.resize(s, s);
+    eb.resize(s, s);
+    ec.setZero(s, s);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        ea(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = a[i * n + j];
+        eb(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = b[i * n + j];
+      }
+  }
+
+  double reference(std::size_t i, std::size_t j) const {
+    double s = 0;
+    for (std::size_t p = 0; p < n; ++p) s += double(a[i * n + p]) * b[p * n + j];
+    return s;
+  }
+};
+
+template <class Get>
+void check_square(benchmark::State& state, const square_inputs& in, Get got) {
+  const std::size_t n = in.n;
+  for (std::size_t i : {std::size_t{0}, n / 3, n - 1})
+    for (std::size_t j : {std::size_t{0}, n / 2 + 1, n - 1}) {
+      const double want = in.reference(i, j);
+      if (!(std::fabs(got(i, j) - want) <= 1e-5 * double(n))) {
+        char msg[128];
+        std::snprintf(msg, sizeof msg, "mismatch at (%zu, %zu): got %g, want %g", i, j, double(got(i, j)), want);
+        state.SkipWithError(msg);
+        return;
+      }
+    }
+}
+
+void set_flops(benchmark::State& state, std::size_t n) {
+  state.counters["FLOPS"] = benchmark::Counter(2.0 * double(n) * double(n) * double(n) * double(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+}
+
+void run_matmul(benchmark::State& state, std::size_t n, std::size_t threads) {
+  square_inputs in(n);
+  cpu::matmul(in.a.data(), n, in.b.data(), n, in.c.data(), n, n, n, n, threads);  // pool threads start here
+  for (auto _ : state) {
+    cpu::matmul(in.a.data(), n, in.b.data(), n, in.c.data(), n, n, n, n, threads);
+    benchmark::DoNotOptimize(in.c.data());
+    benchmark::ClobberMemory();
+  }
+  set_flops(state, n);
+  check_square(state, in, [&](std::size_t i, std::size_t j) { return in.c[i * n + j]; });
+}
+
+void Matmul(benchmark::State& state) { run_matmul(state, static_cast<std::size_t>(state.range(0)), 1); }
+
+void MatmulThreads(benchmark::State& state) {
+  run_matmul(state, static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
+}
+
+void EigenMatmul(benchmark::State& state) {
+  Eigen::setNbThreads(1);
+  const auto n = static_cast<std::size_t>(state.range(0));
+  square_inputs in(n);
+  in.ec.noalias() = in.ea * in.eb;
+  for (auto _ : state) {
+    in.ec.noalias() = in.ea * in.eb;
+    benchmark::DoNotOptimize(in.ec.data());
+    benchmark::ClobberMemory();
+  }
+  set_flops(state, n);
+  check_square(state, in, [&](std::size_t i, std::size_t j) {
+    return in.ec(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+  });
+}
+
+void chain_setup(benchmark::internal::Benchmark* b) {
+  b->Unit(benchmark::kNanosecond);
+  sf_bench::add_min(b);
+}
+
+void square_setup(benchmark::internal::Benchmark* b) {
+  b->Arg(64)->Arg(256)->Arg(512);
+  b->Unit(benchmark::kMicrosecond)->UseRealTime();
+  sf_bench::add_min(b);
+}
+
+void threads_setup(benchmark::internal::Benchmark* b) {
+  b->Args({512, 1})->Args({512, 2});
+  b->Unit(benchmark::kMicrosecond)->UseRealTime();
+  sf_bench::add_min(b);
+}
+
+}  // namespace
+
+BENCHMARK(StaticChain4x4)->Apply(chain_setup);
+BENCHMARK(EigenChain4x4)->Apply(chain_setup);
+BENCHMARK(HandLoopChain4x4)->Apply(chain_setup);
+BENCHMARK(Matmul)->Apply(square_setup);
+BENCHMARK(EigenMatmul)->Apply(square_setup);
+BENCHMARK(MatmulThreads)->Apply(threads_setup);
