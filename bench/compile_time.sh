@@ -8,7 +8,8 @@
 #                                              # g++'s default -ftemplate-depth (900)
 #
 # Environment: CXX (default g++), REPEAT (default 3), TEMPLATE_DEPTH (default 4096),
-# CXXFLAGS_EXTRA (appended to the flags), PROBE_DEPTH (0/1).
+# CXXFLAGS_EXTRA (appended to the flags), PROBE_DEPTH (0/1), STATICFLOW_INCLUDE (the include
+# directory to measure, default: include of this checkout).
 # Each TU is compiled with
 #   $CXX -std=c++20 -O2 -march=native -DXTENSOR_USE_XSIMD -ftemplate-depth=$TEMPLATE_DEPTH -I include -c
 # (ccache is disabled). The raised template depth is applied to both libraries alike: with g++'s
@@ -27,7 +28,8 @@ TEMPLATE_DEPTH="${TEMPLATE_DEPTH:-4096}"
 PROBE_DEPTH="${PROBE_DEPTH:-0}"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10 50 200)
-base_flags=(-std=c++20 -O2 -march=native -DXTENSOR_USE_XSIMD -I include ${CXXFLAGS_EXTRA:-})
+STATICFLOW_INCLUDE="${STATICFLOW_INCLUDE:-include}"
+base_flags=(-std=c++20 -O2 -march=native -DXTENSOR_USE_XSIMD -I "$STATICFLOW_INCLUDE" ${CXXFLAGS_EXTRA:-})
 flags=("${base_flags[@]}" "-ftemplate-depth=$TEMPLATE_DEPTH")
 export CCACHE_DISABLE=1
 

@@ -29,8 +29,9 @@
 // At cache-resident sizes the buffers' relative addresses (4K aliasing between loads and stores)
 // can move times by more than the code does, hence the two sets.
 //
-// Two sizes: 16M elements (5 x 64 MB, memory-bound: the case the targets are stated for) and
-// 4096 elements (80 KB, L2-resident: loop code and per-call overhead rather than DRAM).
+// Three sizes: 16M elements (5 x 64 MB, memory-bound: the case the targets are stated for), 4096
+// elements (80 KB, L2-resident: loop code rather than DRAM) and 64 elements (one unrolled
+// iteration of 4 AVX-512 batches: mostly the fixed cost of a call).
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
@@ -58,6 +59,7 @@ namespace {
 
 constexpr std::size_t kLarge = std::size_t{1} << 24;  // 16M floats
 constexpr std::size_t kSmall = 4096;                   // in cache
+constexpr std::size_t kTiny = 64;                      // one unrolled AVX-512 iteration: per-call cost
 
 using tensor = xt::xtensor<float, 1>;
 
@@ -296,7 +298,8 @@ void RooflineSum4(benchmark::State& state) {
 }
 
 void sizes(benchmark::internal::Benchmark* b) {
-  b->Arg(static_cast<int64_t>(kLarge))->Arg(static_cast<int64_t>(kSmall))->Unit(benchmark::kMicrosecond);
+  b->Arg(static_cast<int64_t>(kLarge))->Arg(static_cast<int64_t>(kSmall))->Arg(static_cast<int64_t>(kTiny));
+  b->Unit(benchmark::kMicrosecond);
   sf_bench::add_min(b);
 }
 
