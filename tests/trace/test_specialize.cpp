@@ -96,6 +96,15 @@ TEST_CASE("specializations over several arguments: one shape for all, or one per
   f(three, 2.f);
   CHECK(log.specs == std::vector<std::string>{"float32[3]", "float32[]"});
   CHECK(f.tracing_count() == 4);
+  // a static value is no tensor: shape<3> applies to the tensor beside it
+  auto g = sf::function<sf::specialize<sf::shape<3>>>([&](auto x, auto n) {
+    log.add(x);
+    return x * n;
+  });
+  log.specs.clear();
+  CHECK((g(three, sf::static_value<2>{}) == xt::xtensor<float, 1>{2.f, 4.f, 6.f}));
+  CHECK((g(two, sf::static_value<2>{}) == xt::xtensor<float, 1>{2.f, 4.f}));
+  CHECK(log.specs == std::vector<std::string>{"float32[3]", "float32[None]"});
 }
 
 TEST_CASE("specializations with an input signature, xt::xarray and sf::tensor arguments", "[specialize]") {

@@ -178,7 +178,7 @@ class tensor {
   /// `float32[2,3]`: the dtype and the run-time shape.
   std::string spec_string() const {
     std::string s = std::string(dtype_name_of(dtype_)) + "[";
-    for (std::size_t d = 0; d < rank_; ++d) s += (d ? "," : "") + std::to_string(shape_[d]);
+    for (std::size_t d = 0; d < rank_; ++d) s += d ? "," : "", s += std::to_string(shape_[d]);
     return s + "]";
   }
 

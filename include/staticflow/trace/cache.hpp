@@ -221,7 +221,7 @@ class concrete_cache {
     std::string s = "staticflow: " + std::to_string(retrace_threshold) + " out of the last " + std::to_string(span) +
                     " calls to " + settings_.name + " traced a new variant:";
     for (std::size_t k = 0; k < retrace_threshold; ++k)
-      s += (k ? ", " : " ") + r.signatures[(r.next + k) % retrace_threshold];
+      s += k ? ", " : " ", s += r.signatures[(r.next + k) % retrace_threshold];
     s += ". Each trace runs the body's C++ side effects again and each variant is compiled code: pass "
          "fewer dtypes and ranks, or give an input signature with sf::dyn dimensions "
          "(sf::function<sf::spec<float, sf::dyn>>(...)) so that one graph serves every shape";

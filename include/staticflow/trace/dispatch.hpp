@@ -120,7 +120,7 @@ STATICFLOW_INLINE std::size_t rank_of(const A& a) {
 template <class A>
 STATICFLOW_INLINE std::size_t extent_of(const A& a, std::size_t d) {
   if constexpr (spec_type<A>) return A::shape_type::dims[d];
-  else if constexpr (std::is_arithmetic_v<A>) return 1;
+  else if constexpr (std::is_arithmetic_v<A> || static_value_type<A>) return 1;  // no extents: never asked
   else return static_cast<std::size_t>(a.shape()[d]);
 }
 
@@ -593,7 +593,7 @@ struct call_site {
                                             const std::string& call) {
     std::string list;
     [&]<std::size_t... V>(std::index_sequence<V...>) {
-      ((list += (V ? ", " : "") + signature_text(describe_signature<general_t<V>>())), ...);
+      ((list += V ? ", " : "", list += signature_text(describe_signature<general_t<V>>())), ...);
     }(std::make_index_sequence<general_count>{});
     throw signature_error(dispatch_access::settings(self).label(i) + " has " + what + ", and no variant compiled for " +
                           call + " takes it: the variants take " + list +
@@ -603,7 +603,7 @@ struct call_site {
   static std::string call_text(const Args&... args) {
     std::string s = "(";
     std::size_t i = 0;
-    ((s += (i++ ? ", " : "") + arg_spec_string(args)), ...);
+    ((s += i++ ? ", " : "", s += arg_spec_string(args)), ...);
     return "this call " + s + ")";
   }
 
@@ -640,9 +640,14 @@ struct call_site {
     }(std::index_sequence_for<Args...>{});
   }
 
+  /// Whether argument a has the (partly static) shape s. Its rank is s.rank: the variant was
+  /// chosen for it (a static rank bounds the loop at compile time).
   template <std::size_t I, class A>
   STATICFLOW_INLINE static bool matches_shape(const shape_data& s, const A& a) {
-    for (std::size_t d = 0; d < s.rank; ++d)
+    std::size_t rank = s.rank;
+    if constexpr (is_static_value_arg<A>) return true;
+    else if constexpr (kind_of<A>() == arg_kind::fixed) rank = signature_entry_t<A>::rank;
+    for (std::size_t d = 0; d < rank; ++d)
       if (s.dims[d] != dyn && extent_of(a, d) != s.dims[d]) return false;
     return true;
   }
@@ -715,12 +720,17 @@ struct call_site {
   /// entry is E, else a tensor_ref of spec E over its data.
   template <class E, class A>
   static constexpr bool passes_through() {
-    if constexpr (kind_of<A>() == arg_kind::fixed) return std::is_same_v<signature_entry_t<A>, E> || spec_type<A>;
+    if constexpr (kind_of<A>() == arg_kind::fixed)
+      return std::is_same_v<signature_entry_t<A>, E> || spec_type<A> || static_value_type<A>;
     else return false;
   }
   template <class E, class A>
-  using converted_t = std::conditional_t<passes_through<E, A>(), const A&,
-                                         tensor_ref<typename E::value_type, typename E::shape_type>>;
+  static auto converted_of() {
+    if constexpr (passes_through<E, A>()) return std::type_identity<const A&>{};
+    else return std::type_identity<tensor_ref<typename E::value_type, typename E::shape_type>>{};
+  }
+  template <class E, class A>
+  using converted_t = typename decltype(converted_of<E, A>())::type;
 
   template <std::size_t I, class E, class A>
   STATICFLOW_INLINE static converted_t<E, A> convert(const Self& self, const A& a) {
@@ -836,7 +846,7 @@ struct call_site {
   }
 
   template <std::size_t C>
-  static result_t<choice_count - 1 + 0 * C> invoke(Self& self, const Args&... args) {
+  STATICFLOW_INLINE static result_t<choice_count - 1 + 0 * C> invoke(Self& self, const Args&... args) {
     using result_type = result_t<>;
     using Sig = choice_t<C>;
     const auto views = make_views<Sig>(self, args...);  // every check before anything runs
@@ -845,10 +855,35 @@ struct call_site {
     else return to_result<result_type>(apply_views(c, views));
   }
 
+  /// A few choices are an if-chain of inlined calls; more go through the table of pointers.
+  static constexpr bool few_choices = choice_count <= 4;
+
+  template <std::size_t C, class R>
+  STATICFLOW_INLINE static R call_chain(std::size_t c, Self& self, const Args&... args) {
+    if constexpr (C + 1 == choice_count) {
+      return invoke<C>(self, args...);
+    } else {
+      if (c == C) return invoke<C>(self, args...);
+      return call_chain<C + 1, R>(c, self, args...);
+    }
+  }
+
+  template <std::size_t C, class Out>
+  STATICFLOW_INLINE static void into_chain(std::size_t c, Self& self, Out& out, const Args&... args) {
+    if constexpr (C + 1 == choice_count) {
+      invoke_into<C>(self, out, args...);
+    } else {
+      if (c == C) return invoke_into<C>(self, out, args...);
+      into_chain<C + 1>(c, self, out, args...);
+    }
+  }
+
   STATICFLOW_INLINE static decltype(auto) call(Self& self, const Args&... args) {
     using result_type = result_t<>;
     if constexpr (single_choice) {
       return invoke<0>(self, args...);
+    } else if constexpr (few_choices) {
+      return call_chain<0, result_type>(select(self, args...), self, args...);
     } else {
       using invoke_fn = result_type (*)(Self&, const Args&...);
       static constexpr auto table = []<std::size_t... C>(std::index_sequence<C...>) {
@@ -920,7 +955,7 @@ struct call_site {
   }
 
   template <std::size_t C, class Out>
-  static void invoke_into(Self& self, Out& out, const Args&... args) {
+  STATICFLOW_INLINE static void invoke_into(Self& self, Out& out, const Args&... args) {
     using Sig = choice_t<C>;
     using raw = raw_result_t<Sig>;
     const auto views = make_views<Sig>(self, args...);
@@ -928,7 +963,7 @@ struct call_site {
       static_assert(detail::always_false<Out>, "staticflow: call_into: this function returns nothing");
     } else {
       constexpr bool several = is_std_tuple<raw>::value;
-      auto outs = [&]() -> decltype(auto) {
+      auto outs = [&]() STATICFLOW_LAMBDA_INLINE -> decltype(auto) {
         if constexpr (is_std_tuple<std::remove_cvref_t<Out>>::value) return (out);
         else return std::tuple<Out&>{out};
       }();
@@ -941,7 +976,7 @@ struct call_site {
                             result_info<std::tuple_element_t<K, raws_t>>::rank,
                             std::tuple_element_t<K, outs_t>>() && ...);
       }(std::make_index_sequence<std::tuple_size_v<raws_t>>{});
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
+      [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         (check_output<K, typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
                       result_info<std::tuple_element_t<K, raws_t>>::rank>(std::get<K>(outs)),
          ...);
@@ -952,19 +987,21 @@ struct call_site {
               std::get<K>(outs)))...>{
               adapt_output<typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
                            result_info<std::tuple_element_t<K, raws_t>>::rank>(std::get<K>(outs))...};
-          std::apply([&](const auto&... v) {
-            if constexpr (several) c.call_into(adapted, v...);
-            else c.call_into(std::get<0>(adapted), v...);
-          }, views);
+          [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
+            if constexpr (several) c.call_into(adapted, std::get<I>(views)...);
+            else c.call_into(std::get<0>(adapted), std::get<I>(views)...);
+          }(std::index_sequence_for<Args...>{});
         }
       }(std::make_index_sequence<std::tuple_size_v<raws_t>>{});
     }
   }
 
   template <class Out>
-  static void call_into(Self& self, Out& out, const Args&... args) {
+  STATICFLOW_INLINE static void call_into(Self& self, Out& out, const Args&... args) {
     if constexpr (single_choice) {
       invoke_into<0>(self, out, args...);
+    } else if constexpr (few_choices) {
+      into_chain<0>(select(self, args...), self, out, args...);
     } else {
       using fn = void (*)(Self&, Out&, const Args&...);
       static constexpr auto table = []<std::size_t... C>(std::index_sequence<C...>) {

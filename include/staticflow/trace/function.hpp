@@ -167,7 +167,8 @@ class polymorphic_function {
     cache_->for_each([&](const concrete_function_base& c) {
       std::string one = c.pretty_printed_signature();
       if (!names.empty()) one = detail::rename_parameters(std::move(one), names);
-      s += (s.empty() ? "" : "\n\n") + one;
+      s += s.empty() ? "" : "\n\n";
+      s += one;
     });
     return s;
   }

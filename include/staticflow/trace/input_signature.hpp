@@ -241,8 +241,10 @@ inline std::string argument_label(std::size_t i, const std::string* names, std::
 template <class Extents>
 std::string runtime_spec_string(std::string_view dtype, const Extents& ext, std::size_t rank) {
   std::string s = std::string(dtype) + "[";
-  for (std::size_t d = 0; d < rank; ++d)
-    s += (d ? "," : "") + (ext[d] == dyn ? std::string("None") : std::to_string(ext[d]));
+  for (std::size_t d = 0; d < rank; ++d) {
+    s += d ? "," : "";
+    s += ext[d] == dyn ? std::string("None") : std::to_string(ext[d]);
+  }
   return s + "]";
 }
 
@@ -250,8 +252,10 @@ std::string runtime_spec_string(std::string_view dtype, const Extents& ext, std:
 template <class Extents>
 std::string runtime_shape_string(const Extents& ext, std::size_t rank) {
   std::string s = "(";
-  for (std::size_t d = 0; d < rank; ++d)
-    s += (d ? ", " : "") + (ext[d] == dyn ? std::string("None") : std::to_string(ext[d]));
+  for (std::size_t d = 0; d < rank; ++d) {
+    s += d ? ", " : "";
+    s += ext[d] == dyn ? std::string("None") : std::to_string(ext[d]);
+  }
   if (rank == 1) s += ",";
   return s + ")";
 }

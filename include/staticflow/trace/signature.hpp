@@ -113,7 +113,7 @@ signature_description describe_signature() {
 /// `(float32[None], Literal[2])`.
 inline std::string signature_text(const signature_description& d) {
   std::string s = "(";
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + d[i].text;
+  for (std::size_t i = 0; i < d.size(); ++i) s += i ? ", " : "", s += d[i].text;
   return s + ")";
 }
 
