@@ -38,6 +38,12 @@
 #include "staticflow/trace/function.hpp"
 #include "staticflow/trace/signature.hpp"
 
+// The Thrust backend, when the build has Thrust (the staticflow::thrust CMake targets define
+// STATICFLOW_HAS_THRUST; CUDA builds have it anyway).
+#if defined(STATICFLOW_HAS_THRUST) || defined(__CUDACC__)
+#include "staticflow/backend/thrust/thrust.hpp"
+#endif
+
 namespace staticflow {
 /// Which loop a graph compiles to on the CPU backend (see backend/cpu/kernel.hpp).
 using cpu::kernel_kind;

@@ -41,6 +41,33 @@ inline std::uint64_t next_function_id() {
   return counter.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
+/// Whether argument type A lives in device memory (sf::device_tensor, sf::device_view): only the
+/// Thrust backend reads it.
+template <class A>
+inline constexpr bool on_device_v = requires { requires argument_traits<std::remove_cvref_t<A>>::on_device; };
+
+/// The backend a call runs on: the Thrust backend when an argument lives on the device, else the
+/// function's own.
+template <class Backend, class... Args>
+using call_backend_t = std::conditional_t<(on_device_v<Args> || ...), backend::thrust_t, Backend>;
+
+/// The cache key of (backend, signature). Thrust concrete functions have keys of their own, so a
+/// function object can hold a signature's CPU and device graphs side by side.
+template <class B, class Sig>
+inline constexpr const void* concrete_key = &type_key<Sig>;
+template <class Sig>
+inline constexpr const void* concrete_key<backend::thrust_t, Sig> = &type_key<std::pair<backend::thrust_t, Sig>>;
+template <class B, class Sig>
+using last_used_key_t = std::conditional_t<std::is_same_v<B, backend::thrust_t>, std::pair<B, Sig>, Sig>;
+
+/// Whether a call may run on B: the Thrust backend needs backend/thrust/thrust.hpp (and Thrust).
+template <class B, class Dep>
+constexpr bool backend_included() {
+  if constexpr (std::is_same_v<B, backend::thrust_t>)
+    return requires { sizeof(std::conditional_t<true, thrust_backend::enabled, Dep>); };
+  else return true;
+}
+
 /// The name of a type as the compiler spells it (GCC and Clang), for log messages.
 template <class T>
 std::string type_name() {
@@ -65,8 +92,8 @@ class polymorphic_function {
   using config_type = Config;
   using backend_type = Backend;
   /// The concrete function type for a signature (a std::tuple of entries).
-  template <class Sig>
-  using concrete_for_signature = concrete_function<Backend, Sig, typename detail::traced_result<Fn, Sig>::type>;
+  template <class Sig, class B = Backend>
+  using concrete_for_signature = concrete_function<B, Sig, typename detail::traced_result<Fn, Sig>::type>;
 
   explicit polymorphic_function(Fn fn, detail::function_settings settings = {})
       : fn_(std::move(fn)), cache_(std::make_unique<detail::concrete_cache>(with_defaults(std::move(settings)))) {}
@@ -88,7 +115,9 @@ class polymorphic_function {
   /// path (one thread-local compare); the others go through the dispatch map (trace/dispatch.hpp).
   template <class... Args>
   STATICFLOW_INLINE auto operator()(const Args&... args) {
-    if constexpr (detail::is_direct<Config, Args...>())
+    if constexpr (!std::is_same_v<detail::call_backend_t<Backend, Args...>, Backend>)
+      return (*this)(backend::thrust, args...);  // device arguments: the Thrust backend
+    else if constexpr (detail::is_direct<Config, Args...>())
       return concrete<detail::signature_of_t<Args...>>()(args...);
     else if constexpr (!detail::call_checks<Config, Args...>::valid)
       return;  // the compile error names the argument and the specs
@@ -96,12 +125,38 @@ class polymorphic_function {
       return detail::call_site<polymorphic_function, Args...>::call(*this, args...);
   }
 
+  /// Runs this call on backend B (sf::backend::thrust, or the function's own backend; a function
+  /// on the Thrust backend may also run a call on sf::backend::cpu). Each (backend, signature)
+  /// has its own concrete function. Arguments need a static rank and dtype.
+  template <class B, class... Args>
+    requires detail::is_backend_v<B>
+  STATICFLOW_INLINE auto operator()(B, const Args&... args) {
+    static_assert(std::is_same_v<B, Backend> || std::is_same_v<B, backend::thrust_t> ||
+                      (std::is_same_v<Backend, backend::thrust_t> && std::is_same_v<B, backend::cpu_t>),
+                  "staticflow: a call can choose sf::backend::thrust or the function's own backend");
+    static_assert(detail::backend_included<B, Fn>(),
+                  "staticflow: sf::backend::thrust needs #include <staticflow/backend/thrust/thrust.hpp> (and Thrust)");
+    if constexpr (std::is_same_v<B, Backend>)
+      return (*this)(args...);
+    else if constexpr (!detail::is_direct<Config, Args...>())
+      static_assert(detail::always_false<B>,
+                    "staticflow: a call on another backend than the function's needs arguments of static rank and "
+                    "dtype that match its input signature, if any, exactly");
+    else
+      return concrete<detail::signature_of_t<Args...>, B>()(args...);
+  }
+
   /// Like operator(), writing into the caller's container(s); see concrete_function::call_into.
   /// With run-time ranks or dtypes, `out` may be an xt::xarray or an sf::tensor of the result's
   /// rank and dtype (a mismatch throws before anything is written).
   template <class Out, class... Args>
   STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) {
-    if constexpr (detail::is_direct<Config, Args...>())
+    using B = detail::call_backend_t<Backend, Out, Args...>;
+    if constexpr (!std::is_same_v<B, Backend>) {
+      static_assert(detail::backend_included<B, Fn>(),
+                    "staticflow: sf::backend::thrust needs #include <staticflow/backend/thrust/thrust.hpp> (and Thrust)");
+      concrete<detail::signature_of_t<Args...>, B>().call_into(std::forward<Out>(out), args...);
+    } else if constexpr (detail::is_direct<Config, Args...>())
       concrete<detail::signature_of_t<Args...>>().call_into(std::forward<Out>(out), args...);
     else if constexpr (detail::call_checks<Config, Args...>::valid)
       detail::call_site<polymorphic_function, Args...>::call_into(*this, out, args...);
@@ -116,7 +171,7 @@ class polymorphic_function {
     if constexpr (Config::has_signature && sizeof...(Args) == 0)
       return concrete<typename Config::signature>();
     else if constexpr (detail::is_direct<Config, Args...>())
-      return concrete<detail::signature_of_t<Args...>>();
+      return concrete<detail::signature_of_t<Args...>, detail::call_backend_t<Backend, Args...>>();
     else if constexpr (!detail::call_checks<Config, Args...>::valid)
       return;
     else
@@ -130,7 +185,8 @@ class polymorphic_function {
   std::string explain_miss(const Args&... args) const {
     if constexpr (detail::is_direct<Config, Args...>()) {
       using Sig = detail::signature_of_t<Args...>;
-      return cache_->explain(&detail::type_key<Sig>, detail::describe_signature<Sig>());
+      return cache_->explain(detail::concrete_key<detail::call_backend_t<Backend, Args...>, Sig>,
+                             detail::describe_signature<Sig>());
     } else if constexpr (!detail::call_checks<Config, Args...>::valid) {
       return std::string();
     } else {
@@ -176,20 +232,20 @@ class polymorphic_function {
  private:
   friend struct detail::dispatch_access;
 
-  template <class Sig>
-  using concrete_for_t = concrete_for_signature<Sig>;
+  template <class Sig, class B = Backend>
+  using concrete_for_t = concrete_for_signature<Sig, B>;
 
   static detail::function_settings with_defaults(detail::function_settings s) {
     if (s.name.empty()) s.name = detail::type_name<Fn>();
     return s;
   }
 
-  template <class Sig>
-  STATICFLOW_INLINE concrete_for_t<Sig>& concrete() {
-    auto& slot = detail::last_used_slot<Fn, Sig>;
+  template <class Sig, class B = Backend>
+  STATICFLOW_INLINE concrete_for_t<Sig, B>& concrete() {
+    auto& slot = detail::last_used_slot<Fn, detail::last_used_key_t<B, Sig>>;
     if (slot.owner == id_) [[likely]]
-      return static_cast<concrete_for_t<Sig>&>(*slot.concrete);
-    return concrete_slow<Sig, false>();
+      return static_cast<concrete_for_t<Sig, B>&>(*slot.concrete);
+    return concrete_slow<Sig, false, B>();
   }
 
   /// The same for a call whose variant the dispatch map chose: counted for the retracing warning.
@@ -203,20 +259,20 @@ class polymorphic_function {
     return concrete_slow<Sig, true>();
   }
 
-  template <class Sig, bool Dispatched>
-  [[gnu::noinline]] concrete_for_t<Sig>& concrete_slow() {
+  template <class Sig, bool Dispatched, class B = Backend>
+  [[gnu::noinline]] concrete_for_t<Sig, B>& concrete_slow() {
     auto& c = cache_->template find_or_trace<Dispatched>(
-        &detail::type_key<Sig>,
-        [](void* self) { return static_cast<polymorphic_function*>(self)->template trace<Sig>(); }, this,
+        detail::concrete_key<B, Sig>,
+        [](void* self) { return static_cast<polymorphic_function*>(self)->template trace<Sig, B>(); }, this,
         &detail::describe_signature<Sig>);
-    detail::last_used_slot<Fn, Sig> = {id_, &c};
-    return static_cast<concrete_for_t<Sig>&>(c);
+    detail::last_used_slot<Fn, detail::last_used_key_t<B, Sig>> = {id_, &c};
+    return static_cast<concrete_for_t<Sig, B>&>(c);
   }
 
   /// Calls the lambda with symbolic arguments: its C++ side effects happen here, once.
-  template <class Sig>
+  template <class Sig, class B = Backend>
   std::unique_ptr<concrete_function_base> trace() {
-    using C = concrete_for_t<Sig>;
+    using C = concrete_for_t<Sig, B>;
     return [&]<std::size_t... I>(std::index_sequence<I...>) -> std::unique_ptr<concrete_function_base> {
       if constexpr (std::is_void_v<typename detail::traced_result<Fn, Sig>::type>) {
         fn_(detail::symbolic_argument<I, std::tuple_element_t<I, Sig>>()...);
@@ -235,6 +291,7 @@ class polymorphic_function {
 namespace detail {
 inline void apply_option(function_settings&, backend::cpu_t) {}
 inline void apply_option(function_settings&, backend::eager_t) {}
+inline void apply_option(function_settings&, backend::thrust_t) {}
 inline void apply_option(function_settings& s, function_name n) { s.name = std::move(n.value); }
 inline void apply_option(function_settings& s, cache_capacity c) { s.capacity = c.value; }
 template <std::size_t N>

@@ -9,7 +9,7 @@
 //   sf::dtypes<T...>, sf::ranks<R...>  the variants compiled for arguments of run-time dtype
 //                                   (sf::tensor) and rank (xt::xarray, sf::tensor)
 // Function arguments (values):
-//   sf::backend::cpu / eager, sf::arg_names("x", "y"), sf::function_name("f"), sf::cache_capacity(n)
+//   sf::backend::cpu / eager / thrust, sf::arg_names("x", "y"), sf::function_name("f"), sf::cache_capacity(n)
 #pragma once
 
 #include <array>
@@ -90,7 +90,8 @@ template <class T> struct is_arg_names : std::false_type {};
 template <std::size_t N> struct is_arg_names<arg_names_t<N>> : std::true_type {};
 
 template <class T>
-inline constexpr bool is_backend_v = std::is_same_v<T, backend::cpu_t> || std::is_same_v<T, backend::eager_t>;
+inline constexpr bool is_backend_v = std::is_same_v<T, backend::cpu_t> || std::is_same_v<T, backend::eager_t> ||
+                                    std::is_same_v<T, backend::thrust_t>;
 
 template <class X>
 struct checked_template_option {

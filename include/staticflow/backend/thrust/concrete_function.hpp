@@ -1,0 +1,281 @@
+// staticflow/backend/thrust/concrete_function.hpp -- one signature's traced graph on the Thrust
+// backend: the same graph and plan as on the CPU backend, evaluated by device kernels.
+//
+// A call takes device tensors (sf::device_tensor, sf::device_view) and C++ scalars, computes the
+// materialized slots in order into buffers of the device arena (reductions, matmul, shape ops;
+// repeats found by the plan's CSE share a buffer), then each output as one fused kernel. Results
+// are sf::device_tensor values that live on the device; under CUDA nothing waits for the device
+// until a result is read on the host (to_host) or block_until_ready() is called.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <thrust/copy.h>
+
+#include "staticflow/backend/backend.hpp"
+#include "staticflow/backend/thrust/arena.hpp"
+#include "staticflow/backend/thrust/kernel.hpp"
+#include "staticflow/backend/thrust/linalg.hpp"
+#include "staticflow/backend/thrust/reduce.hpp"
+#include "staticflow/backend/thrust/run_plan.hpp"
+#include "staticflow/backend/thrust/shape_ops.hpp"
+#include "staticflow/backend/thrust/system.hpp"
+#include "staticflow/interop/device.hpp"
+#include "staticflow/plan/plan.hpp"
+#include "staticflow/trace/concrete_function.hpp"
+
+namespace staticflow {
+namespace thrust_backend {
+namespace detail {
+/// What a call's argument becomes on the device: a view of device memory, a host scalar (passed
+/// by value into the kernels), or nothing (a static value).
+template <class A>
+auto device_argument(const A& a) {
+  if constexpr (static_value_type<A>) {
+    return no_view{};
+  } else if constexpr (std::is_arithmetic_v<A>) {
+    using T = canonical_dtype_t<A>;
+    return host_scalar<T>{static_cast<T>(a)};
+  } else {
+    using T = typename A::value_type;
+    return tensor_view<T, A::rank>{a.data(), a.shape()};
+  }
+}
+
+template <class A>
+inline constexpr bool device_readable_v = static_value_type<A> || std::is_arithmetic_v<A> ||
+                                          staticflow::detail::is_device_tensor<A>::value;
+
+template <class O>
+inline constexpr bool device_output_v = staticflow::detail::is_device_tensor<std::remove_cvref_t<O>>::value;
+
+}  // namespace detail
+}  // namespace thrust_backend
+
+/// The Thrust backend's concrete function.
+template <class Sig, class Result>
+class concrete_function<backend::thrust_t, Sig, Result> final : public concrete_function_base {
+  static_assert(detail::checked_result<Result>::ok);
+  using nodes_type = decltype(detail::output_nodes(std::declval<const Result&>()));
+
+ public:
+  using signature_type = Sig;
+  using graph_type = Result;
+  static constexpr std::size_t output_count = [] {
+    if constexpr (std::is_void_v<Result>) return std::size_t{0};
+    else return std::tuple_size_v<nodes_type>;
+  }();
+  static_assert(output_count > 0 || std::is_void_v<Result>);
+
+  explicit concrete_function(Result graph)
+      : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>),
+        graph_(std::move(graph)),
+        plan_(output_values()) {}
+
+  const Result& graph() const { return graph_; }
+
+  template <std::size_t K>
+  using output_node = std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>;
+  template <std::size_t K>
+  using output_spec = spec_of_node_t<output_node<K>>;
+  /// Output K's container: a device tensor of its dtype and rank.
+  template <std::size_t K>
+  using result_type = device_tensor<typename output_spec<K>::value_type, output_spec<K>::shape_type::rank>;
+  using output_values_type = typename detail::decayed_tuple<nodes_type>::type;
+  using plan_type = plan::evaluation_plan<std::tuple_size_v<Sig>, output_values_type>;
+  static constexpr std::size_t materialized_count = plan_type::slot_count;
+  const plan_type& evaluation_plan() const { return plan_; }
+
+  /// Evaluates the graph; results come back as sf::device_tensor (a std::tuple of them for
+  /// several outputs), still being computed under CUDA until read.
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    check_arguments<Args...>();
+    return with_slots(make_views(args...), [&](const auto& views) {
+      const auto all_ext = output_extents(views);  // throws before anything is computed
+      return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        auto outs = std::tuple{result_type<K>(std::get<K>(all_ext))...};
+        (evaluate<K>(views, std::get<K>(all_ext), std::get<K>(outs).data()), ...);
+        if constexpr (output_count == 1) return std::move(std::get<0>(outs));
+        else return outs;
+      }(std::make_index_sequence<output_count>{});
+    });
+  }
+
+  /// Evaluates into the caller's device tensors or views (std::tie them for several outputs).
+  /// An output that overlaps an input other than elementwise goes through a device temporary.
+  template <class Out, class... Args>
+  void call_into(Out&& out, const Args&... args) const {
+    check_arguments<Args...>();
+    thrust_backend::device_arena::scope scope;  // temporaries for aliased outputs
+    auto outs = [&]() {
+      if constexpr (detail::is_tuple<std::remove_cvref_t<Out>>::value) return std::forward<Out>(out);
+      else return std::tuple<Out&>{out};
+    }();
+    static_assert(std::tuple_size_v<decltype(outs)> == output_count,
+                  "staticflow: call_into needs one output container per result (std::tie them)");
+    with_slots(make_views(args...), [&](const auto& views) {
+      const auto all_ext = output_extents(views);
+      [&]<std::size_t... K2>(std::index_sequence<K2...>) {
+        (check_output<K2>(std::get<K2>(outs), std::get<K2>(all_ext)), ...);  // all checks first
+        auto staged = std::tuple{stage_output<K2>(views, std::get<K2>(all_ext), std::get<K2>(outs))...};
+        (copy_staged<K2>(std::get<K2>(staged), std::get<K2>(all_ext), std::get<K2>(outs)), ...);
+      }(std::make_index_sequence<output_count>{});
+      return 0;
+    });
+  }
+
+  std::string graph_string() const { return make_listing().jaxpr(); }
+  std::string to_dot() const { return make_listing().dot(); }
+
+  std::string pretty_printed_signature() const override {
+    std::string s = "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  ";
+    if constexpr (output_count == 1 && !detail::is_tuple<Result>::value) {
+      s += tensor_spec_string<output_spec<0>>();
+    } else {
+      s += "Tuple[";
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        ((s += (K ? ", " : "") + tensor_spec_string<output_spec<K>>()), ...);
+      }(std::make_index_sequence<output_count>{});
+      s += "]";
+    }
+    return s + "\nCaptures:\n  None";
+  }
+
+ private:
+  static constexpr std::size_t arg_count = std::tuple_size_v<Sig>;
+
+  template <class... Args>
+  static constexpr void check_arguments() {
+    static_assert((thrust_backend::detail::device_readable_v<Args> && ...),
+                  "staticflow: the thrust backend reads device tensors (sf::device_tensor, sf::device_view) "
+                  "and C++ scalars; copy a host tensor to the device first with sf::to_device(x)");
+    static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
+                  "staticflow: the arguments do not match this concrete function's signature (compare "
+                  "the two std::tuple<spec...> types in this diagnostic)");
+  }
+
+  template <class... Args>
+  static auto make_views(const Args&... args) {
+    return std::tuple{thrust_backend::detail::device_argument(args)...};
+  }
+
+  template <class Views>
+  auto output_extents(const Views& views) const {
+    const auto arg_ext = detail::extents_of_views(views);
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return std::tuple{graph::node_extents(std::get<K>(plan_.outputs), arg_ext)...};
+    }(std::make_index_sequence<output_count>{});
+  }
+
+  auto nodes() const { return detail::output_nodes(graph_); }
+  output_values_type output_values() const {
+    return std::apply([](const auto&... n) { return output_values_type{n...}; }, nodes());
+  }
+
+  /// Computes the slots (device buffers), then runs f over the argument views followed by the
+  /// slots' views.
+  template <class Views, class F>
+  decltype(auto) with_slots(const Views& views, F&& f) const {
+    thrust_backend::device_arena::scope scope;  // the slots' buffers go back when the call ends
+    return thrust_backend::with_slots<arg_count>(plan_, views, std::forward<F>(f));
+  }
+
+  template <std::size_t K, class Views, std::size_t R, class T>
+  void evaluate(const Views& views, const extents<R>& ext, T* out) const {
+    thrust_backend::evaluate_into(std::get<K>(plan_.outputs), views, ext, out);
+  }
+
+  template <std::size_t K, class O, std::size_t R>
+  static void check_output(const O& out, const extents<R>& ext) {
+    using T = typename output_spec<K>::value_type;
+    static_assert(thrust_backend::detail::device_output_v<O>,
+                  "staticflow: call_into on the thrust backend writes into sf::device_tensor or sf::device_view outputs");
+    using C = std::remove_cvref_t<O>;
+    static_assert(std::is_same_v<std::remove_cv_t<typename C::value_type>, T>,
+                  "staticflow: call_into: the output container's dtype differs from the result's");
+    static_assert(C::rank == R, "staticflow: call_into: the output container's rank differs from the result's");
+    if (out.shape() != ext)
+      throw shape_error("call_into: output " + std::to_string(K) + " has shape " + detail::extents_string(out.shape()) +
+                        ", the result has shape " + detail::extents_string(ext));
+  }
+
+  /// Evaluates output K into `out`, or into a device temporary (returned, null when not used)
+  /// when writing `out` now could overwrite an input another element still reads.
+  template <std::size_t K, class Views, std::size_t R, class O>
+  auto stage_output(const Views& views, const extents<R>& ext, O& out) const {
+    using T = typename output_spec<K>::value_type;
+    T* data = out.data();
+    const std::size_t size = detail::product(ext);
+    const bool alias = unsafe_overlap<K>(views, data, size);
+    T* temporary = alias ? static_cast<T*>(thrust_backend::device_arena::local().allocate(sizeof(T) * (size ? size : 1))) : nullptr;
+    evaluate<K>(views, ext, alias ? temporary : data);
+    return temporary;
+  }
+
+  template <std::size_t K, class T, std::size_t R, class O>
+  static void copy_staged(T* staged, const extents<R>& ext, O& out) {
+    const std::size_t n = detail::product(ext);
+    if (staged && n) ::thrust::copy_n(thrust_backend::async_policy(), staged, n, out.data());
+  }
+
+  /// Any overlap with an input the output reads, except (for a single output) the input being
+  /// exactly the output read at the same positions.
+  template <std::size_t K, class Views, class T>
+  static bool unsafe_overlap(const Views& views, const T* out, std::size_t size) {
+    using N = std::tuple_element_t<K, typename plan_type::outputs_type>;
+    const auto* lo = reinterpret_cast<const unsigned char*>(out);
+    const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
+    bool unsafe = false;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ([&] {
+        using V = std::remove_cvref_t<std::tuple_element_t<I, Views>>;
+        if constexpr (requires(const V& v) { v.data; }) {
+          if (output_count == 1 && !graph::uses_argument<I, N>()) return;
+          const auto& v = std::get<I>(views);
+          const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
+          const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + v.size());
+          const bool overlap = vlo < hi && lo < vhi;
+          const bool same_positions = output_count == 1 && static_cast<const void*>(v.data) == static_cast<const void*>(out) &&
+                                      v.size() == size && sizeof(*v.data) == sizeof(T);
+          if (overlap && !same_positions) unsafe = true;
+        }
+      }(), ...);
+    }(std::make_index_sequence<std::tuple_size_v<Views>>{});
+    return unsafe;
+  }
+
+  graph::detail::listing make_listing() const {
+    auto l = detail::parameter_listing<Sig>();
+    std::apply([&](const auto&... n) { (l.outputs.push_back(l.emit(n)), ...); }, nodes());
+    return l;
+  }
+
+  Result graph_;
+  plan_type plan_;
+};
+
+/// The Thrust backend's concrete function of a lambda that returns nothing.
+template <class Sig>
+class concrete_function<backend::thrust_t, Sig, void> final : public concrete_function_base {
+ public:
+  using signature_type = Sig;
+  static constexpr std::size_t output_count = 0;
+  concrete_function() : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>) {}
+  template <class... Args>
+  void operator()(const Args&...) const {
+    static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
+                  "staticflow: the arguments do not match this concrete function's signature");
+  }
+  std::string graph_string() const { return detail::parameter_listing<Sig>().jaxpr(); }
+  std::string to_dot() const { return detail::parameter_listing<Sig>().dot(); }
+  std::string pretty_printed_signature() const override {
+    return "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  None\nCaptures:\n  None";
+  }
+};
+
+}  // namespace staticflow
