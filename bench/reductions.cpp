@@ -153,6 +153,50 @@ void Softmax_Staticflow(benchmark::State& st) {
     benchmark::ClobberMemory();
   }
 }
+// The same function as the three-pass graph of reductions and elementwise ops that sf::softmax
+// built before it became one node (and that a backend without the node's kernel would run).
+void Softmax_Composite(benchmark::State& st) {
+  auto f = sf::function([](auto x) { return sf::softmax(x).expanded(); });
+  auto out = xt::xtensor<float, 2>::from_shape({rows, cols});
+  for (auto _ : st) {
+    f.call_into(out, logits());
+    benchmark::ClobberMemory();
+  }
+}
+// The node's CPU kernel alone (cpu::materialize), writing straight into the output: what a call
+// would cost if the plan materialized an output node into the caller's container instead of into
+// a slot that the output loop then copies (docs/benchmarks.md, issue 5).
+void Softmax_Kernel(benchmark::State& st) {
+  using arg = sf::graph::argument<0, float, sf::shape<sf::dyn, sf::dyn>>;
+  const sf::graph::softmax_node<sf::graph::softmax_kind, arg, -1> node{arg{}};
+  using sig = std::tuple<sf::spec<float, sf::dyn, sf::dyn>>;
+  const sf::extents<2> ext{rows, cols};
+  const auto views = std::tuple{sf::tensor_view<float, 2>{logits().data(), ext}};
+  auto out = xt::xtensor<float, 2>::from_shape({rows, cols});
+  for (auto _ : st) {
+    sf::cpu::materialize<sig>(node, views, ext, out.data());
+    benchmark::ClobberMemory();
+  }
+}
+void LogSoftmax_Staticflow(benchmark::State& st) {
+  auto f = sf::function([](auto x) { return sf::log_softmax(x); });
+  auto out = xt::xtensor<float, 2>::from_shape({rows, cols});
+  for (auto _ : st) {
+    f.call_into(out, logits());
+    benchmark::ClobberMemory();
+  }
+}
+// Rows split across threads (wall-clock time).
+void Softmax_Threads(benchmark::State& st) {
+  sf::set_num_threads(static_cast<std::size_t>(st.range(0)));
+  auto f = sf::function([](auto x) { return sf::softmax(x); });
+  auto out = xt::xtensor<float, 2>::from_shape({rows, cols});
+  for (auto _ : st) {
+    f.call_into(out, logits());
+    benchmark::ClobberMemory();
+  }
+  sf::set_num_threads(1);
+}
 void Softmax_Eigen(benchmark::State& st) {
   using M = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Eigen::Map<const M> x(logits().data(), rows, cols);
@@ -200,6 +244,10 @@ BENCHMARK(Normalize_Eigen)->Apply(sf_bench::add_min);
 BENCHMARK(Normalize_Xtensor)->Apply(sf_bench::add_min);
 BENCHMARK(Softmax_Hand)->Apply(sf_bench::add_min);
 BENCHMARK(Softmax_Staticflow)->Apply(sf_bench::add_min);
+BENCHMARK(Softmax_Composite)->Apply(sf_bench::add_min);
+BENCHMARK(Softmax_Kernel)->Apply(sf_bench::add_min);
+BENCHMARK(LogSoftmax_Staticflow)->Apply(sf_bench::add_min);
+BENCHMARK(Softmax_Threads)->Arg(1)->Arg(2)->UseRealTime()->Apply(sf_bench::add_min);
 BENCHMARK(Softmax_Eigen)->Apply(sf_bench::add_min);
 BENCHMARK(Softmax_Xtensor)->Apply(sf_bench::add_min);
 BENCHMARK(Chain_Threads)->Arg(1)->Arg(2)->UseRealTime()->Apply(sf_bench::add_min);

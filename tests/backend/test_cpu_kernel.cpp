@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include <staticflow/staticflow.hpp>
 
@@ -288,4 +289,96 @@ TEST_CASE("empty tensors give empty results", "[cpu]") {
   auto r = f(e);
   CHECK(r.shape()[0] == 0);
   CHECK(r.shape()[1] == 3);
+}
+
+TEST_CASE("every length from 0 to 40 (half, quarter and scalar steps) matches a scalar reference", "[cpu][small]") {
+  // run_loop: full batches, then a half-width and a quarter-width batch, then single elements;
+  // every length up to 40 covers each combination for 4-, 8- and 16-lane float batches, and for
+  // doubles and int32 as well
+  auto f = sf::function([](auto x, auto y) { return x * x + y; });
+  auto g = sf::function([](auto x, auto y) { return sf::exp(x) * 0.5f - sf::maximum(x, y); });
+  auto h = sf::function([](auto x, auto y) { return x * x + y; });
+  auto k = sf::function([](auto x, auto y) { return x * 3 - y; });
+  for (std::size_t n = 0; n <= 40; ++n) {
+    CAPTURE(n);
+    const auto x = random_vector<float>(n, -3, 3, 10 + static_cast<unsigned>(n));
+    const auto y = random_vector<float>(n, -3, 3, 100 + static_cast<unsigned>(n));
+    // one element past the end of the output is a sentinel that must stay as it is
+    std::vector<float> buf(n + 1, -7.f);
+    auto out = xt::adapt(buf.data(), n, xt::no_ownership(), std::array<std::size_t, 1>{n});
+    f.call_into(out, x, y);
+    for (std::size_t i = 0; i < n; ++i) CHECK(buf[i] == x(i) * x(i) + y(i));
+    CHECK(buf[n] == -7.f);
+    const auto r = g(x, y);
+    REQUIRE(r.size() == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const float want = std::exp(x(i)) * 0.5f - std::max(x(i), y(i));
+      CHECK(std::fabs(r(i) - want) <= 4 * std::numeric_limits<float>::epsilon() * (std::fabs(want) + 2.f));
+    }
+    const auto xd = random_vector<double>(n, -3, 3, 20 + static_cast<unsigned>(n));
+    const auto yd = random_vector<double>(n, -3, 3, 200 + static_cast<unsigned>(n));
+    const auto rd = h(xd, yd);
+    for (std::size_t i = 0; i < n; ++i) CHECK(rd(i) == xd(i) * xd(i) + yd(i));
+    auto xi = xt::xtensor<std::int32_t, 1>::from_shape({n});
+    auto yi = xt::xtensor<std::int32_t, 1>::from_shape({n});
+    for (std::size_t i = 0; i < n; ++i) xi(i) = static_cast<std::int32_t>(i * 7919 % 201) - 100, yi(i) = static_cast<std::int32_t>(i) - 20;
+    const auto ri = k(xi, yi);
+    for (std::size_t i = 0; i < n; ++i) CHECK(ri(i) == xi(i) * 3 - yi(i));
+  }
+}
+
+TEST_CASE("static shapes of every small length use the same steps", "[cpu][small]") {
+  auto f = sf::function([](auto x, auto y) { return x * x - y; });
+  auto check = [&]<std::size_t N>(std::integral_constant<std::size_t, N>) {
+    xt::xtensor_fixed<float, xt::xshape<N>> x, y;
+    for (std::size_t i = 0; i < N; ++i) x(i) = 0.25f * static_cast<float>(i) - 1.f, y(i) = static_cast<float>(i % 3);
+    const auto r = f(x, y);
+    for (std::size_t i = 0; i < N; ++i) CHECK(r(i) == x(i) * x(i) - y(i));
+  };
+  [&]<std::size_t... N>(std::index_sequence<N...>) {
+    (check(std::integral_constant<std::size_t, N + 1>{}), ...);
+  }(std::make_index_sequence<33>{});
+}
+
+TEST_CASE("partial overlaps are found by the cheap alias test; disjoint and in-place calls write directly", "[cpu][alias]") {
+  auto f = sf::function([](auto x, auto y) { return x * 2.f + y; });
+  for (std::size_t n : {1u, 4u, 5u, 17u, 40u}) {
+    CAPTURE(n);
+    std::vector<float> buf(3 * n + 2);
+    for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>(i);
+    const std::vector<float> before = buf;
+    using view = decltype(xt::adapt(buf.data(), n, xt::no_ownership(), std::array<std::size_t, 1>{n}));
+    auto at = [&](std::size_t offset) -> view {
+      return xt::adapt(buf.data() + offset, n, xt::no_ownership(), std::array<std::size_t, 1>{n});
+    };
+    // the output starts one element after x: a read-after-write hazard at every position
+    auto x = at(0);
+    auto y = at(n + 1);
+    auto out = at(1);
+    f.call_into(out, x, y);
+    for (std::size_t i = 0; i < n; ++i) CHECK(buf[1 + i] == before[i] * 2.f + before[n + 1 + i]);
+    // in place (the output is x itself)
+    buf = before;
+    auto x2 = at(0);
+    auto y2 = at(n + 1);
+    auto out2 = at(0);
+    f.call_into(out2, x2, y2);
+    for (std::size_t i = 0; i < n; ++i) CHECK(buf[i] == before[i] * 2.f + before[n + 1 + i]);
+  }
+}
+
+TEST_CASE("run-time broadcasting errors keep their messages on the fast path", "[cpu][broadcast]") {
+  auto f = sf::function([](auto a, auto b) { return a * b + a; });
+  xt::xtensor<float, 1> three = {1, 2, 3}, two = {1, 2}, one = {5};
+  CHECK_THROWS_MATCHES(f(three, two), sf::shape_error, Catch::Message("staticflow: shapes (3,) and (2,) do not broadcast"));
+  CHECK_THROWS_MATCHES(f(two, three), sf::shape_error, Catch::Message("staticflow: shapes (2,) and (3,) do not broadcast"));
+  const auto r = f(three, one);  // an extent of 1 still broadcasts
+  CHECK((r == xt::xtensor<float, 1>{6, 12, 18}));
+  xt::xtensor<float, 2> m = xt::xtensor<float, 2>::from_shape({2, 3});
+  m.fill(1.f);
+  xt::xtensor<float, 2> bad = xt::xtensor<float, 2>::from_shape({3, 2});
+  CHECK_THROWS_MATCHES(f(m, bad), sf::shape_error, Catch::Message("staticflow: shapes (2, 3) and (3, 2) do not broadcast"));
+  xt::xtensor<float, 1> empty = xt::xtensor<float, 1>::from_shape({0});
+  CHECK_THROWS_MATCHES(f(empty, two), sf::shape_error, Catch::Message("staticflow: shapes (0,) and (2,) do not broadcast"));
+  CHECK(f(empty, empty).size() == 0);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "staticflow/core/config.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
 
@@ -59,10 +60,11 @@ template <class A, class B>
 using broadcast_shape_t = typename detail::shapes_do_not_broadcast<A, B>::type;
 
 namespace detail {
-/// Run-time broadcast of the extents of two operands into a result of rank R (R >= NA, NB).
-/// Throws shape_error naming both shapes; nothing has been written when it throws.
+/// The general run-time broadcast (any ranks, extents of 1, the error): out of line and cold, so
+/// the inline fast path below stays a compare. By value: a reference would make every caller keep
+/// both operands' extents in memory just in case.
 template <std::size_t R, std::size_t NA, std::size_t NB>
-extents<R> broadcast_extents(const extents<NA>& a, const extents<NB>& b) {
+[[gnu::noinline, gnu::cold]] extents<R> broadcast_extents_general(const extents<NA> a, const extents<NB> b) {
   extents<R> out{};
   for (std::size_t i = 0; i < R; ++i) {
     const std::size_t da = i < NA ? a[NA - 1 - i] : 1;
@@ -73,6 +75,24 @@ extents<R> broadcast_extents(const extents<NA>& a, const extents<NB>& b) {
     out[R - 1 - i] = da == 1 ? db : da;
   }
   return out;
+}
+
+/// Run-time broadcast of the extents of two operands into a result of rank R (R >= NA, NB).
+/// Throws shape_error naming both shapes; nothing has been written when it throws. Operands of
+/// the result's rank with equal extents (every elementwise op over same-shaped tensors) take an
+/// inline compare; anything else goes to broadcast_extents_general.
+template <std::size_t R, std::size_t NA, std::size_t NB>
+STATICFLOW_INLINE extents<R> broadcast_extents(const extents<NA>& a, const extents<NB>& b) {
+  if constexpr (NA == R && NB == R) {
+    bool same = true;
+    for (std::size_t i = 0; i < R; ++i) same &= a[i] == b[i];
+    if (same) [[likely]] return a;
+  } else if constexpr (NA == R && NB == 0) {
+    return a;
+  } else if constexpr (NB == R && NA == 0) {
+    return b;
+  }
+  return broadcast_extents_general<R>(a, b);
 }
 }  // namespace detail
 }  // namespace staticflow

@@ -25,7 +25,7 @@ template <class T, std::size_t Rank>
 struct tensor_view {
   const T* data;
   extents<Rank> ext;
-  std::size_t size() const { return detail::product(ext); }
+  STATICFLOW_INLINE std::size_t size() const { return detail::product(ext); }
 };
 
 /// Stands in for a static (compile-time) argument, which has no data at run time.

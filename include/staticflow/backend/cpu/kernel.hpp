@@ -28,7 +28,25 @@ inline constexpr kernel_kind kernel_kind_v =
 
 namespace detail {
 
+/// One batch of L lanes at j when at least L elements are left (L below the loop's batch width,
+/// with the instruction set's batch of exactly L lanes: an AVX2 or SSE register under AVX-512).
+template <std::size_t L, class N, class Cursors, class T>
+STATICFLOW_INLINE void narrow_step(const N& n, const Cursors& c, T* out, std::size_t& j, std::size_t size) {
+  if constexpr (L >= 2) {
+    using NB = xsimd::make_sized_batch_t<T, L>;
+    if constexpr (!std::is_void_v<NB>) {
+      if (size - j >= L) {
+        simd_at<NB>(n, c, j).store_unaligned(out + j);
+        j += L;
+      }
+    }
+  }
+}
+
 /// out[j] = graph at j, for j in [first, last), reading the arguments through the cursors.
+/// SIMD graphs run four batches per iteration, then single batches, then one half-width and one
+/// quarter-width batch (so a call on 4 or 8 floats is one short-vector operation, not a scalar
+/// loop), then the last few elements one by one.
 template <class N, class Cursors, class T>
 STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
   std::size_t j = first;
@@ -36,17 +54,26 @@ STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_
   if constexpr (takes_simd_path<N>) {
     using B = batch_t<T>;
     constexpr std::size_t W = B::size;
-    for (; j + 4 * W <= size; j += 4 * W) {
-      const B v0 = simd_at<B>(n, c, j);
-      const B v1 = simd_at<B>(n, c, j + W);
-      const B v2 = simd_at<B>(n, c, j + 2 * W);
-      const B v3 = simd_at<B>(n, c, j + 3 * W);
-      v0.store_unaligned(out + j);
-      v1.store_unaligned(out + j + W);
-      v2.store_unaligned(out + j + 2 * W);
-      v3.store_unaligned(out + j + 3 * W);
+    if (size - j >= W) [[likely]] {
+      for (; j + 4 * W <= size; j += 4 * W) {
+        const B v0 = simd_at<B>(n, c, j);
+        const B v1 = simd_at<B>(n, c, j + W);
+        const B v2 = simd_at<B>(n, c, j + 2 * W);
+        const B v3 = simd_at<B>(n, c, j + 3 * W);
+        v0.store_unaligned(out + j);
+        v1.store_unaligned(out + j + W);
+        v2.store_unaligned(out + j + 2 * W);
+        v3.store_unaligned(out + j + 3 * W);
+      }
+      for (; j + W <= size; j += W) simd_at<B>(n, c, j).store_unaligned(out + j);
     }
-    for (; j + W <= size; j += W) simd_at<B>(n, c, j).store_unaligned(out + j);
+    narrow_step<W / 2>(n, c, out, j, size);
+    narrow_step<W / 4>(n, c, out, j, size);
+    if constexpr (W >= 8 && !std::is_void_v<xsimd::make_sized_batch_t<T, W / 4>>) {
+      // fewer than W / 4 elements are left: a bounded loop the compiler does not vectorize again
+      for (std::size_t k = 0; k + 1 < W / 4 && j < size; ++k, ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
+      return;
+    }
   }
   for (; j < size; ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
 }
@@ -107,6 +134,26 @@ auto row_cursors(const Views& v, std::index_sequence<I...>) {
   return std::tuple{one(std::integral_constant<std::size_t, I>{})...};
 }
 
+/// The exact overlap test behind output_aliases_input (out of the hot path).
+template <class N, class Views, class T, std::size_t... I>
+[[gnu::noinline]] bool overlap_unsafe(const Views views, const T* out, std::size_t size, std::index_sequence<I...>) {
+  const auto* lo = reinterpret_cast<const unsigned char*>(out);
+  const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
+  bool unsafe = false;
+  ([&] {
+    if constexpr (graph::uses_argument<I, N>()) {
+      const auto& v = std::get<I>(views);
+      const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
+      const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + v.size());
+      const bool overlap = vlo < hi && lo < vhi;
+      const bool same_positions = static_cast<const void*>(v.data) == static_cast<const void*>(out) &&
+                                  v.size() == size && sizeof(*v.data) == sizeof(T);
+      if (overlap && !same_positions) unsafe = true;
+    }
+  }(), ...);
+  return unsafe;
+}
+
 template <class Cursors, std::size_t R>
 void seek_all(Cursors& cursors, const std::array<std::size_t, R>& index) {
   std::apply([&](auto&... c) STATICFLOW_LAMBDA_INLINE {
@@ -117,76 +164,109 @@ void seek_all(Cursors& cursors, const std::array<std::size_t, R>& index) {
 }
 }  // namespace detail
 
+namespace detail {
+/// The flat loop split across `threads` threads. Chunks start at multiples of the unrolled
+/// step, so every element takes the same path (vector body, remainder or tail) as in a
+/// single-threaded run.
+template <class Sig, class N, class Views, class T>
+[[gnu::noinline]] void run_flat_parallel(const N& n, const Views views, T* out, std::size_t size, std::size_t threads) {
+  const auto cursors = flat_cursors<Sig, N>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
+  constexpr std::size_t step = 4 * batch_t<std::conditional_t<std::is_same_v<T, bool>, char, T>>::size;
+  const std::size_t blocks = (size + step - 1) / step;
+  parallel_for(blocks, threads, [&](std::size_t b0, std::size_t b1) {
+    run_loop(n, cursors, out, b0 * step, std::min(size, b1 * step));
+  });
+}
+
+/// The row loop (some argument broadcasts): the last axis of the result per index of the outer
+/// axes, rows split across threads above the grain.
+template <class Sig, class N, class Views, class T, std::size_t R>
+STATICFLOW_INLINE void run_rows(const N& n, const Views& views, const extents<R>& ext, T* out, std::size_t size) {
+  constexpr bool small_static = N::shape_type::is_static && N::shape_type::size < parallel_grain;
+  const std::size_t inner = ext[R - 1];
+  if (inner == 0) return;
+  const std::size_t rows = size / inner;
+  const auto all_cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
+  auto run = [&](std::size_t first_row, std::size_t last_row) {
+    auto cursors = all_cursors;  // each chunk moves its own cursors
+    std::array<std::size_t, R> index{};
+    for (std::size_t d = R - 1, r = first_row; d-- > 0;) index[d] = r % ext[d], r /= ext[d];
+    for (std::size_t row = first_row; row < last_row; ++row) {
+      seek_all(cursors, index);
+      run_loop(n, cursors, out + row * inner, 0, inner);
+      for (std::size_t d = R - 1; d-- > 0;) {  // next row: odometer over the outer axes
+        if (++index[d] < ext[d]) break;
+        index[d] = 0;
+      }
+    }
+  };
+  const std::size_t threads = small_static ? 1 : threads_for(size);
+  if (small_static || threads <= 1 || rows < 2) run(0, rows);
+  else parallel_for(rows, threads, run);
+}
+
+/// run_rows out of line: graphs with run-time shapes, so that the flat path, inlined into the
+/// call, keeps its views and extents in registers (they are passed by value: a reference would
+/// make the caller keep them in memory on every path).
+template <class Sig, class N, class Views, class T, std::size_t R>
+[[gnu::noinline]] void run_rows_outlined(const N& n, const Views views, const extents<R> ext, T* out, std::size_t size) {
+  run_rows<Sig>(n, views, ext, out, size);
+}
+}  // namespace detail
+
 /// Evaluates graph n into out (row-major, with extents ext), reading arguments from views.
 /// `Sig` is the tuple of the arguments' signature entries. Nothing is allocated. Above
 /// cpu::parallel_grain elements the loop is split across sf::num_threads() threads; each element
 /// is computed the same way whichever thread runs it, so results do not depend on the split.
+///
+/// The call inlines only the common case: a flat loop (no broadcasting) below the grain. The
+/// threaded flat loop and, for run-time shapes, the row loop are separate functions.
 template <class Sig, class N, class Views, class T, std::size_t R>
 STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
   const std::size_t size = staticflow::detail::product(ext);
   // a small static result never goes near the thread pool (decided at compile time)
   constexpr bool small_static = N::shape_type::is_static && N::shape_type::size < parallel_grain;
-  const std::size_t threads = small_static ? 1 : threads_for(size);
-  if (detail::fits_flat<Sig, N>(views, size, args)) {
-    const auto cursors = detail::flat_cursors<Sig, N>(views, args);
-    if (small_static || threads <= 1) {
-      detail::run_loop(n, cursors, out, 0, size);
-    } else {
-      // chunks start at multiples of the unrolled step, so every element takes the same path
-      // (vector body, remainder or tail) as in a single-threaded run
-      constexpr std::size_t step = 4 * detail::batch_t<std::conditional_t<std::is_same_v<T, bool>, char, T>>::size;
-      const std::size_t blocks = (size + step - 1) / step;
-      parallel_for(blocks, threads, [&](std::size_t b0, std::size_t b1) {
-        detail::run_loop(n, cursors, out, b0 * step, std::min(size, b1 * step));
-      });
+  if (detail::fits_flat<Sig, N>(views, size, args)) [[likely]] {
+    if (small_static || size < parallel_grain) {
+      detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
+      return;
     }
+    const std::size_t threads = threads_for(size);
+    if (threads <= 1) detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
+    else detail::run_flat_parallel<Sig>(n, views, out, size, threads);
     return;
   }
   if constexpr (R > 0) {
-    const std::size_t inner = ext[R - 1];
-    if (inner == 0) return;
-    const std::size_t rows = size / inner;
-    const auto all_cursors = detail::row_cursors<N, R>(views, args);
-    auto run_rows = [&](std::size_t first_row, std::size_t last_row) {
-      auto cursors = all_cursors;  // each chunk moves its own cursors
-      std::array<std::size_t, R> index{};
-      for (std::size_t d = R - 1, r = first_row; d-- > 0;) index[d] = r % ext[d], r /= ext[d];
-      for (std::size_t row = first_row; row < last_row; ++row) {
-        detail::seek_all(cursors, index);
-        detail::run_loop(n, cursors, out + row * inner, 0, inner);
-        for (std::size_t d = R - 1; d-- > 0;) {  // next row: odometer over the outer axes
-          if (++index[d] < ext[d]) break;
-          index[d] = 0;
-        }
-      }
-    };
-    if (small_static || threads <= 1 || rows < 2) run_rows(0, rows);
-    else parallel_for(rows, threads, run_rows);
+    if constexpr (N::shape_type::is_static) detail::run_rows<Sig>(n, views, ext, out, size);
+    else detail::run_rows_outlined<Sig>(n, views, ext, out, size);
   }
 }
 
 /// Whether writing `size` elements at `out` could overwrite an argument before it is read: any
-/// overlap except an argument that is exactly the output, read at the same positions.
+/// overlap except an argument that is exactly the output, read at the same positions. The common
+/// case (no argument's bytes meet the output's) costs one subtract, add and compare per argument;
+/// only a possible overlap goes on to the exact test.
 template <class N, class Views, class T>
 STATICFLOW_INLINE bool output_aliases_input(const N&, const Views& views, const T* out, std::size_t size) {
-  const auto* lo = reinterpret_cast<const unsigned char*>(out);
-  const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
-  bool unsafe = false;
+  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  const auto o = reinterpret_cast<std::uintptr_t>(out);
+  const std::size_t obytes = size * sizeof(T);
+  bool maybe = false;
   [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
     ([&]() STATICFLOW_LAMBDA_INLINE {
       if constexpr (graph::uses_argument<I, N>()) {
         const auto& v = std::get<I>(views);
-        const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
-        const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + v.size());
-        const bool overlap = vlo < hi && lo < vhi;
-        const bool same_positions = static_cast<const void*>(v.data) == static_cast<const void*>(out) &&
-                                    v.size() == size && sizeof(*v.data) == sizeof(T);
-        if (overlap && !same_positions) unsafe = true;
+        const auto a = reinterpret_cast<std::uintptr_t>(v.data);
+        const std::size_t abytes = v.size() * sizeof(*v.data);
+        // non-empty [a, a + abytes) and [o, o + obytes) meet iff a - o + abytes - 1 < abytes + obytes - 1
+        // (unsigned); an empty range may report a meeting, which the exact test below clears
+        maybe |= a - o + abytes - 1 < abytes + obytes - 1;
       }
     }(), ...);
-  }(std::make_index_sequence<std::tuple_size_v<Views>>{});
-  return unsafe;
+  }(args);
+  if (!maybe) [[likely]] return false;
+  return detail::overlap_unsafe<N>(views, out, size, args);
 }
 
 }  // namespace staticflow::cpu

@@ -259,3 +259,8 @@ void materialize(const graph::arg_reduce<Op, A, Axis>& n, const Views& views, co
 }
 
 }  // namespace staticflow::cpu
+
+// softmax / log_softmax are row reductions followed by an elementwise pass over the same row;
+// their kernel is declared with the reductions so that every plan runner that sees
+// cpu::materialize for reductions sees it as well.
+#include "staticflow/backend/cpu/softmax.hpp"

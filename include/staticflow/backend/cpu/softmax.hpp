@@ -1,0 +1,206 @@
+// staticflow/backend/cpu/softmax.hpp -- softmax and log_softmax (graph::softmax_node) on the CPU,
+// row by row.
+//
+// Along the last axis each row is three short passes while it sits in L1: the row's max (four
+// NaN-propagating accumulators), then exp(x - max) stored into the output and summed (four
+// accumulators), then the output scaled by 1 / sum (softmax) or x - max - log(sum) written
+// (log_softmax). exp is computed once per element, with xsimd's vector exp everywhere: the last
+// partial batch of a row is padded with -inf (whose exp adds 0 to the sum), so an element's value
+// does not depend on its position. Rows are split across the thread pool above
+// cpu::parallel_grain elements; a row is computed the same way on any thread, so the results do
+// not depend on the thread count. Along another axis, the same three passes run over the axis
+// with the lanes across the trailing dimensions (one thread).
+//
+// Accuracy: exp is xsimd's (within 4 ulp of the C library's); the sum adds four accumulators'
+// lanes in a fixed order; softmax multiplies by the rounded reciprocal of the sum (1 ulp more
+// than a division). An all -inf row or one holding +inf or NaN gives NaN, as the composite
+// exp(x - max) / sum(...) does.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+#include <xsimd/xsimd.hpp>
+
+#include "staticflow/backend/cpu/operand.hpp"
+#include "staticflow/backend/cpu/parallel.hpp"
+#include "staticflow/backend/cpu/simd_eval.hpp"
+#include "staticflow/graph/composites.hpp"
+#include "staticflow/plan/arena.hpp"
+
+namespace staticflow::cpu {
+namespace detail {
+
+template <class B>
+STATICFLOW_INLINE B nan_max(const B& a, const B& b) {
+  return xsimd::select((a > b) || (a != a), a, b);
+}
+template <class T>
+STATICFLOW_INLINE T nan_max_scalar(T a, T b) {
+  return (a > b || a != a) ? a : b;
+}
+
+/// Row of n elements at x into o (distinct buffers): softmax or log_softmax (Kind).
+template <class Kind, class T>
+void softmax_row(const T* __restrict x, T* __restrict o, std::size_t n) {
+  using B = batch_t<T>;
+  constexpr std::size_t W = B::size;
+  constexpr T neg_inf = -std::numeric_limits<T>::infinity();
+  const std::size_t full = n - n % W;  // elements in whole batches
+  const std::size_t rest = n - full;
+  alignas(64) T pad[W];  // the last partial batch, padded with -inf
+  if (rest) {
+    std::fill(pad, pad + W, neg_inf);
+    std::copy(x + full, x + n, pad);
+  }
+
+  // pass 1: the max
+  B m0(neg_inf), m1(neg_inf), m2(neg_inf), m3(neg_inf);
+  std::size_t j = 0;
+  for (; j + 4 * W <= full; j += 4 * W) {
+    m0 = nan_max(m0, B::load_unaligned(x + j));
+    m1 = nan_max(m1, B::load_unaligned(x + j + W));
+    m2 = nan_max(m2, B::load_unaligned(x + j + 2 * W));
+    m3 = nan_max(m3, B::load_unaligned(x + j + 3 * W));
+  }
+  for (; j < full; j += W) m0 = nan_max(m0, B::load_unaligned(x + j));
+  if (rest) m1 = nan_max(m1, B::load_aligned(pad));
+  alignas(64) T lanes[W];
+  nan_max(nan_max(m0, m1), nan_max(m2, m3)).store_aligned(lanes);
+  T m = lanes[0];
+  for (std::size_t l = 1; l < W; ++l) m = nan_max_scalar(m, lanes[l]);
+  const B mb(m);
+
+  // pass 2: exp(x - m), stored (softmax) and summed
+  constexpr bool store = std::is_same_v<Kind, graph::softmax_kind>;
+  B s0(T(0)), s1(T(0)), s2(T(0)), s3(T(0));
+  j = 0;
+  for (; j + 4 * W <= full; j += 4 * W) {
+    const B e0 = xsimd::exp(B::load_unaligned(x + j) - mb);
+    const B e1 = xsimd::exp(B::load_unaligned(x + j + W) - mb);
+    const B e2 = xsimd::exp(B::load_unaligned(x + j + 2 * W) - mb);
+    const B e3 = xsimd::exp(B::load_unaligned(x + j + 3 * W) - mb);
+    if constexpr (store) {
+      e0.store_unaligned(o + j);
+      e1.store_unaligned(o + j + W);
+      e2.store_unaligned(o + j + 2 * W);
+      e3.store_unaligned(o + j + 3 * W);
+    }
+    s0 += e0, s1 += e1, s2 += e2, s3 += e3;
+  }
+  for (; j < full; j += W) {
+    const B e = xsimd::exp(B::load_unaligned(x + j) - mb);
+    if constexpr (store) e.store_unaligned(o + j);
+    s0 += e;
+  }
+  alignas(64) T tail[W];
+  if (rest) {
+    const B e = xsimd::exp(B::load_aligned(pad) - mb);
+    if constexpr (store) e.store_aligned(tail);
+    s1 += e;
+  }
+  ((s0 + s1) + (s2 + s3)).store_aligned(lanes);
+  T s = lanes[0];
+  for (std::size_t l = 1; l < W; ++l) s += lanes[l];
+
+  // pass 3: scale, or shift by log(sum)
+  if constexpr (store) {
+    const B inv(T(1) / s);
+    for (j = 0; j < full; j += W) (B::load_unaligned(o + j) * inv).store_unaligned(o + j);
+    if (rest) {
+      (B::load_aligned(tail) * inv).store_aligned(tail);
+      std::copy(tail, tail + rest, o + full);
+    }
+  } else {
+    const B ls(std::log(s));  // (x - m) - log(s), the composite's order
+    for (j = 0; j < full; j += W) ((B::load_unaligned(x + j) - mb) - ls).store_unaligned(o + j);
+    if (rest) {
+      ((B::load_aligned(pad) - mb) - ls).store_aligned(tail);
+      std::copy(tail, tail + rest, o + full);
+    }
+  }
+}
+
+/// The same along a middle axis: `outer` blocks of n x inner elements, lanes across inner.
+template <class Kind, class T>
+void softmax_columns(const T* x, T* o, std::size_t outer, std::size_t n, std::size_t inner) {
+  using B = batch_t<T>;
+  constexpr std::size_t W = B::size;
+  constexpr T neg_inf = -std::numeric_limits<T>::infinity();
+  constexpr bool store = std::is_same_v<Kind, graph::softmax_kind>;
+  auto* m = static_cast<T*>(plan::arena::local().allocate(2 * sizeof(T) * inner));
+  T* s = m + inner;
+  for (std::size_t b = 0; b < outer; ++b) {
+    const T* xb = x + b * n * inner;
+    T* ob = o + b * n * inner;
+    std::fill(m, m + inner, neg_inf);
+    std::fill(s, s + inner, T(0));
+    const std::size_t vec = inner - inner % W;
+    for (std::size_t k = 0; k < n; ++k) {
+      const T* xr = xb + k * inner;
+      for (std::size_t i = 0; i < vec; i += W) nan_max(B::load_unaligned(m + i), B::load_unaligned(xr + i)).store_unaligned(m + i);
+      for (std::size_t i = vec; i < inner; ++i) m[i] = nan_max_scalar(m[i], xr[i]);
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const T* xr = xb + k * inner;
+      T* orow = ob + k * inner;
+      for (std::size_t i = 0; i < vec; i += W) {
+        const B e = xsimd::exp(B::load_unaligned(xr + i) - B::load_unaligned(m + i));
+        if constexpr (store) e.store_unaligned(orow + i);
+        (B::load_unaligned(s + i) + e).store_unaligned(s + i);
+      }
+      for (std::size_t i = vec; i < inner; ++i) {
+        const T e = std::exp(xr[i] - m[i]);
+        if constexpr (store) orow[i] = e;
+        s[i] += e;
+      }
+    }
+    if constexpr (store) {
+      for (std::size_t i = 0; i < inner; ++i) s[i] = T(1) / s[i];
+      for (std::size_t k = 0; k < n; ++k) {
+        T* orow = ob + k * inner;
+        for (std::size_t i = 0; i < vec; i += W) (B::load_unaligned(orow + i) * B::load_unaligned(s + i)).store_unaligned(orow + i);
+        for (std::size_t i = vec; i < inner; ++i) orow[i] *= s[i];
+      }
+    } else {
+      for (std::size_t i = 0; i < inner; ++i) s[i] = std::log(s[i]);
+      for (std::size_t k = 0; k < n; ++k) {
+        const T* xr = xb + k * inner;
+        T* orow = ob + k * inner;
+        for (std::size_t i = 0; i < vec; i += W)
+          ((B::load_unaligned(xr + i) - B::load_unaligned(m + i)) - B::load_unaligned(s + i)).store_unaligned(orow + i);
+        for (std::size_t i = vec; i < inner; ++i) orow[i] = (xr[i] - m[i]) - s[i];
+      }
+    }
+  }
+}
+}  // namespace detail
+
+/// Evaluates softmax / log_softmax node n into out (extents ext, the input's).
+template <class Sig, class Kind, class A, int K, class Views, std::size_t R, class T>
+void materialize(const graph::softmax_node<Kind, A, K>& n, const Views& views, const extents<R>& ext, T* out) {
+  constexpr std::size_t axis = graph::softmax_node<Kind, A, K>::axis;
+  const std::size_t size = staticflow::detail::product(ext);
+  if (size == 0) return;
+  const T* x = detail::contiguous_operand<T, Sig>(n.a, views, ext);
+  const std::size_t len = ext[axis];
+  std::size_t inner = 1;
+  for (std::size_t d = axis + 1; d < R; ++d) inner *= ext[d];
+  if (inner == 1) {
+    const std::size_t rows = size / len;
+    const std::size_t threads = threads_for(size);
+    if (threads <= 1 || rows < 2) {
+      for (std::size_t r = 0; r < rows; ++r) detail::softmax_row<Kind>(x + r * len, out + r * len, len);
+    } else {
+      parallel_for(rows, threads, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) detail::softmax_row<Kind>(x + r * len, out + r * len, len);
+      });
+    }
+  } else {
+    detail::softmax_columns<Kind>(x, out, size / (len * inner), len, inner);
+  }
+}
+
+}  // namespace staticflow::cpu
