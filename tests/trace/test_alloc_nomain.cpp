@@ -73,4 +73,28 @@ TEST_CASE("a static-signature call allocates nothing after the trace", "[alloc]"
   CHECK(allocations.load() == before_dyn);
 }
 
+TEST_CASE("a while_loop over scalars and a cond allocate nothing after the trace", "[alloc][control]") {
+  // issue 3: loop state of static shape lives on the stack
+  auto collatz = sf::function([](auto n) {
+    auto [steps, m] = sf::while_loop([](auto, auto m) { return m != 1; },
+                                     [](auto s, auto m) { return std::tuple{s + 1, sf::where(m % 2 == 0, m / 2, 3 * m + 1)}; },
+                                     0, n);
+    return steps;
+  });
+  auto pick = sf::function([](auto x) {
+    return sf::cond(sf::reduce_sum(x) > 0.f, [&] { return x * 2.f; }, [&] { return -x; });
+  });
+  xt::xtensor_fixed<float, xt::xshape<8>> x, out;
+  x.fill(0.5f);
+  CHECK(collatz(27) == 111);  // traces
+  pick.call_into(out, x);
+  const long before = allocations.load();
+  long total = 0;
+  for (int n = 1; n < 200; ++n) total += collatz(n);
+  for (int i = 0; i < 100; ++i) pick.call_into(out, x);
+  CHECK(allocations.load() - before == 0);
+  CHECK(total > 0);
+  CHECK(out(3) == 1.f);
+}
+
 int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }

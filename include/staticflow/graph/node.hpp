@@ -31,6 +31,12 @@ struct node : detail::node_tag {
                   "converted to a C++ number; use sf::cast<T>(x) to change its dtype");
     return U{};
   }
+  /// x[i]: the slice at position i of the leading axis; i is a C++ integer or a scalar integer
+  /// tensor (control/index.hpp, found by argument-dependent lookup).
+  template <class I>
+  constexpr auto operator[](const I& i) const {
+    return index_tensor(static_cast<const Derived&>(*this), i);
+  }
 };
 
 /// A symbolic tensor: any node type.

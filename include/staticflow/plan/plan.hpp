@@ -7,8 +7,12 @@
 // it.
 //
 // Lowering replaces every materialized occurrence by an argument node that reads its slot, so
-// the fused CPU loop needs nothing new: slot K is argument `ArgCount + K`. Slots are numbered in
-// post-order (children first), which is a valid evaluation order. Structurally equal slots (same
+// the fused CPU loop needs nothing new: the value of slot K is argument `ArgCount + view_base<K>`
+// (a node with several results, such as a while_loop over several variables, fills several
+// consecutive views, read through `graph::output_of<J, Node>`). Slots are numbered in
+// post-order (children first), which is a valid evaluation order. A node that holds graphs of
+// its own (cond branches, loop bodies) has them planned in turn, over the values visible where
+// it runs (`with_plans<ArgCount>()`); only the branch taken, or the body while it loops, runs. Structurally equal slots (same
 // type, same literal values and parameters) are detected once, when the plan is made, and
 // computed once (common-subexpression elimination).
 #pragma once
@@ -30,14 +34,34 @@ inline constexpr bool materializes_v = [] {
   else return false;
 }();
 
-/// How many materialized nodes the subtree N holds, N included.
+/// How many values (views) a materialized node produces: one, or the size of its `output_specs`
+/// tuple for a node with several results (cond and loops with several outputs or variables).
+template <class N>
+inline constexpr std::size_t view_count_v = [] {
+  if constexpr (requires { typename N::output_specs; }) return std::tuple_size_v<typename N::output_specs>;
+  else return std::size_t{1};
+}();
+
+/// The specs of the values a materialized node produces.
+template <class N>
+struct output_specs_of {
+  using type = std::tuple<spec_of_node_t<N>>;
+};
+template <class N>
+  requires requires { typename N::output_specs; }
+struct output_specs_of<N> {
+  using type = typename N::output_specs;
+};
+
+/// How many values the materialized nodes of subtree N produce, N included: the number of views
+/// (argument slots) the subtree's slots occupy.
 template <class N>
 constexpr std::size_t materialized_count() {
   using kids = decltype(graph::children(std::declval<const N&>()));
   const std::size_t below = []<std::size_t... K>(std::index_sequence<K...>) {
     return (std::size_t{0} + ... + materialized_count<std::remove_cvref_t<std::tuple_element_t<K, kids>>>());
   }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  return below + (materializes_v<N> ? 1 : 0);
+  return below + (materializes_v<N> ? view_count_v<N> : 0);
 }
 
 namespace detail {
@@ -66,13 +90,30 @@ template <std::size_t ArgCount, std::size_t Base, class N>
 constexpr auto lower(const N& n) {
   if constexpr (graph::detail::is_argument<N>::value || graph::detail::is_literal<N>::value) {
     return n;
+  } else if constexpr (requires { N::projected_output; }) {
+    // output K of a node with several results: the K-th of the views that node's slot fills
+    using source = std::remove_cvref_t<decltype(n.source)>;
+    static_assert(materializes_v<source>);
+    return graph::argument<ArgCount + Base + materialized_count<source>() - view_count_v<source> + N::projected_output,
+                           typename N::value_type, typename N::shape_type>{};
   } else if constexpr (materializes_v<N>) {
+    static_assert(view_count_v<N> == 1, "staticflow: internal: a node with several results is read through its outputs");
     // this node is slot Base + (the slots below it): read it as an argument
     return graph::argument<ArgCount + Base + materialized_count<N>() - 1, typename N::value_type,
                            typename N::shape_type>{};
   } else {
     return lower_children<ArgCount, Base>(n);
   }
+}
+
+// A materialized node as its slot holds it: children lowered and, for nodes that hold graphs of
+// their own (cond branches, loop bodies), those graphs planned over the ArgCount values visible
+// here (`with_plans<ArgCount>()`).
+template <std::size_t ArgCount, std::size_t Base, class N>
+constexpr auto lower_slot(const N& n) {
+  auto lowered = lower_children<ArgCount, Base>(n);
+  if constexpr (requires { lowered.template with_plans<ArgCount>(); }) return lowered.template with_plans<ArgCount>();
+  else return lowered;
 }
 
 // The lowered materialized nodes of subtree n, in post-order, as a tuple.
@@ -83,7 +124,16 @@ constexpr auto collect(const N& n) {
     const auto c = graph::children(n);
     return std::tuple_cat(collect<ArgCount, Base + count_before<kids, K>()>(std::get<K>(c))...);
   }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple{lower_children<ArgCount, Base>(n)});
+  if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple{lower_slot<ArgCount, Base>(n)});
+  else return below;
+}
+
+// The materialized nodes of subtree n as traced (not lowered), in the same post-order as collect:
+// equal traced subgraphs compute equal values, whichever slots their lowered forms read.
+template <class N>
+auto collect_traced(const N& n) {
+  auto below = std::apply([](const auto&... kid) { return std::tuple_cat(collect_traced(kid)...); }, graph::children(n));
+  if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple<const N*>{&n});
   else return below;
 }
 
@@ -132,26 +182,42 @@ struct evaluation_plan {
   using slots_type = decltype(collect_slots(std::declval<const Outputs&>()));
   static constexpr std::size_t slot_count = std::tuple_size_v<slots_type>;
 
+  /// The specs of the values the slots fill, in order: slot K fills views
+  /// [view_base<K>, view_base<K> + view_count_v<slot K>), read as arguments ArgCount + view.
+  using view_specs = decltype([]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::tuple_cat(typename output_specs_of<std::tuple_element_t<K, slots_type>>::type{}...);
+  }(std::make_index_sequence<slot_count>{}));
+  static constexpr std::size_t view_count = std::tuple_size_v<view_specs>;
+  template <std::size_t K>
+  static constexpr std::size_t view_base = []<std::size_t... J>(std::index_sequence<J...>) {
+    return (std::size_t{0} + ... + view_count_v<std::tuple_element_t<J, slots_type>>);
+  }(std::make_index_sequence<K>{});
+
   outputs_type outputs;
   slots_type slots;
   /// same_as[k] == j < k when slot k is structurally equal to slot j (it is not computed again).
   std::array<std::size_t, slot_count> same_as{};
 
   explicit evaluation_plan(const Outputs& outs) : outputs(lower_outputs(outs)), slots(collect_slots(outs)) {
+    // Repeats are found on the traced nodes: two copies of one node (say both results of a
+    // while_loop, each holding the loop) lower to different types when their own inputs sit in
+    // different slots, but as traced they are the same type with equal values.
+    const auto traced = std::apply([](const auto&... o) { return std::tuple_cat(detail::collect_traced(o)...); }, outs);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((same_as[K] = first_equal<K>(std::make_index_sequence<K>{})), ...);
+      ((same_as[K] = first_equal<K>(traced, std::make_index_sequence<K>{})), ...);
     }(std::make_index_sequence<slot_count>{});
   }
 
  private:
-  template <std::size_t K, std::size_t... J>
-  std::size_t first_equal(std::index_sequence<J...>) const {
+  template <std::size_t K, class Traced, std::size_t... J>
+  std::size_t first_equal(const Traced& traced, std::index_sequence<J...>) const {
     std::size_t found = K;
     ([&] {
-      using a = std::tuple_element_t<J, slots_type>;
-      using b = std::tuple_element_t<K, slots_type>;
-      if constexpr (std::is_same_v<a, b>)
-        if (found == K && same_as[J] == J && detail::structurally_equal(std::get<J>(slots), std::get<K>(slots)))
+      using a = std::tuple_element_t<J, Traced>;
+      using b = std::tuple_element_t<K, Traced>;
+      if constexpr (std::is_same_v<a, b> &&
+                    plan::view_count_v<std::tuple_element_t<J, slots_type>> == plan::view_count_v<std::tuple_element_t<K, slots_type>>)
+        if (found == K && same_as[J] == J && detail::structurally_equal(*std::get<J>(traced), *std::get<K>(traced)))
           found = J;
     }(), ...);
     return found;

@@ -13,6 +13,8 @@
 #include "staticflow/backend/cpu/linalg.hpp"
 #include "staticflow/backend/cpu/reduce.hpp"
 #include "staticflow/backend/cpu/shape_ops.hpp"
+#include "staticflow/backend/cpu/run_plan.hpp"
+#include "staticflow/backend/cpu/control.hpp"
 #include "staticflow/backend/eager/evaluate.hpp"
 #include "staticflow/graph/print.hpp"
 #include "staticflow/plan/arena.hpp"
@@ -188,11 +190,8 @@ class concrete_function final : public concrete_function_base {
   using plan_type = plan::evaluation_plan<std::tuple_size_v<Sig>, output_values_type>;
   template <std::size_t K>
   using lowered_output = std::tuple_element_t<K, typename plan_type::outputs_type>;
-  /// The signature the fused loops see: the arguments, then the materialized slots.
-  using full_signature = decltype(std::tuple_cat(
-      std::declval<Sig>(), []<std::size_t... K>(std::index_sequence<K...>) {
-        return std::tuple<spec_of_node_t<std::tuple_element_t<K, typename plan_type::slots_type>>...>{};
-      }(std::make_index_sequence<plan_type::slot_count>{})));
+  /// The signature the fused loops see: the arguments, then the values of the materialized slots.
+  using full_signature = cpu::full_signature_t<Sig, plan_type>;
 
   /// Which loop output K compiles to on the CPU backend.
   template <std::size_t K = 0>
@@ -243,41 +242,9 @@ class concrete_function final : public concrete_function_base {
     if constexpr (plan_type::slot_count == 0) {
       return f(views);
     } else {
-      plan::arena_scope scope;
-      auto all = std::tuple_cat(views, [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return std::tuple{tensor_view<typename std::tuple_element_t<K, typename plan_type::slots_type>::value_type,
-                                      std::tuple_element_t<K, typename plan_type::slots_type>::shape_type::rank>{}...};
-      }(std::make_index_sequence<plan_type::slot_count>{}));
-      auto storage = [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return std::tuple<plan::slot_storage<std::tuple_element_t<K, typename plan_type::slots_type>>...>{};
-      }(std::make_index_sequence<plan_type::slot_count>{});
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (materialize_slot<K>(all, std::get<K>(storage), scope.get()), ...);
-      }(std::make_index_sequence<plan_type::slot_count>{});
-      return f(all);
+      plan::arena_scope scope;  // what the slots take from the arena goes back when the call ends
+      return cpu::with_slots<Sig>(plan_, views, std::forward<F>(f));
     }
-  }
-
-  template <std::size_t K, class All, class Storage>
-  void materialize_slot(All& all, Storage& storage, plan::arena& arena) const {
-    constexpr std::size_t args = std::tuple_size_v<Sig>;
-    auto& view = std::get<args + K>(all);
-    if (plan_.same_as[K] != K) {  // a repeat of an earlier slot: share its buffer
-      [&]<std::size_t... J>(std::index_sequence<J...>) {
-        ([&] {
-          if constexpr (std::is_same_v<std::remove_cvref_t<decltype(std::get<args + J>(all))>,
-                                       std::remove_cvref_t<decltype(view)>>)
-            if (plan_.same_as[K] == J) view = std::get<args + J>(all);
-        }(), ...);
-      }(std::make_index_sequence<K>{});
-      return;
-    }
-    const auto& node = std::get<K>(plan_.slots);
-    const auto ext = graph::node_extents(node, detail::extents_of_views(all));
-    auto* data = storage.get(arena, ext);
-    view = {data, ext};
-    cpu::materialize<full_signature>(node, all, ext, data);
-    ++plan::materialization_counter();
   }
 
   template <std::size_t K, std::size_t R>

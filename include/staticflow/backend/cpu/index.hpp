@@ -1,0 +1,58 @@
+// staticflow/backend/cpu/index.hpp -- evaluating x[i] (graph::take) and the extent queries
+// (sf::size, sf::dim, sf::shape_of) on the CPU.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "staticflow/backend/cpu/kernel.hpp"
+#include "staticflow/backend/cpu/operand.hpp"
+#include "staticflow/control/index.hpp"
+#include "staticflow/core/errors.hpp"
+
+namespace staticflow::cpu {
+namespace detail {
+/// A scalar node's value (a rank-0 evaluation).
+template <class Sig, class N, class Views>
+STATICFLOW_INLINE typename N::value_type scalar_value(const N& n, const Views& views) {
+  if constexpr (graph::detail::is_literal<N>::value) {
+    return n.value;
+  } else if constexpr (graph::detail::is_argument<N>::value) {
+    return *std::get<N::index>(views).data;
+  } else {
+    // every input of a rank-0 node has rank 0: read each one's only element (no loop)
+    const auto cursors = flat_cursors<Sig, N>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
+    return static_cast<typename N::value_type>(scalar_at(n, cursors, 0));
+  }
+}
+
+/// Position i of an axis of `extent` elements, Python style (negative counts from the end);
+/// throws sf::shape_error when out of range.
+inline std::size_t checked_position(std::int64_t i, std::size_t extent, const char* what) {
+  const std::int64_t n = static_cast<std::int64_t>(extent);
+  const std::int64_t k = i < 0 ? i + n : i;
+  if (k < 0 || k >= n)
+    throw shape_error(std::string(what) + ": index " + std::to_string(i) + " is out of range for an axis of size " +
+                      std::to_string(extent));
+  return static_cast<std::size_t>(k);
+}
+}  // namespace detail
+
+template <class Sig, class X, class I, class Views, std::size_t R, class T>
+void materialize(const graph::take<X, I>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const auto xe = graph::node_extents(n.a, staticflow::detail::extents_of_views(views));
+  const std::size_t row = detail::checked_position(static_cast<std::int64_t>(detail::scalar_value<Sig>(n.index, views)),
+                                                   xe[0], "x[i]");
+  const std::size_t inner = staticflow::detail::product(out_ext);
+  const T* in = detail::contiguous_operand<T, Sig>(n.a, views, xe);  // an argument is read where it lies
+  std::copy_n(in + row * inner, inner, out);
+}
+
+template <class Sig, class X, int Axis, class Views, std::size_t R>
+void materialize(const graph::extent_query<X, Axis>& n, const Views& views, const extents<R>&, std::int32_t* out) {
+  graph::extent_query<X, Axis>::compute(graph::node_extents(n.a, staticflow::detail::extents_of_views(views)), out);
+}
+
+}  // namespace staticflow::cpu

@@ -1,0 +1,143 @@
+// staticflow/backend/cpu/run_plan.hpp -- running an evaluation plan (plan/plan.hpp) on the CPU:
+// its slots in order, each once, then its outputs. A concrete function runs its graph's plan this
+// way, and so do the graphs that cond branches and loop bodies hold (backend/cpu/control.hpp).
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/backend/cpu/index.hpp"
+#include "staticflow/backend/cpu/kernel.hpp"
+#include "staticflow/backend/cpu/linalg.hpp"
+#include "staticflow/backend/cpu/reduce.hpp"
+#include "staticflow/backend/cpu/shape_ops.hpp"
+#include "staticflow/interop/xtensor.hpp"
+#include "staticflow/plan/arena.hpp"
+#include "staticflow/plan/plan.hpp"
+
+namespace staticflow::cpu {
+
+/// Evaluates a slot node that computes its values itself (cond, loops, tensor-array writes: nodes
+/// with `self_allocating`); specialized next to each such node's CPU code.
+template <class Node>
+struct slot_evaluator;
+
+/// The signature a plan's fused loops see: `Sig` (the values visible to the plan: a function's
+/// arguments, plus the variables of the loops it runs in), then the values of its slots.
+template <class Sig, class Plan>
+using full_signature_t = decltype(std::tuple_cat(std::declval<Sig>(), std::declval<typename Plan::view_specs>()));
+
+namespace detail {
+template <class Spec>
+using view_for_t = tensor_view<typename Spec::value_type, Spec::shape_type::rank>;
+template <class Spec>
+using storage_for_t = plan::slot_storage<void, typename Spec::value_type, typename Spec::shape_type>;
+
+template <class Specs>
+struct slot_buffers;
+template <class... Spec>
+struct slot_buffers<std::tuple<Spec...>> {
+  using views = std::tuple<view_for_t<Spec>...>;
+  using storage = std::tuple<storage_for_t<Spec>...>;
+};
+}  // namespace detail
+
+/// Where a self-allocating slot puts its values: `allocate<J>(ext)` gives the buffer of its J-th
+/// value (on the stack for a small static shape, else in the call's arena) and points the J-th
+/// view at it.
+template <std::size_t FirstView, std::size_t FirstStorage, class All, class Storage>
+struct slot_outputs {
+  All& all;
+  Storage& storage;
+  plan::arena& arena;
+
+  template <std::size_t J, std::size_t R>
+  auto* allocate(const extents<R>& ext) const {
+    auto* data = std::get<FirstStorage + J>(storage).get(arena, ext);
+    std::get<FirstView + J>(all) = {data, ext};
+    return data;
+  }
+};
+
+namespace detail {
+template <std::size_t From, std::size_t To, class All, std::size_t... V>
+STATICFLOW_INLINE void copy_views(All& all, std::index_sequence<V...>) {
+  ((std::get<To + V>(all) = std::get<From + V>(all)), ...);
+}
+
+// Slot K repeats slot `original` < K: its views become that slot's.
+template <std::size_t Args, std::size_t K, class Plan, class All, std::size_t... J>
+void share_repeated(std::size_t original, All& all, std::index_sequence<J...>) {
+  using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
+  constexpr auto count = std::make_index_sequence<plan::view_count_v<node_type>>{};
+  (
+      [&] {
+        if constexpr (std::is_same_v<typename plan::output_specs_of<std::tuple_element_t<J, typename Plan::slots_type>>::type,
+                                     typename plan::output_specs_of<node_type>::type>)
+          if (original == J) copy_views<Args + Plan::template view_base<J>, Args + Plan::template view_base<K>>(all, count);
+      }(),
+      ...);
+}
+
+template <class Sig, std::size_t K, class Plan, class All, class Storage>
+void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& arena) {
+  constexpr std::size_t args = std::tuple_size_v<Sig>;
+  constexpr std::size_t base = Plan::template view_base<K>;
+  using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
+  if (p.same_as[K] != K) {  // a repeat of an earlier slot: share its values
+    share_repeated<args, K, Plan>(p.same_as[K], all, std::make_index_sequence<K>{});
+    return;
+  }
+  using full = full_signature_t<Sig, Plan>;
+  const auto& node = std::get<K>(p.slots);
+  if constexpr (requires { node_type::self_allocating; }) {
+    slot_evaluator<node_type>::template run<full>(node, all, slot_outputs<args + base, base, All, Storage>{all, storage, arena});
+  } else {
+    const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
+    auto* data = std::get<base>(storage).get(arena, ext);
+    std::get<args + base>(all) = {data, ext};
+    materialize<full>(node, all, ext, data);
+  }
+  ++plan::materialization_counter();
+}
+}  // namespace detail
+
+/// Computes the slots of plan p in order, then returns f(views): the views of Sig's values
+/// followed by the slots' values. Buffers of static shape live in this frame; the others come
+/// from this thread's arena, which the caller scopes (plan::arena_scope).
+template <class Sig, class Plan, class Views, class F>
+STATICFLOW_INLINE decltype(auto) with_slots(const Plan& p, const Views& views, F&& f) {
+  if constexpr (Plan::slot_count == 0) {
+    return f(views);
+  } else {
+    using buffers = detail::slot_buffers<typename Plan::view_specs>;
+    auto all = std::tuple_cat(views, typename buffers::views{});
+    typename buffers::storage storage;
+    plan::arena& arena = plan::arena::local();
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (detail::materialize_slot<Sig, K>(p, all, storage, arena), ...);
+    }(std::make_index_sequence<Plan::slot_count>{});
+    return f(std::as_const(all));
+  }
+}
+
+/// Runs plan p over views (Sig's values) and evaluates output K into `out.template
+/// allocate<K>(ext)` for every K, once its extents are known.
+template <class Sig, class Plan, class Views, class Out>
+STATICFLOW_INLINE void run_plan(const Plan& p, const Views& views, const Out& out) {
+  using full = full_signature_t<Sig, Plan>;
+  with_slots<Sig>(p, views, [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
+    const auto ext_all = staticflow::detail::extents_of_views(all);
+    [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+      ([&]() STATICFLOW_LAMBDA_INLINE {
+        const auto& node = std::get<K>(p.outputs);
+        const auto ext = graph::node_extents(node, ext_all);
+        evaluate_into<full>(node, all, ext, out.template allocate<K>(ext));
+      }(), ...);
+    }(std::make_index_sequence<Plan::output_count>{});
+  });
+}
+
+}  // namespace staticflow::cpu

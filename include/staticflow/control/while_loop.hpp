@@ -1,0 +1,246 @@
+// staticflow/control/while_loop.hpp -- sf::while_loop: a loop with a data-dependent trip count.
+//
+// The condition and the body are traced once, with symbolic loop variables
+// (graph::bound_variable); the body must give every variable back with the spec it started with
+// (a variable whose extents change is declared with sf::dyn dimensions, the analog of
+// shape_invariants). At run time the loop keeps its variables in two state buffers (on the stack
+// when their shape is static), runs the condition's plan and the body's plan over them, and
+// swaps. A tensor-array variable written by the body (`ta.write(i, v)`) is updated in place.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/control/binding.hpp"
+#include "staticflow/control/cond.hpp"
+#include "staticflow/control/structure.hpp"
+#include "staticflow/control/tensor_array.hpp"
+#include "staticflow/plan/plan.hpp"
+
+namespace staticflow {
+
+/// tf.while_loop's maximum_iterations: the loop stops after n iterations even if its condition
+/// still holds. Pass it after the loop variables.
+struct maximum_iterations {
+  std::int64_t value;
+  constexpr explicit maximum_iterations(std::int64_t n) : value(n) {}
+};
+
+namespace graph {
+namespace detail {
+/// Whether body output N, for variable Arg (an argument after binding), is a tensor-array write
+/// to that same variable: the loop then writes the element in place.
+template <class N, std::size_t Arg>
+struct in_place_write : std::false_type {};
+template <std::size_t Arg, class T, class S, class I, class V>
+struct in_place_write<ta_write<argument<Arg, T, S>, I, V>, Arg> : std::true_type {};
+
+// The outputs the body's plan computes: a variable's new value, or the index and the element of
+// an in-place write.
+template <std::size_t ArgCount, class... N>
+auto flatten_body(const std::tuple<N...>& body) {
+  return [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::tuple_cat([&]() {
+      const auto& out = std::get<K>(body);
+      if constexpr (in_place_write<std::remove_cvref_t<decltype(out)>, ArgCount + K>::value)
+        return std::tuple{out.index, out.value};
+      else return std::tuple{out};
+    }()...);
+  }(std::index_sequence_for<N...>{});
+}
+}  // namespace detail
+
+/// A while loop as its slot holds it: the initial values (lowered children), the condition's and
+/// the body's plans over the ArgCount visible values followed by the loop variables, and which
+/// variables the body writes in place (a tensor-array write: `grows[k]` when it may grow).
+template <std::size_t ArgCount, class Inits, class CondPlan, class BodyPlan, class InPlace>
+struct while_plan : node<while_plan<ArgCount, Inits, CondPlan, BodyPlan, InPlace>> {
+  static constexpr bool materialized = true;
+  static constexpr bool self_allocating = true;
+  static constexpr std::size_t visible_values = ArgCount;
+  using output_specs = staticflow::detail::specs_of_nodes_t<Inits>;
+  using in_place = InPlace;
+  using value_type = bool;
+  using shape_type = shape<dyn>;
+  static constexpr std::size_t variable_count = std::tuple_size_v<Inits>;
+
+  Inits inits;
+  CondPlan cond;
+  BodyPlan body;
+  std::int64_t max_iterations;
+  std::array<bool, variable_count> grows;
+
+  constexpr auto children() const {
+    return std::apply([](const auto&... i) { return std::tuple<const std::remove_cvref_t<decltype(i)>&...>{i...}; }, inits);
+  }
+  template <class... N>
+  auto with_children(const N&... n) const {
+    return while_plan<ArgCount, std::tuple<N...>, CondPlan, BodyPlan, InPlace>{{}, {n...}, cond, body, max_iterations, grows};
+  }
+  bool same_parameters(const while_plan& o) const {
+    return max_iterations == o.max_iterations && grows == o.grows && detail::plans_equal(cond, o.cond) &&
+           detail::plans_equal(body, o.body);
+  }
+  std::string name() const { return "while"; }
+};
+
+/// A while loop as traced: initial values, the condition and the body over bound_variable<Scope, K>.
+template <class Scope, class Inits, class Cond, class Body>
+struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
+  static constexpr bool materialized = true;
+  static constexpr bool self_allocating = true;
+  using output_specs = staticflow::detail::specs_of_nodes_t<Inits>;
+  using value_type = bool;
+  using shape_type = shape<dyn>;
+  static constexpr std::size_t variable_count = std::tuple_size_v<Inits>;
+
+  Inits inits;
+  Cond cond;
+  Body body;
+  std::int64_t max_iterations;
+
+  constexpr auto children() const {
+    return std::apply([](const auto&... i) { return std::tuple<const std::remove_cvref_t<decltype(i)>&...>{i...}; }, inits);
+  }
+  template <class... N>
+  auto with_children(const N&... n) const {
+    return while_node<Scope, std::tuple<N...>, Cond, Body>{{}, {n...}, cond, body, max_iterations};
+  }
+  bool same_parameters(const while_node& o) const {
+    return max_iterations == o.max_iterations && plan::detail::structurally_equal(cond, o.cond) &&
+           detail::graphs_equal(body, o.body);
+  }
+  std::string name() const { return "while"; }
+
+  template <class Other, std::size_t Base>
+  auto bind_variables() const {
+    auto i = graph::bind_variables<Other, Base>(inits);
+    if constexpr (std::is_same_v<Other, Scope>) {  // our own variables: shadowed inside
+      return while_node<Scope, decltype(i), Cond, Body>{{}, i, cond, body, max_iterations};
+    } else {
+      auto c = graph::bind_variables<Other, Base>(cond);
+      auto b = graph::bind_variables<Other, Base>(body);
+      return while_node<Scope, decltype(i), decltype(c), decltype(b)>{{}, i, c, b, max_iterations};
+    }
+  }
+
+  template <std::size_t ArgCount>
+  auto with_plans() const {
+    constexpr std::size_t V = variable_count;
+    const auto c = graph::bind_variables<Scope, ArgCount>(cond);
+    const auto b = graph::bind_variables<Scope, ArgCount>(body);
+    using B = std::remove_cvref_t<decltype(b)>;
+    using mask = decltype([]<std::size_t... K>(std::index_sequence<K...>) {
+      return std::integer_sequence<bool, detail::in_place_write<std::tuple_element_t<K, B>, ArgCount + K>::value...>{};
+    }(std::make_index_sequence<V>{}));
+    std::array<bool, V> grows{};
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        if constexpr (detail::in_place_write<std::tuple_element_t<K, B>, ArgCount + K>::value)
+          grows[K] = std::get<K>(b).dynamic_size;
+      }(), ...);
+    }(std::make_index_sequence<V>{});
+    const auto flat = detail::flatten_body<ArgCount>(b);
+    using cond_plan = plan::evaluation_plan<ArgCount + V, std::tuple<std::remove_cvref_t<decltype(c)>>>;
+    using body_plan = plan::evaluation_plan<ArgCount + V, std::remove_cvref_t<decltype(flat)>>;
+    return while_plan<ArgCount, Inits, cond_plan, body_plan, mask>{{}, inits, cond_plan(std::tuple{c}), body_plan(flat),
+                                                                   max_iterations, grows};
+  }
+};
+
+}  // namespace graph
+
+namespace detail {
+/// while_loop over variables `vars` with a loop identified by Scope (used by fori_loop and scan,
+/// which build their own condition and body).
+template <class Scope, class Cond, class Body, class... Vars>
+auto while_loop_in(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
+  static_assert(sizeof...(Vars) > 0, "staticflow: sf::while_loop needs at least one loop variable");
+  auto inits = std::tuple{loop_value<Vars>::init_node(vars)...};
+  using Inits = decltype(inits);
+  using Specs = specs_of_nodes_t<Inits>;
+  const auto var_tuple = std::tie(vars...);
+  auto bound = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::tuple{loop_value<Vars>::wrap(
+        graph::bound_variable<Scope, K, typename std::tuple_element_t<K, Specs>::value_type,
+                              typename std::tuple_element_t<K, Specs>::shape_type>{},
+        std::get<K>(var_tuple))...};
+  }(std::index_sequence_for<Vars...>{});
+
+  auto pred = to_node(std::apply(cond, bound));
+  using PS = spec_of_node_t<decltype(pred)>;
+  control_flow_check<std::is_same_v<typename PS::value_type, bool> && PS::shape_type::rank == 0, [] {
+    message_string s;
+    s += "staticflow: sf::while_loop: the condition must return a scalar bool tensor, not ";
+    append_spec(s, PS{});
+    return s;
+  }()>();
+
+  auto returned = as_tuple(std::apply(body, bound));
+  constexpr std::size_t n = std::tuple_size_v<decltype(returned)>;
+  control_flow_check<n == sizeof...(Vars), [] {
+    message_string s;
+    s += "staticflow: sf::while_loop: the body returns ";
+    s += n;
+    s += " values for ";
+    s += sizeof...(Vars);
+    s += " loop variables";
+    return s;
+  }()>();
+  if constexpr (n == sizeof...(Vars)) {
+    auto next = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return std::tuple{loop_value<Vars>::template unwrap<std::tuple_element_t<K, Specs>>(std::get<K>(returned))...};
+    }(std::index_sequence_for<Vars...>{});
+    using NextSpecs = specs_of_nodes_t<decltype(next)>;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (control_flow_check<std::is_same_v<std::tuple_element_t<K, Specs>, std::tuple_element_t<K, NextSpecs>>, [] {
+         message_string s;
+         s += "staticflow: sf::while_loop: the body changes loop variable ";
+         s += K;
+         s += " from ";
+         append_spec(s, std::tuple_element_t<K, Specs>{});
+         s += " to ";
+         append_spec(s, std::tuple_element_t<K, NextSpecs>{});
+         s += " (a variable whose shape varies needs sf::dyn dimensions)";
+         return s;
+       }()>(), ...);
+    }(std::index_sequence_for<Vars...>{});
+    graph::while_node<Scope, Inits, decltype(pred), decltype(next)> loop{{}, inits, pred, next, max_iterations};
+    auto outs = graph::outputs_of(loop);
+    return unwrap_single([&]<std::size_t... K>(std::index_sequence<K...>) {
+      return std::tuple{loop_value<Vars>::wrap(std::get<K>(outs), std::get<K>(var_tuple))...};
+    }(std::index_sequence_for<Vars...>{}));
+  }
+}
+
+template <class... V>
+constexpr bool ends_with_max_iterations() {
+  if constexpr (sizeof...(V) == 0) return false;
+  else return std::is_same_v<std::remove_cvref_t<std::tuple_element_t<sizeof...(V) - 1, std::tuple<V...>>>, maximum_iterations>;
+}
+}  // namespace detail
+
+/// tf.while_loop / lax.while_loop: while cond(vars...) holds, vars = body(vars...); returns the
+/// final variables (one value, or a std::tuple of them). cond returns a scalar bool tensor; body
+/// returns the new variables as a std::tuple (or one value for one variable), each with the spec
+/// it started with. Variables are tensors, C++ numbers (literals of their canonical dtype) or
+/// tensor arrays. An optional sf::maximum_iterations(n) comes last.
+template <class Cond, class Body, class... Vars>
+auto while_loop(Cond&& cond, Body&& body, const Vars&... vars) {
+  using Scope = std::tuple<std::remove_cvref_t<Cond>, std::remove_cvref_t<Body>>;
+  if constexpr (detail::ends_with_max_iterations<Vars...>()) {
+    const auto all = std::tie(vars...);
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return detail::while_loop_in<Scope>(cond, body, std::get<sizeof...(Vars) - 1>(all).value, std::get<K>(all)...);
+    }(std::make_index_sequence<sizeof...(Vars) - 1>{});
+  } else {
+    return detail::while_loop_in<Scope>(cond, body, std::int64_t{-1}, vars...);
+  }
+}
+
+}  // namespace staticflow

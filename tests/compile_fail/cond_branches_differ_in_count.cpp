@@ -1,0 +1,9 @@
+// expect: staticflow: sf::cond: the true branch returns 2 values and the false branch returns 1
+#include <staticflow/staticflow.hpp>
+namespace sf = staticflow;
+int main() {
+  auto f = sf::function([](auto x) {
+    return sf::cond(x > 0, [&] { return std::tuple{x, x}; }, [&] { return x; });
+  });
+  (void)f(1);
+}

@@ -1,0 +1,7 @@
+// expect: staticflow: x\[i\]: a scalar \(rank-0 tensor\) cannot be indexed
+#include <staticflow/staticflow.hpp>
+namespace sf = staticflow;
+int main() {
+  auto f = sf::function([](auto x) { return x[0]; });
+  (void)f(1.f);
+}

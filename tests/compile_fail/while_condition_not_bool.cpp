@@ -1,0 +1,7 @@
+// expect: staticflow: sf::while_loop: the condition must return a scalar bool tensor, not int32\[\]
+#include <staticflow/staticflow.hpp>
+namespace sf = staticflow;
+int main() {
+  auto f = sf::function([](auto n) { return sf::while_loop([](auto i) { return i; }, [](auto i) { return i - 1; }, n); });
+  (void)f(3);
+}
