@@ -5,6 +5,8 @@
 #   make test           configure (preset release), build, run the whole CTest suite
 #   make test-sanitize  ASan+UBSan build (preset asan) and its tests
 #   make bench          build and run the benchmarks
+#   make cuda-build     nvcc builds (compile + link, nothing run) of the CUDA example, the Thrust
+#                       backend's suite and its GPU benchmark for sm_80 and sm_90 (build-cuda/)
 #   make clean          remove the build trees
 
 JOBS       ?= 2
@@ -21,7 +23,7 @@ DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-.PHONY: all deps configure build demo test test-sanitize bench clean
+.PHONY: all deps configure build demo test test-sanitize bench cuda-build clean
 
 all: build
 
@@ -82,5 +84,11 @@ bench: deps
 	$(CMAKE) --preset release -DSTATICFLOW_BENCH_ARGS="$(BENCH_ARGS)"
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target run_benchmarks
 
+CUDA_DIR ?= build-cuda
+cuda-build: deps
+	$(CMAKE) --preset release -B $(CUDA_DIR) -DSTATICFLOW_CUDA=ON \
+	  -DCMAKE_CUDA_COMPILER=$${CUDACXX:-/usr/local/cuda/bin/nvcc}
+	$(CMAKE) --build $(CUDA_DIR) -j $(JOBS) --target example_cuda_tanh_chain test_suite_thrust_cuda bench_thrust_cuda
+
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-debug test_package/build
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(CUDA_DIR) build-debug test_package/build

@@ -6,7 +6,7 @@
 #   staticflow::thrust_cpp           staticflow on THRUST_DEVICE_SYSTEM_CPP (serial), when found
 #
 # STATICFLOW_CCCL_INCLUDE_DIR may point at the headers (default: the CUDA toolkit's include/cccl).
-include_guard(GLOBAL)
+# Included from each directory that needs it: the variables are per directory, the targets global.
 
 find_path(STATICFLOW_CCCL_INCLUDE_DIR thrust/version.h
   HINTS "$ENV{CUDA_HOME}/include/cccl" "$ENV{CUDA_PATH}/include/cccl"
@@ -30,12 +30,14 @@ if(STATICFLOW_CCCL_INCLUDE_DIR)
     endif()
   endforeach()
   find_package(OpenMP COMPONENTS CXX)
-  if(OpenMP_CXX_FOUND)
+  get_property(_omp_linked GLOBAL PROPERTY STATICFLOW_THRUST_OMP_LINKED)
+  if(OpenMP_CXX_FOUND AND NOT _omp_linked)
     target_link_libraries(staticflow_thrust_omp INTERFACE OpenMP::OpenMP_CXX)
-  else()
+    set_property(GLOBAL PROPERTY STATICFLOW_THRUST_OMP_LINKED TRUE)
+    message(STATUS "staticflow: Thrust host device systems from ${STATICFLOW_CCCL_INCLUDE_DIR}")
+  elseif(NOT OpenMP_CXX_FOUND)
     message(STATUS "staticflow: no OpenMP; the Thrust OMP builds are skipped")
   endif()
-  message(STATUS "staticflow: Thrust host device systems from ${STATICFLOW_CCCL_INCLUDE_DIR}")
 else()
   message(STATUS "staticflow: no CCCL headers (thrust/version.h); the Thrust backend's host builds are skipped")
 endif()

@@ -9,6 +9,9 @@
 //    `block` elements then the blocks' partials, so that no accumulator sums a long run (host
 //    device systems reduce a run sequentially per thread: a million floats in one accumulator
 //    lose about 2e-4 of the sum; in blocks, about 1e-7);
+//  * host device systems (OMP, TBB, CPP) instead run one parallel loop over (result, block of
+//    `block` elements) pairs, each combined sequentially, then one over results combining their
+//    blocks in order: Thrust's reduce_by_key is sequential there;
 //  * argmax / argmin: the same with (value, index) pairs, keeping the first best.
 //
 // Floating-point sums combine in Thrust's order, not the CPU backend's blocked order: equal to
@@ -94,6 +97,7 @@ struct block_key {
   STATICFLOW_HD std::size_t operator()(std::size_t t) const { return (t / inner) * blocks + (t % inner) / block; }
 };
 inline constexpr std::size_t block = 4096;
+
 template <class Op, class C>
 struct combine {
   STATICFLOW_HD C operator()(C a, C b) const { return Op::template combine<C>(a, b); }
@@ -102,6 +106,35 @@ template <class Op, class C>
 struct finish {
   std::size_t count;
   STATICFLOW_HD C operator()(C total) const { return Op::template finish<C>(total, count); }
+};
+
+/// Host device systems: block b of result b / blocks, combined sequentially into partial[b].
+template <class Op, class C, class In>
+struct block_partial {
+  In input;
+  std::size_t inner, blocks;
+  C* partial;
+  STATICFLOW_HD void operator()(std::size_t b) const {
+    const std::size_t o = b / blocks, k = b % blocks;
+    const std::size_t first = o * inner + k * block;
+    const std::size_t last = o * inner + ((k + 1) * block < inner ? (k + 1) * block : inner);
+    C acc = Op::template identity<C>();
+    for (std::size_t t = first; t < last; ++t) acc = Op::template combine<C>(acc, input(t));
+    partial[b] = acc;
+  }
+};
+/// ... then each result's blocks in order, finished.
+template <class Op, class C, class T>
+struct combine_blocks {
+  const C* partial;
+  std::size_t blocks;
+  T* out;
+  finish<Op, C> fin;
+  STATICFLOW_HD void operator()(std::size_t o) const {
+    C acc = Op::template identity<C>();
+    for (std::size_t k = 0; k < blocks; ++k) acc = Op::template combine<C>(acc, partial[o * blocks + k]);
+    out[o] = static_cast<T>(fin(acc));
+  }
 };
 
 /// A candidate of an arg-reduction: its value and its index along the axis.
@@ -166,6 +199,16 @@ void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, 
     return;
   }
   const auto count = ::thrust::counting_iterator<std::size_t>(0);
+  if constexpr (!STATICFLOW_THRUST_CUDA) {
+    // host device systems: one parallel loop over (result, block) pairs, then one over results
+    // (Thrust's reduce_by_key runs sequentially there)
+    const std::size_t blocks = (w.inner + detail::block - 1) / detail::block;
+    C* partial = static_cast<C*>(device_arena::local().allocate(sizeof(C) * results * blocks));
+    ::thrust::for_each_n(async_policy(), count, results * blocks,
+                         detail::block_partial<Op, C, decltype(input)>{input, w.inner, blocks, partial});
+    ::thrust::for_each_n(async_policy(), count, results, detail::combine_blocks<Op, C, T>{partial, blocks, out, fin});
+    return;
+  }
   const auto values = ::thrust::make_transform_iterator(count, input);
   if (floating_dtype<C> && w.inner > detail::block) {
     const std::size_t blocks = (w.inner + detail::block - 1) / detail::block;
