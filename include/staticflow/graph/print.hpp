@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "staticflow/graph/traversal.hpp"
@@ -56,6 +57,21 @@ class listing {
   std::vector<std::string> outputs;
   std::size_t first_equation_id = 0;  // equations are named after all the arguments
 
+  /// A node's spec; a node with several results (cond, while) lists theirs: `(int32[], float32[3])`.
+  template <class N>
+  static std::string spec_text() {
+    if constexpr (requires { typename N::output_specs; }) {
+      std::string s = "(";
+      [&]<class... S>(std::type_identity<std::tuple<S...>>) {
+        std::size_t i = 0;
+        ((s += (i++ ? ", " : "") + short_spec_string(S{})), ...);
+      }(std::type_identity<typename N::output_specs>{});
+      return s + ")";
+    } else {
+      return short_spec_string(spec_of_node_t<N>{});
+    }
+  }
+
   /// The operand text of node n: a value name, or the literal itself.
   template <class N>
   std::string emit(const N& n) {
@@ -64,7 +80,7 @@ class listing {
     } else if constexpr (is_literal<N>::value) {
       return format_scalar(n.value) + ":" + short_spec_string(spec_of_node_t<N>{});
     } else {
-      equation e{op_name(n), {}, short_spec_string(spec_of_node_t<N>{}), 0};
+      equation e{op_name(n), {}, spec_text<N>(), 0};
       std::apply([&](const auto&... kid) { (e.operands.push_back(emit(kid)), ...); }, children(n));
       for (const auto& old : eqns)
         if (old.op == e.op && old.operands == e.operands && old.spec == e.spec) return ssa_name(old.id);
