@@ -16,6 +16,7 @@
 
 #include "staticflow/control/binding.hpp"
 #include "staticflow/control/structure.hpp"
+#include "staticflow/effects/recorder.hpp"
 #include "staticflow/plan/plan.hpp"
 
 namespace staticflow {
@@ -212,6 +213,7 @@ auto branch_nodes(const std::tuple<R...>& raw) {
 
 template <class Kind, class Names, class P, class... Fn>
 auto make_branches(const P& p, Fn&&... fn) {
+  const effects_forbidden no_effects("sf::cond / sf::switch_case branches");
   auto results = branch_nodes(std::tuple{as_tuple(fn())...});  // traces every branch, in order
   using first = specs_of_nodes_t<std::tuple_element_t<0, decltype(results)>>;
   [&]<std::size_t... B>(std::index_sequence<B...>) {

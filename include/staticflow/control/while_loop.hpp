@@ -161,6 +161,7 @@ namespace detail {
 template <class Scope, class Cond, class Body, class... Vars>
 auto while_loop_in(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
   static_assert(sizeof...(Vars) > 0, "staticflow: sf::while_loop needs at least one loop variable");
+  const effects_forbidden no_effects("sf::while_loop / fori_loop / scan / map_fn bodies");
   auto inits = std::tuple{loop_value<Vars>::init_node(vars)...};
   using Inits = decltype(inits);
   using Specs = specs_of_nodes_t<Inits>;

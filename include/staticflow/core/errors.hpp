@@ -16,4 +16,10 @@ struct signature_error : std::invalid_argument {
   explicit signature_error(const std::string& what) : std::invalid_argument("staticflow: " + what) {}
 };
 
+/// Misuse of tracing that only run time can see: a variable created while tracing, a variable
+/// read as a symbolic tensor outside a traced function, an effect where none may be recorded.
+struct trace_error : std::logic_error {
+  explicit trace_error(const std::string& what) : std::logic_error("staticflow: " + what) {}
+};
+
 }  // namespace staticflow

@@ -13,11 +13,21 @@ namespace detail {
 template <class T>
 concept literal_operand = std::is_arithmetic_v<std::remove_cvref_t<T>> || static_value_type<T>;
 
+/// A value that becomes a symbolic tensor when an expression uses it: an sf::variable, read at
+/// that point of the traced function (effects/variable.hpp).
 template <class T>
-concept operand = symbolic<T> || literal_operand<T>;
+concept readable = !symbolic<T> && requires(const T& t) {
+  { t.read() } -> symbolic;
+};
+
+template <class T>
+concept tensor_operand = symbolic<T> || readable<T>;
+
+template <class T>
+concept operand = tensor_operand<T> || literal_operand<T>;
 
 template <class A, class B>
-concept binary_operands = (symbolic<A> && operand<B>) || (literal_operand<A> && symbolic<B>);
+concept binary_operands = (tensor_operand<A> && operand<B>) || (literal_operand<A> && tensor_operand<B>);
 
 template <class X>
 constexpr auto literal_value(const X& x) {
@@ -31,11 +41,13 @@ template <class Peer, class X>
 constexpr auto as_node(const X& x) {
   if constexpr (symbolic<X>) {
     return x;
+  } else if constexpr (readable<X>) {
+    return x.read();
   } else {
     using raw = canonical_dtype_t<decltype(literal_value(x))>;
     static_assert(dtype<raw>, "staticflow: unsupported literal type (use bool, int, long, float or double)");
     using T = typename decltype([] {
-      if constexpr (symbolic<Peer>)
+      if constexpr (tensor_operand<Peer>)
         return std::type_identity<typename weak_literal_dtype<typename std::remove_cvref_t<Peer>::value_type, raw>::type>{};
       else
         return std::type_identity<raw>{};
@@ -102,8 +114,11 @@ STATICFLOW_BINARY_OPERATOR(&&, logical_and)
 STATICFLOW_BINARY_OPERATOR(||, logical_or)
 #undef STATICFLOW_BINARY_OPERATOR
 
-template <symbolic A>
-constexpr auto operator-(const A& a) { return graph::unary<op::negate, A>(a); }
+template <detail::tensor_operand A>
+constexpr auto operator-(const A& a) {
+  const auto n = detail::as_node<void>(a);
+  return graph::unary<op::negate, std::remove_cvref_t<decltype(n)>>(n);
+}
 template <symbolic A>
 constexpr auto operator!(const A& a) { return graph::unary<op::logical_not, A>(a); }
 template <symbolic A>
@@ -116,7 +131,7 @@ constexpr auto operator+(const A& a) { return a; }
 // literal again, never a node to evaluate on every call.
 #define STATICFLOW_UNARY_FUNCTION(NAME, OP)                                      \
   template <class A>                                                             \
-    requires(symbolic<A> || static_value_type<A>)                                \
+    requires(detail::tensor_operand<A> || static_value_type<A>)                  \
   constexpr auto NAME(const A& a) {                                              \
     return detail::fold_or_build(graph::unary<op::OP, decltype(detail::as_node<void>(a))>(detail::as_node<void>(a))); \
   }
@@ -161,7 +176,7 @@ STATICFLOW_BINARY_FUNCTION(logical_or, logical_or)
 /// where(cond, a, b): elementwise choice, with a and b broadcast against cond.
 template <class C, class A, class B>
   requires(detail::operand<C> && detail::operand<A> && detail::operand<B> &&
-           (symbolic<C> || symbolic<A> || symbolic<B>))
+           (detail::tensor_operand<C> || detail::tensor_operand<A> || detail::tensor_operand<B>))
 constexpr auto where(const C& c, const A& a, const B& b) {
   auto nc = detail::as_node<void>(c);
   auto na = detail::as_node<B>(a);

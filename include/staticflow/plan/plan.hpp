@@ -81,7 +81,7 @@ template <std::size_t ArgCount, std::size_t Base, class N>
 constexpr auto lower_children(const N& n) {
   using kids = decltype(graph::children(n));
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
-    const auto c = graph::children(n);
+    [[maybe_unused]] const auto c = graph::children(n);
     return graph::with_children(n, lower<ArgCount, Base + count_before<kids, K>()>(std::get<K>(c))...);
   }(std::make_index_sequence<std::tuple_size_v<kids>>{});
 }
@@ -121,7 +121,7 @@ template <std::size_t ArgCount, std::size_t Base, class N>
 constexpr auto collect(const N& n) {
   using kids = decltype(graph::children(n));
   auto below = [&]<std::size_t... K>(std::index_sequence<K...>) {
-    const auto c = graph::children(n);
+    [[maybe_unused]] const auto c = graph::children(n);
     return std::tuple_cat(collect<ArgCount, Base + count_before<kids, K>()>(std::get<K>(c))...);
   }(std::make_index_sequence<std::tuple_size_v<kids>>{});
   if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple{lower_slot<ArgCount, Base>(n)});

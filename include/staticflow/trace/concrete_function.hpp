@@ -15,6 +15,8 @@
 #include "staticflow/backend/cpu/shape_ops.hpp"
 #include "staticflow/backend/cpu/run_plan.hpp"
 #include "staticflow/backend/cpu/control.hpp"
+#include "staticflow/backend/cpu/effect_graph.hpp"
+#include "staticflow/effects/recorder.hpp"
 #include "staticflow/backend/eager/evaluate.hpp"
 #include "staticflow/graph/print.hpp"
 #include "staticflow/plan/arena.hpp"
@@ -92,8 +94,25 @@ class concrete_function_base {
   /// This signature in TensorFlow's pretty-printed form.
   virtual std::string pretty_printed_signature() const = 0;
 
+  /// The effects (variable assignments, prints, for_range loops) recorded while tracing, which
+  /// every call runs before computing its outputs; null when there are none.
+  const detail::effect_program* effects() const { return effects_.get(); }
+  void set_effects(std::unique_ptr<detail::effect_program> p) { effects_ = std::move(p); }
+
+ protected:
+  /// Whether a call must go through the effect program.
+  STATICFLOW_INLINE bool has_effects() const { return effects_ != nullptr && effects_->active(); }
+  /// Runs the effects with the call's views, then f() (the outputs), under the program's locks;
+  /// variables written come back to their old contents if anything throws.
+  template <class Views, class F>
+  decltype(auto) with_effects(const Views& views, F&& f) const {
+    const auto erased = cpu::erase_views(views);
+    return effects_->run(erased.data(), std::forward<F>(f));
+  }
+
  private:
   const void* key_;
+  std::unique_ptr<detail::effect_program> effects_;
 };
 
 /// The graph traced for one signature: calling it evaluates the graph with no lookup at all.
@@ -121,7 +140,30 @@ class concrete_function final : public concrete_function_base {
   STATICFLOW_INLINE auto operator()(const Args&... args) const {
     check_arguments<Args...>();
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
-    return with_slots(make_views(slots, args...), [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
+    const auto views = make_views(slots, args...);
+    if (has_effects()) [[unlikely]]
+      return with_effects(views, [&] { return compute(views); });
+    return compute(views);
+  }
+
+  /// Evaluates into the caller's container(s): `out` is one container (or a scalar) for one
+  /// output, a tuple of references (std::tie) for several. Nothing is allocated unless an output
+  /// overlaps an input in a way that is not elementwise, which goes through a temporary.
+  template <class Out, class... Args>
+  STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) const {
+    check_arguments<Args...>();
+    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+    const auto views = make_views(slots, args...);
+    if (has_effects()) [[unlikely]]
+      with_effects(views, [&] { compute_into(std::forward<Out>(out), views); });
+    else
+      compute_into(std::forward<Out>(out), views);
+  }
+
+ private:
+  template <class Views>
+  STATICFLOW_INLINE auto compute(const Views& arg_views) const {
+    return with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);  // throws before anything is written
       if constexpr (output_count == 1) {  // returned in place (NRVO): no copy of a static result
         auto out = make_result<0>(std::get<0>(all_ext));
@@ -137,20 +179,15 @@ class concrete_function final : public concrete_function_base {
     });
   }
 
-  /// Evaluates into the caller's container(s): `out` is one container (or a scalar) for one
-  /// output, a tuple of references (std::tie) for several. Nothing is allocated unless an output
-  /// overlaps an input in a way that is not elementwise, which goes through a temporary.
-  template <class Out, class... Args>
-  STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) const {
-    check_arguments<Args...>();
-    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+  template <class Out, class Views>
+  STATICFLOW_INLINE void compute_into(Out&& out, const Views& arg_views) const {
     auto outs = [&]() STATICFLOW_LAMBDA_INLINE {
       if constexpr (detail::is_tuple<std::remove_cvref_t<Out>>::value) return std::forward<Out>(out);
       else return std::tuple<Out&>{out};
     }();
     static_assert(std::tuple_size_v<decltype(outs)> == output_count,
                   "staticflow: call_into needs one output container per result (std::tie them)");
-    with_slots(make_views(slots, args...), [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
+    with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
@@ -162,6 +199,8 @@ class concrete_function final : public concrete_function_base {
     });
   }
 
+
+ public:
   /// A jaxpr-like SSA listing of the graph, with each value's spec.
   std::string graph_string() const { return make_listing().jaxpr(); }
   /// The graph in Graphviz's dot language.
@@ -335,10 +374,17 @@ class concrete_function<Backend, Sig, void> final : public concrete_function_bas
   using signature_type = Sig;
   static constexpr std::size_t output_count = 0;
   concrete_function() : concrete_function_base(&detail::type_key<Sig>) {}
+  /// Runs the effects (a lambda that returns nothing exists for them).
   template <class... Args>
-  void operator()(const Args&...) const {
+  void operator()(const Args&... args) const {
     static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
                   "staticflow: the arguments do not match this concrete function's signature");
+    if (!has_effects()) return;
+    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+    const auto views = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple{detail::make_view(args, std::get<I>(slots))...};
+    }(std::index_sequence_for<Args...>{});
+    with_effects(views, [] {});
   }
   std::string graph_string() const { return detail::parameter_listing<Sig>().jaxpr(); }
   std::string to_dot() const { return detail::parameter_listing<Sig>().dot(); }

@@ -18,6 +18,8 @@
 #include "staticflow/trace/cache.hpp"
 #include "staticflow/trace/concrete_function.hpp"
 #include "staticflow/trace/dispatch.hpp"
+#include "staticflow/trace/eager_mode.hpp"
+#include "staticflow/effects/recorder.hpp"
 #include "staticflow/trace/input_signature.hpp"
 #include "staticflow/trace/log.hpp"
 #include "staticflow/trace/options.hpp"
@@ -115,14 +117,29 @@ class polymorphic_function {
   /// path (one thread-local compare); the others go through the dispatch map (trace/dispatch.hpp).
   template <class... Args>
   STATICFLOW_INLINE auto operator()(const Args&... args) {
-    if constexpr (!std::is_same_v<detail::call_backend_t<Backend, Args...>, Backend>)
+    if constexpr ((symbolic<Args> || ...)) {
+      // called while another function is traced: its graph is inlined into the caller's (this
+      // function's cache is not touched)
+      return fn_(args...);
+    } else if constexpr (!std::is_same_v<detail::call_backend_t<Backend, Args...>, Backend>) {
       return (*this)(backend::thrust, args...);  // device arguments: the Thrust backend
-    else if constexpr (detail::is_direct<Config, Args...>())
+    } else if constexpr (detail::is_direct<Config, Args...>()) {
+      if constexpr (!std::is_same_v<Backend, backend::thrust_t>)  // eager mode is a CPU debugging aid
+        if (functions_run_eagerly()) [[unlikely]]
+          return eager_call<detail::signature_of_t<Args...>>(args...);
       return concrete<detail::signature_of_t<Args...>>()(args...);
+    }
     else if constexpr (!detail::call_checks<Config, Args...>::valid)
       return;  // the compile error names the argument and the specs
     else
       return detail::call_site<polymorphic_function, Args...>::call(*this, args...);
+  }
+
+  /// Calls the lambda now, as in eager mode: a new trace evaluated op by op (the cache is not used).
+  template <class Sig, class... Args>
+  [[gnu::noinline]] auto eager_call(const Args&... args) {
+    auto traced = trace<Sig, backend::eager_t>();
+    return static_cast<const concrete_for_t<Sig, backend::eager_t>&>(*traced)(args...);
   }
 
   /// Runs this call on backend B (sf::backend::thrust, or the function's own backend; a function
@@ -156,8 +173,17 @@ class polymorphic_function {
       static_assert(detail::backend_included<B, Fn>(),
                     "staticflow: sf::backend::thrust needs #include <staticflow/backend/thrust/thrust.hpp> (and Thrust)");
       concrete<detail::signature_of_t<Args...>, B>().call_into(std::forward<Out>(out), args...);
-    } else if constexpr (detail::is_direct<Config, Args...>())
+    } else if constexpr (detail::is_direct<Config, Args...>()) {
+      if constexpr (!std::is_same_v<Backend, backend::thrust_t>) {
+        if (functions_run_eagerly()) [[unlikely]] {
+          auto traced = trace<detail::signature_of_t<Args...>, backend::eager_t>();
+          static_cast<const concrete_for_t<detail::signature_of_t<Args...>, backend::eager_t>&>(*traced).call_into(
+              std::forward<Out>(out), args...);
+          return;
+        }
+      }
       concrete<detail::signature_of_t<Args...>>().call_into(std::forward<Out>(out), args...);
+    }
     else if constexpr (detail::call_checks<Config, Args...>::valid)
       detail::call_site<polymorphic_function, Args...>::call_into(*this, out, args...);
   }
@@ -269,9 +295,24 @@ class polymorphic_function {
     return static_cast<concrete_for_t<Sig, B>&>(c);
   }
 
-  /// Calls the lambda with symbolic arguments: its C++ side effects happen here, once.
+  /// Calls the lambda with symbolic arguments: its C++ side effects happen here, once. Effects
+  /// (variable assignments, sf::print, sf::for_range) are recorded and kept by the concrete
+  /// function, which runs them on every call.
   template <class Sig, class B = Backend>
   std::unique_ptr<concrete_function_base> trace() {
+    detail::trace_scope recording;
+    auto traced = trace_graph<Sig, B>();
+    if (auto program = recording.finish()) {
+      if constexpr (std::is_same_v<B, backend::thrust_t>)
+        throw signature_error("variables, sf::print, sf::for_range and sf::capture run on the CPU backend only; "
+                              "this function was traced for sf::backend::thrust");
+      traced->set_effects(std::move(program));
+    }
+    return traced;
+  }
+
+  template <class Sig, class B>
+  std::unique_ptr<concrete_function_base> trace_graph() {
     using C = concrete_for_t<Sig, B>;
     return [&]<std::size_t... I>(std::index_sequence<I...>) -> std::unique_ptr<concrete_function_base> {
       if constexpr (std::is_void_v<typename detail::traced_result<Fn, Sig>::type>) {

@@ -59,6 +59,11 @@ struct slot_outputs {
     std::get<FirstView + J>(all) = {data, ext};
     return data;
   }
+  /// Points the J-th view at data that lives elsewhere (an external value: nothing is copied).
+  template <std::size_t J, class T, std::size_t R>
+  void point(const T* data, const extents<R>& ext) const {
+    std::get<FirstView + J>(all) = {data, ext};
+  }
 };
 
 namespace detail {
@@ -69,9 +74,9 @@ STATICFLOW_INLINE void copy_views(All& all, std::index_sequence<V...>) {
 
 // Slot K repeats slot `original` < K: its views become that slot's.
 template <std::size_t Args, std::size_t K, class Plan, class All, std::size_t... J>
-void share_repeated(std::size_t original, All& all, std::index_sequence<J...>) {
+void share_repeated([[maybe_unused]] std::size_t original, [[maybe_unused]] All& all, std::index_sequence<J...>) {
   using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
-  constexpr auto count = std::make_index_sequence<plan::view_count_v<node_type>>{};
+  [[maybe_unused]] constexpr auto count = std::make_index_sequence<plan::view_count_v<node_type>>{};
   (
       [&] {
         if constexpr (std::is_same_v<typename plan::output_specs_of<std::tuple_element_t<J, typename Plan::slots_type>>::type,

@@ -1,0 +1,225 @@
+// bench/effects.cpp -- issue 6's figures, in one run:
+//   * a loop of 1e6 assign_add calls inside one traced function (sf::for_range over a scalar
+//     sf::variable) against a hand-written loop that updates the same memory every iteration;
+//     the same loop over a 64-float variable against a hand xsimd loop, Eigen and xtensor;
+//   * the seeds' many-small-ops case (a chain of 12 elementwise ops on 16 floats): traced and
+//     fused, op by op (sf::backend::eager), under sf::run_functions_eagerly (the lambda runs
+//     again on every call), against a hand xsimd loop, Eigen and xtensor.
+// Quote ratios (docs/benchmarks.md), not absolute times.
+#include <benchmark/benchmark.h>
+
+#include <Eigen/Core>
+#include <xsimd/xsimd.hpp>
+#include <xtensor/xfixed.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include <cstdint>
+
+#include <staticflow/staticflow.hpp>
+
+#include "bench_common.hpp"
+
+namespace sf = staticflow;
+
+namespace {
+constexpr std::int64_t iterations = 1'000'000;
+
+// --- scalar assign_add in a loop -------------------------------------------------------------
+
+void AssignAdd_Scalar_Hand(benchmark::State& state) {
+  std::int64_t v = 0;
+  for (auto _ : state) {
+    std::int64_t* p = &v;
+    benchmark::DoNotOptimize(p);
+    for (std::int64_t i = 0; i < iterations; ++i) {
+      *p += i;
+      benchmark::ClobberMemory();  // the memory is updated every iteration, as the variable is
+    }
+  }
+  benchmark::DoNotOptimize(v);
+}
+
+void AssignAdd_Scalar_Staticflow(benchmark::State& state) {
+  sf::variable<std::int64_t> v{0};
+  auto f = sf::function([&](auto n) { sf::for_range(n, [&](auto i) { v.assign_add(i); }); });
+  f(iterations);
+  for (auto _ : state) f(iterations);
+  benchmark::DoNotOptimize(v.value());
+}
+
+void AssignAdd_Scalar_RunEagerly(benchmark::State& state) {
+  sf::variable<std::int64_t> v{0};
+  auto f = sf::function([&](auto n) { sf::for_range(n, [&](auto i) { v.assign_add(i); }); });
+  sf::run_functions_eagerly_scope eager;
+  for (auto _ : state) f(iterations);
+  benchmark::DoNotOptimize(v.value());
+}
+
+// --- vector assign_add in a loop: acc += x * i over 64 floats, 1e5 iterations ------------------
+constexpr int vector_size = 64;
+constexpr std::int32_t vector_iterations = 100'000;
+
+void AssignAdd_Vector_HandXsimd(benchmark::State& state) {
+  alignas(64) float acc[vector_size] = {};
+  alignas(64) float x[vector_size];
+  for (int j = 0; j < vector_size; ++j) x[j] = 1e-6f * j;
+  using batch = xsimd::batch<float>;
+  for (auto _ : state) {
+    for (std::int32_t i = 0; i < vector_iterations; ++i) {
+      const batch s(static_cast<float>(i));
+      for (int j = 0; j < vector_size; j += batch::size)
+        (batch::load_aligned(acc + j) + batch::load_aligned(x + j) * s).store_aligned(acc + j);
+      benchmark::ClobberMemory();
+    }
+  }
+  benchmark::DoNotOptimize(acc);
+}
+
+void AssignAdd_Vector_Eigen(benchmark::State& state) {
+  Eigen::Array<float, vector_size, 1> acc = Eigen::Array<float, vector_size, 1>::Zero(), x;
+  for (int j = 0; j < vector_size; ++j) x[j] = 1e-6f * j;
+  for (auto _ : state) {
+    for (std::int32_t i = 0; i < vector_iterations; ++i) {
+      acc += x * static_cast<float>(i);
+      benchmark::ClobberMemory();
+    }
+  }
+  benchmark::DoNotOptimize(acc.data());
+}
+
+void AssignAdd_Vector_Xtensor(benchmark::State& state) {
+  xt::xtensor_fixed<float, xt::xshape<vector_size>> acc{}, x;
+  acc.fill(0.f);
+  for (int j = 0; j < vector_size; ++j) x[j] = 1e-6f * j;
+  for (auto _ : state) {
+    for (std::int32_t i = 0; i < vector_iterations; ++i) {
+      acc += x * static_cast<float>(i);
+      benchmark::ClobberMemory();
+    }
+  }
+  benchmark::DoNotOptimize(acc.data());
+}
+
+void AssignAdd_Vector_Staticflow(benchmark::State& state) {
+  sf::variable<float, vector_size> acc{};
+  xt::xtensor_fixed<float, xt::xshape<vector_size>> x;
+  for (int j = 0; j < vector_size; ++j) x[j] = 1e-6f * j;
+  auto f = sf::function([&](auto xs, auto n) {
+    sf::for_range(n, [&](auto i) { acc.assign_add(xs * sf::cast<float>(i)); });
+  });
+  f(x, vector_iterations);
+  for (auto _ : state) f(x, vector_iterations);
+  benchmark::DoNotOptimize(acc.value().data());
+}
+
+// --- many small ops: 12 elementwise ops on 16 floats -------------------------------------------
+constexpr int small = 16;
+auto small_chain = [](auto x) {
+  auto a = x * 2.f + 1.f;
+  auto b = a * x - 3.f;
+  auto c = b / 2.f + x;
+  auto d = c * c - a;
+  auto e = sf::maximum(d, 0.f) + b;
+  return e * 0.5f - c;
+};
+using small_tensor = xt::xtensor_fixed<float, xt::xshape<small>>;
+
+small_tensor small_input() {
+  small_tensor x;
+  for (int j = 0; j < small; ++j) x[j] = 0.1f * j - 0.7f;
+  return x;
+}
+
+void SmallOps_HandXsimd(benchmark::State& state) {
+  alignas(64) float x[small], out[small];
+  const auto in = small_input();
+  for (int j = 0; j < small; ++j) x[j] = in[j];
+  using batch = xsimd::batch<float>;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(x);
+    for (int j = 0; j < small; j += batch::size) {
+      const batch v = batch::load_aligned(x + j);
+      const batch a = v * 2.f + 1.f, b = a * v - 3.f, c = b / 2.f + v, d = c * c - a;
+      const batch e = xsimd::max(d, batch(0.f)) + b;
+      (e * 0.5f - c).store_aligned(out + j);
+    }
+    benchmark::DoNotOptimize(out);
+  }
+}
+
+void SmallOps_Eigen(benchmark::State& state) {
+  Eigen::Array<float, small, 1> x, out;
+  const auto in = small_input();
+  for (int j = 0; j < small; ++j) x[j] = in[j];
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(x.data());
+    const auto a = x * 2.f + 1.f;
+    const auto b = a * x - 3.f;
+    const auto c = b / 2.f + x;
+    const auto d = c * c - a;
+    const auto e = d.max(0.f) + b;
+    out = e * 0.5f - c;
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+
+void SmallOps_Xtensor(benchmark::State& state) {
+  const auto x = small_input();
+  small_tensor out;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(x.data());
+    auto a = x * 2.f + 1.f;
+    auto b = a * x - 3.f;
+    auto c = b / 2.f + x;
+    auto d = c * c - a;
+    auto e = xt::maximum(d, 0.f) + b;
+    out = e * 0.5f - c;
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+
+void SmallOps_Traced(benchmark::State& state) {
+  auto f = sf::function(small_chain);
+  const auto x = small_input();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(x.data());
+    auto r = f(x);
+    benchmark::DoNotOptimize(r.data());
+  }
+}
+
+void SmallOps_EagerBackend(benchmark::State& state) {
+  auto f = sf::function(small_chain, sf::backend::eager);
+  const auto x = small_input();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(x.data());
+    auto r = f(x);
+    benchmark::DoNotOptimize(r.data());
+  }
+}
+
+void SmallOps_RunEagerly(benchmark::State& state) {
+  auto f = sf::function(small_chain);
+  const auto x = small_input();
+  sf::run_functions_eagerly_scope eager;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(x.data());
+    auto r = f(x);
+    benchmark::DoNotOptimize(r.data());
+  }
+}
+}  // namespace
+
+BENCHMARK(AssignAdd_Scalar_Hand)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(AssignAdd_Scalar_Staticflow)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(AssignAdd_Scalar_RunEagerly)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(AssignAdd_Vector_HandXsimd)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(AssignAdd_Vector_Eigen)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(AssignAdd_Vector_Xtensor)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(AssignAdd_Vector_Staticflow)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(SmallOps_HandXsimd)->Apply(sf_bench::add_min);
+BENCHMARK(SmallOps_Eigen)->Apply(sf_bench::add_min);
+BENCHMARK(SmallOps_Xtensor)->Apply(sf_bench::add_min);
+BENCHMARK(SmallOps_Traced)->Apply(sf_bench::add_min);
+BENCHMARK(SmallOps_EagerBackend)->Apply(sf_bench::add_min);
+BENCHMARK(SmallOps_RunEagerly)->Apply(sf_bench::add_min);

@@ -1,0 +1,206 @@
+// staticflow/backend/cpu/effect_graph.hpp -- the graph an effect evaluates on every call (the
+// value assigned to a variable, a tensor sf::print shows, a for_range bound), planned once when
+// the effect is recorded, and the CPU evaluation of external leaves.
+//
+// An effect is recorded while the function is traced, where the signature's type is not known;
+// its graph knows the arguments it reads from its own argument leaves. So the effect builds its
+// own signature (the specs of those leaves, placeholders elsewhere) and rebuilds typed views from
+// the call's type-erased ones.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/backend/cpu/control.hpp"
+#include "staticflow/backend/cpu/run_plan.hpp"
+#include "staticflow/control/binding.hpp"
+#include "staticflow/control/cond.hpp"
+#include "staticflow/control/while_loop.hpp"
+#include "staticflow/effects/recorder.hpp"
+#include "staticflow/graph/external.hpp"
+#include "staticflow/plan/arena.hpp"
+#include "staticflow/plan/plan.hpp"
+
+namespace staticflow::cpu {
+
+/// An external leaf's slot: its view points at the data where it lives.
+template <class T, class S>
+struct slot_evaluator<graph::external<T, S>> {
+  template <class FullSig, class All, class Out>
+  static void run(const graph::external<T, S>& n, All&, const Out& out) {
+    out.template point<0>(n.data(), n.result_extents());
+  }
+};
+
+namespace detail {
+template <class N> struct is_bound_variable : std::false_type {};
+template <class Scope, std::size_t K, class T, class S>
+struct is_bound_variable<graph::bound_variable<Scope, K, T, S>> : std::true_type {};
+template <class N> struct is_external : std::false_type {};
+template <class T, class S> struct is_external<graph::external<T, S>> : std::true_type {};
+template <class N> struct holds_subgraphs : std::false_type {};
+template <class Kind, class Pred, class... B>
+struct holds_subgraphs<graph::branch_node<Kind, Pred, B...>> : std::true_type {};
+template <class Scope, class Inits, class Cond, class Body>
+struct holds_subgraphs<graph::while_node<Scope, Inits, Cond, Body>> : std::true_type {};
+
+/// 1 + the largest argument index in graph N (0 when it reads no argument), and whether every
+/// node of N can be evaluated by an effect.
+template <class N>
+constexpr std::size_t argument_bound() {
+  if constexpr (graph::detail::is_argument<N>::value) {
+    return N::index + 1;
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return std::max({std::size_t{0}, argument_bound<std::remove_cvref_t<std::tuple_element_t<K, kids>>>()...});
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}
+template <class N>
+constexpr bool effect_supported() {
+  if constexpr (is_bound_variable<N>::value || holds_subgraphs<N>::value) {
+    return false;
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (effect_supported<std::remove_cvref_t<std::tuple_element_t<K, kids>>>() && ...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}
+
+template <class... T>
+struct first_non_void {
+  using type = void;
+};
+template <class H, class... T>
+struct first_non_void<H, T...> {
+  using type = std::conditional_t<std::is_void_v<H>, typename first_non_void<T...>::type, H>;
+};
+
+/// The spec of argument I in graph N (void when N does not read it).
+template <std::size_t I, class N, class = void>
+struct argument_entry;
+template <std::size_t I, class N, class Kids>
+struct argument_entry_in;
+template <std::size_t I, class N, class... K>
+struct argument_entry_in<I, N, std::tuple<K...>> {
+  using type = typename first_non_void<typename argument_entry<I, std::remove_cvref_t<K>>::type...>::type;
+};
+template <std::size_t I, class N, class>
+struct argument_entry {
+  using type = typename argument_entry_in<I, N, decltype(graph::children(std::declval<const N&>()))>::type;
+};
+template <std::size_t I, std::size_t J, class T, class S>
+struct argument_entry<I, graph::argument<J, T, S>> {
+  using type = std::conditional_t<I == J, spec_of_t<T, S>, void>;
+};
+
+/// The signature an effect's graph is evaluated with: the spec of each argument it reads, a
+/// placeholder (a static value, which has no data) for the others.
+template <class N, std::size_t... I>
+auto effect_signature(std::index_sequence<I...>)
+    -> std::tuple<std::conditional_t<std::is_void_v<typename argument_entry<I, N>::type>, std::integral_constant<int, 0>,
+                                     typename argument_entry<I, N>::type>...>;
+
+template <class Entry>
+STATICFLOW_INLINE auto typed_view(const staticflow::detail::erased_view& e) {
+  if constexpr (spec_type<Entry>) {
+    using T = typename Entry::value_type;
+    constexpr std::size_t R = Entry::shape_type::rank;
+    tensor_view<T, R> v{static_cast<const T*>(e.data), {}};
+    for (std::size_t d = 0; d < R; ++d) v.ext[d] = e.ext[d];
+    return v;
+  } else {
+    return no_view{};
+  }
+}
+}  // namespace detail
+
+namespace detail {
+template <class T, class S>
+STATICFLOW_INLINE tensor_view<T, S::rank> external_view(const graph::external<T, S>& n) {
+  return {n.data(), n.result_extents()};
+}
+}  // namespace detail
+
+/// The erased views of a call (what effects receive).
+template <class Views>
+STATICFLOW_INLINE auto erase_views(const Views& views) {
+  return std::apply(
+      [](const auto&... v) STATICFLOW_LAMBDA_INLINE {
+        return std::array<staticflow::detail::erased_view, sizeof...(v) + 1>{[](const auto& one) STATICFLOW_LAMBDA_INLINE {
+          if constexpr (std::is_same_v<std::remove_cvref_t<decltype(one)>, no_view>) return staticflow::detail::erased_view{};
+          else return staticflow::detail::erased_view{one.data, one.ext.data()};
+        }(v)...};
+      },
+      views);
+}
+
+/// Graph G planned for evaluation by an effect.
+template <class G>
+class effect_graph {
+  static_assert(detail::effect_supported<G>(),
+                "staticflow: a variable assignment, sf::print or sf::for_range bound cannot use the "
+                "variables of an sf::while_loop / scan body or hold an sf::cond; compute the value as "
+                "a result of the function, or assign it outside the loop");
+
+ public:
+  static constexpr std::size_t arg_count = detail::argument_bound<G>();
+  using signature = decltype(detail::effect_signature<G>(std::make_index_sequence<arg_count>{}));
+  using plan_type = plan::evaluation_plan<arg_count, std::tuple<G>>;
+  using value_type = typename G::value_type;
+  static constexpr std::size_t rank = G::shape_type::rank;
+
+  explicit effect_graph(const G& g) : plan_(std::tuple<G>{g}) {}
+
+  /// Evaluates the graph: `target(ext)` is called once the value's extents are known (it may
+  /// throw: nothing has been written) and returns where to write them.
+  template <class Target>
+  void run(staticflow::detail::erased_args args, Target&& target) const {
+    const auto views = [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
+      return std::tuple{detail::typed_view<std::tuple_element_t<I, signature>>(args[I])...};
+    }(std::make_index_sequence<arg_count>{});
+    using full = full_signature_t<signature, plan_type>;
+    auto body = [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
+      const auto& node = std::get<0>(plan_.outputs);
+      const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
+      value_type* out = target(ext);
+      evaluate_into<full>(node, all, ext, out);
+    };
+    if constexpr (needs_arena) {
+      plan::arena_scope scope;
+      with_slots<signature>(plan_, views, body);
+    } else if constexpr (arg_count > 0) {
+      with_slots<signature>(plan_, views, body);
+    } else {
+      // only external values: their views point at their data (the loop of a for_range body
+      // runs this per iteration, so nothing else is done: no arena, no counters)
+      const auto all = std::tuple_cat(views, std::apply([](const auto&... slot) STATICFLOW_LAMBDA_INLINE {
+        return std::tuple{detail::external_view(slot)...};
+      }, plan_.slots));
+      body(all);
+    }
+  }
+
+  /// The value of a scalar graph.
+  value_type scalar(staticflow::detail::erased_args args) const {
+    static_assert(rank == 0);
+    value_type v{};
+    run(args, [&](const extents<0>&) { return &v; });
+    return v;
+  }
+
+ private:
+  // slots other than external values may take arena memory
+  static constexpr bool needs_arena = []<std::size_t... K>(std::index_sequence<K...>) {
+    return (!detail::is_external<std::tuple_element_t<K, typename plan_type::slots_type>>::value || ...);
+  }(std::make_index_sequence<plan_type::slot_count>{});
+  plan_type plan_;
+};
+
+}  // namespace staticflow::cpu

@@ -1,0 +1,331 @@
+// staticflow/effects/recorder.hpp -- how effects (variable assignments, sf::print, sf::for_range)
+// are recorded while a function is traced, and run, in program order, on every call.
+//
+// A statement such as `v.assign_add(x)` returns nothing, so it cannot become part of the graph's
+// type. It is recorded at trace time instead: the traced lambda runs once, and every effect it
+// performs appends a type-erased `effect` (which holds its own typed, planned graph) to the
+// recorder on top of this thread's trace stack. The concrete function keeps the resulting
+// `effect_program` and runs it before computing its outputs (TensorFlow's automatic control
+// dependencies: effects in program order, reads see earlier writes of the same call).
+//
+// Reads of a variable are `graph::external` leaves. A read followed, in program order, by a write
+// of the same variable must still see the old value: the write copies it into the read's
+// snapshot buffer first, and the read is redirected there.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "staticflow/core/errors.hpp"
+#include "staticflow/graph/external.hpp"
+
+namespace staticflow::detail {
+
+/// An argument of the call as an effect sees it: data and extents, types erased (an effect's
+/// graph knows the types from its own argument leaves).
+struct erased_view {
+  const void* data = nullptr;
+  const std::size_t* ext = nullptr;
+};
+using erased_args = const erased_view*;
+
+/// The largest rank a variable may have.
+inline constexpr std::size_t max_variable_rank = 8;
+
+/// What every sf::variable has, whatever its dtype and shape: where its data is, its extents,
+/// its lock, and a backup that restores it when a call throws.
+class variable_base {
+ public:
+  variable_base() = default;
+  variable_base(const variable_base&) = delete;
+  variable_base& operator=(const variable_base&) = delete;
+  virtual ~variable_base() = default;
+
+  std::size_t rank() const { return rank_; }
+  const std::size_t* extents_data() const { return ext_.data(); }
+  std::size_t size() const {
+    std::size_t n = 1;
+    for (std::size_t d = 0; d < rank_; ++d) n *= ext_[d];
+    return n;
+  }
+  std::size_t bytes() const { return size() * element_bytes_; }
+  std::mutex& mutex() const { return mutex_; }
+
+  /// The source every read of the current contents goes through (no snapshot).
+  const graph::external_source* live_source() const { return &live_; }
+
+  /// Keeps a copy of the contents (a call that may write this variable is about to start).
+  void save() {
+    backup_ext_ = ext_;
+    backup_.resize(bytes());
+    if (!backup_.empty()) std::memcpy(backup_.data(), data_, backup_.size());
+  }
+  /// Puts the saved contents back (the call threw).
+  void restore() {
+    if (backup_ext_ != ext_) resize_storage(backup_ext_.data());
+    if (!backup_.empty()) std::memcpy(data_, backup_.data(), backup_.size());
+  }
+
+ protected:
+  /// Reallocates the storage for new extents (variables with sf::dyn dims); updates data_.
+  virtual void resize_storage(const std::size_t* ext) = 0;
+
+  void set_storage(void* data, std::size_t rank, const std::size_t* ext, std::size_t element_bytes) {
+    data_ = data;
+    rank_ = rank;
+    element_bytes_ = element_bytes;
+    for (std::size_t d = 0; d < rank; ++d) ext_[d] = ext[d];
+  }
+
+  void* data_ = nullptr;
+  std::array<std::size_t, max_variable_rank> ext_{};
+
+ private:
+  friend struct read_point;
+  std::size_t rank_ = 0;
+  std::size_t element_bytes_ = 1;
+  mutable std::mutex mutex_;
+  graph::external_source live_{&data_, ext_.data(), "read_variable"};
+  std::vector<unsigned char> backup_;
+  std::array<std::size_t, max_variable_rank> backup_ext_{};
+};
+
+/// A read of a variable at one point of a traced function. It reads the variable's storage,
+/// unless a later effect of the same call (or loop iteration) writes the variable: then that
+/// effect copies the contents here first (`take`), and from then on the read sees the copy.
+/// When execution passes the read's own place in the program again (the next call, the next
+/// iteration), it reads the storage again (`rearm`).
+struct read_point {
+  graph::external_source source;
+  const variable_base* variable;
+  std::size_t position;  // how many effects its recorder held when the read was made
+  std::vector<unsigned char> buffer;
+  const void* buffer_data = nullptr;
+  std::array<std::size_t, max_variable_rank> snapshot_ext{};
+
+  read_point(const variable_base& v, std::size_t at) : source(*v.live_source()), variable(&v), position(at) {}
+  void rearm() { source = *variable->live_source(); }
+  void take() {
+    buffer.resize(variable->bytes());
+    if (!buffer.empty()) std::memcpy(buffer.data(), variable->data_, buffer.size());
+    buffer_data = buffer.data();
+    snapshot_ext = variable->ext_;
+    source.data = &buffer_data;
+    source.ext = snapshot_ext.data();
+  }
+};
+
+/// One recorded effect. `writes` are the variables it may write (those of nested effects
+/// included), `snapshots` the earlier reads it must preserve before it runs, `rearm` the reads
+/// made just before it that must see the storage again.
+struct effect {
+  virtual ~effect() = default;
+  virtual void run(erased_args args) = 0;
+  /// Runs the effect for *counter = lo, ..., hi - 1 (a for_range body of one statement).
+  /// Effects override this with a loop the compiler sees whole.
+  virtual void run_counted(erased_args args, std::int32_t* counter, std::int32_t lo, std::int32_t hi) {
+    for (*counter = lo; *counter < hi; ++*counter) run(args);
+  }
+  virtual void run_counted(erased_args args, std::int64_t* counter, std::int64_t lo, std::int64_t hi) {
+    for (*counter = lo; *counter < hi; ++*counter) run(args);
+  }
+  std::vector<const variable_base*> writes;
+  std::vector<read_point*> snapshots;
+  std::vector<read_point*> rearm;
+};
+
+/// Runs one effect: re-arms the reads made just before it, preserves the reads it would
+/// overwrite, then runs it.
+inline void run_effect(effect& e, erased_args args) {
+  for (read_point* r : e.rearm) r->rearm();
+  for (read_point* r : e.snapshots) r->take();
+  e.run(args);
+}
+
+/// What tracing one function body (or one for_range body) records.
+struct recorder {
+  std::vector<std::unique_ptr<effect>> effects;
+  std::vector<read_point*> pending_reads;  // reads no later write has preserved yet
+
+  void add(std::unique_ptr<effect> e) {
+    // every earlier read of a variable this effect writes must keep its old value
+    auto& reads = pending_reads;
+    for (auto it = reads.begin(); it != reads.end();) {
+      if (std::find(e->writes.begin(), e->writes.end(), (*it)->variable) != e->writes.end()) {
+        e->snapshots.push_back(*it);
+        // back to the storage where the read stands in the program (its position's effect)
+        (*it)->position < effects.size() ? effects[(*it)->position]->rearm.push_back(*it) : e->rearm.push_back(*it);
+        it = reads.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    effects.push_back(std::move(e));
+  }
+};
+
+/// What a traced function keeps: its effects in program order, what their graphs point into
+/// (read points, captured and constant data), the checks to run first on every call (captured
+/// containers still have their traced shape) and the locks a call takes.
+class effect_program {
+ public:
+  std::vector<std::unique_ptr<effect>> effects;
+  std::vector<std::shared_ptr<void>> resources;
+  std::vector<std::function<void()>> prechecks;
+  std::vector<const variable_base*> touched;  // read or written
+
+  /// Sorts out the locks and the variables to back up (after tracing).
+  void finish() {
+    std::vector<const variable_base*> written;
+    for (const auto& e : effects) written.insert(written.end(), e->writes.begin(), e->writes.end());
+    written_ = unique(std::move(written));
+    touched = unique(std::move(touched));
+    locks_.clear();
+    locks_.push_back(&own_);
+    for (const auto* v : touched) locks_.push_back(&v->mutex());
+    std::sort(locks_.begin(), locks_.end(), std::less<>{});  // one global order: no deadlock
+  }
+
+  /// Whether a call has anything to do here (else the program only keeps resources alive).
+  bool active() const { return !effects.empty() || !prechecks.empty() || !touched.empty(); }
+  bool empty() const { return !active() && resources.empty(); }
+  std::size_t effect_count() const { return effects.size(); }
+
+  /// Runs the effects, then `rest` (the outputs), holding the locks of this function and of
+  /// every variable it touches. When anything throws, every variable written goes back to its
+  /// contents before the call.
+  template <class F>
+  decltype(auto) run(erased_args args, F&& rest) {
+    struct locked {
+      const std::vector<std::mutex*>& m;
+      explicit locked(const std::vector<std::mutex*>& l) : m(l) { for (auto* x : m) x->lock(); }
+      ~locked() { for (auto it = m.rbegin(); it != m.rend(); ++it) (*it)->unlock(); }
+    } hold(locks_);
+    for (auto& check : prechecks) check();  // before any effect
+    for (const auto* v : written_) const_cast<variable_base*>(v)->save();
+    try {
+      for (auto& e : effects) run_effect(*e, args);
+      return rest();
+    } catch (...) {
+      for (const auto* v : written_) const_cast<variable_base*>(v)->restore();
+      throw;
+    }
+  }
+
+ private:
+  template <class P>
+  static std::vector<P> unique(std::vector<P> v) {
+    std::sort(v.begin(), v.end(), std::less<>{});
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }
+  std::vector<const variable_base*> written_;
+  std::vector<std::mutex*> locks_;
+  std::mutex own_;  // the program's read points and counters are shared by its calls
+};
+
+/// This thread's trace: the program being recorded, the recorders of the bodies being traced
+/// (innermost last), and where effects are not allowed.
+struct trace_state {
+  effect_program* program = nullptr;
+  std::vector<recorder*> recorders;
+  const char* forbidden = nullptr;  // "sf::cond branches" while a branch is traced
+};
+inline trace_state& trace_local() {
+  thread_local trace_state state;
+  return state;
+}
+
+/// Whether this thread is tracing a function now.
+inline bool tracing() { return trace_local().program != nullptr; }
+
+/// The program being traced; throws (naming `what`) when nothing is traced.
+inline effect_program& traced_program(const char* what) {
+  auto* p = trace_local().program;
+  if (!p) throw trace_error(std::string(what) + " is only possible inside a traced function");
+  return *p;
+}
+
+/// Records effect e in the innermost body being traced.
+inline void record_effect(std::unique_ptr<effect> e, const char* what) {
+  auto& t = trace_local();
+  if (!t.program) throw trace_error(std::string(what) + " is only possible inside a traced function");
+  if (t.forbidden)
+    throw trace_error(std::string(what) + " inside " + t.forbidden +
+                      " is not supported: effects run in sf::for_range bodies and at the top level of a "
+                      "function (compute the value with sf::cond / sf::where, then assign or print it)");
+  t.recorders.back()->add(std::move(e));
+}
+
+/// A new read of variable v at this point of the trace.
+inline const graph::external_source* record_read(const variable_base& v) {
+  auto& program = traced_program("reading an sf::variable as a symbolic tensor (use value() outside)");
+  auto* r = trace_local().recorders.back();
+  auto point = std::make_shared<read_point>(v, r->effects.size());
+  program.resources.push_back(point);
+  program.touched.push_back(&v);
+  r->pending_reads.push_back(point.get());
+  return &point->source;
+}
+
+/// While alive, effects recorded on this thread go to `r` (a for_range body).
+class body_scope {
+ public:
+  explicit body_scope(recorder& r) { trace_local().recorders.push_back(&r); }
+  ~body_scope() { trace_local().recorders.pop_back(); }
+  body_scope(const body_scope&) = delete;
+  body_scope& operator=(const body_scope&) = delete;
+};
+
+/// While alive, recording an effect throws (tracing a cond branch or a loop body).
+class effects_forbidden {
+ public:
+  explicit effects_forbidden(const char* where) : saved_(trace_local().forbidden) {
+    if (!saved_) trace_local().forbidden = where;
+  }
+  ~effects_forbidden() { trace_local().forbidden = saved_; }
+  effects_forbidden(const effects_forbidden&) = delete;
+  effects_forbidden& operator=(const effects_forbidden&) = delete;
+
+ private:
+  const char* saved_;
+};
+
+/// The recording of one trace: while alive, this thread's effects go into its program.
+/// `finish()` returns the program, or null when the function has no effect, no variable and no
+/// capture.
+class trace_scope {
+ public:
+  trace_scope() : program_(std::make_unique<effect_program>()), saved_(trace_local()) {
+    auto& t = trace_local();
+    t.program = program_.get();
+    t.recorders = {&top_};
+    t.forbidden = nullptr;
+  }
+  ~trace_scope() { trace_local() = std::move(saved_); }
+  trace_scope(const trace_scope&) = delete;
+  trace_scope& operator=(const trace_scope&) = delete;
+
+  std::unique_ptr<effect_program> finish() {
+    program_->effects = std::move(top_.effects);
+    program_->finish();
+    if (program_->empty()) return nullptr;
+    return std::move(program_);
+  }
+
+ private:
+  std::unique_ptr<effect_program> program_;
+  recorder top_;
+  trace_state saved_;  // a nested trace (a function called while another is traced) restores it
+};
+
+}  // namespace staticflow::detail

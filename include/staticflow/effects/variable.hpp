@@ -1,0 +1,321 @@
+// staticflow/effects/variable.hpp -- sf::variable: mutable state that traced functions read and
+// update (tf.Variable).
+//
+// A variable is created outside traced code and outlives the functions that use it. Outside a
+// traced function `assign`, `assign_add` and `assign_sub` act at once and `value()` returns the
+// current contents, as TensorFlow's eager variables do. Inside one, reading it (`read()`, or using
+// it in an arithmetic expression) gives a symbolic tensor, and the assignments are effects: they
+// run on every call, in program order (effects/recorder.hpp).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+#include <xtensor/xfixed.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include "staticflow/backend/cpu/effect_graph.hpp"
+#include "staticflow/control/structure.hpp"
+#include "staticflow/core/dtype.hpp"
+#include "staticflow/core/errors.hpp"
+#include "staticflow/core/shape.hpp"
+#include "staticflow/effects/recorder.hpp"
+#include "staticflow/graph/external.hpp"
+#include "staticflow/graph/operators.hpp"
+
+namespace staticflow {
+namespace detail {
+enum class assign_mode { assign, add, subtract };
+
+constexpr const char* assign_name(assign_mode m) {
+  return m == assign_mode::assign ? "assign" : m == assign_mode::add ? "assign_add" : "assign_sub";
+}
+
+template <class T, std::size_t... D>
+struct variable_container {
+  static constexpr bool is_static = ((D != dyn) && ...);
+  using type = std::conditional_t<sizeof...(D) == 0, std::array<T, 1>,
+                                  std::conditional_t<is_static, xt::xtensor_fixed<T, xt::xshape<(D == dyn ? 1 : D)...>>,
+                                                     xt::xtensor<T, sizeof...(D)>>>;
+};
+
+/// Whether a value of shape V can be assigned to a variable of shape S: V broadcasts to S
+/// (dims compared from the right; a `dyn` dim is checked at run time).
+template <class V, class S>
+constexpr bool assignable_shape() {
+  if constexpr (V::rank > S::rank) {
+    return false;
+  } else {
+    for (std::size_t k = 0; k < V::rank; ++k) {
+      const std::size_t v = V::dims[V::rank - 1 - k], s = S::dims[S::rank - 1 - k];
+      if (v != 1 && v != dyn && s != dyn && v != s) return false;
+    }
+    return true;
+  }
+}
+
+template <class Var, class G>
+class assign_effect;
+}  // namespace detail
+
+/// A mutable tensor of dtype T and shape (Dims...) (`sf::dyn` for a dimension whose extent may
+/// change with `assign`). Not copyable or movable: traced graphs point at it.
+///
+///   sf::variable<int> v{1};                      // a scalar
+///   sf::variable<int, 2> y{{3, -2}};             // shape (2,)
+///   sf::variable<float, sf::dyn> w{xt::xtensor<float, 1>{1, 2, 3}};
+template <class T, std::size_t... Dims>
+class variable final : public detail::variable_base {
+  static_assert(dtype<canonical_dtype_t<T>>, "staticflow: sf::variable<T>: T must be bool, int32, int64, float or double");
+  static_assert(sizeof...(Dims) <= detail::max_variable_rank, "staticflow: sf::variable has at most 8 dimensions");
+
+ public:
+  using value_type = canonical_dtype_t<T>;
+  using shape_type = shape<Dims...>;
+  static constexpr std::size_t rank = sizeof...(Dims);
+  using container_type = typename detail::variable_container<value_type, Dims...>::type;
+
+  /// Zeros (dyn dims: extent 0).
+  variable() { init(); }
+  /// A scalar variable's initial value.
+  template <class U>
+    requires(rank == 0 && std::is_arithmetic_v<U>)
+  variable(U v) {
+    storage_[0] = static_cast<value_type>(v);
+    init();
+  }
+  /// The initial contents (their shape must be the variable's).
+  variable(container_type init_value)
+    requires(rank > 0)
+      : storage_(std::move(init_value)) {
+    init();
+  }
+  template <class E>
+    requires(rank > 0 && !std::is_same_v<std::remove_cvref_t<E>, container_type> && requires(const E& e) { e.shape(); })
+  explicit variable(const E& e) : storage_(e) {
+    init();
+  }
+
+  /// The current contents (outside traced code; a traced function reads with read()).
+  decltype(auto) value() const {
+    if constexpr (rank == 0) return storage_[0];
+    else return static_cast<const container_type&>(storage_);
+  }
+
+  /// The variable as a symbolic tensor at this point of the traced function: it sees the
+  /// assignments recorded before it, and not those after it.
+  graph::external<value_type, shape_type> read() const {
+    return graph::external<value_type, shape_type>(detail::record_read(*this));
+  }
+
+  template <class V>
+  void assign(const V& v) { apply<detail::assign_mode::assign>(v); }
+  template <class V>
+  void assign_add(const V& v) { apply<detail::assign_mode::add>(v); }
+  template <class V>
+  void assign_sub(const V& v) { apply<detail::assign_mode::subtract>(v); }
+
+  /// The extents of the current contents.
+  extents<rank> current_extents() const {
+    extents<rank> e{};
+    for (std::size_t d = 0; d < rank; ++d) e[d] = ext_[d];
+    return e;
+  }
+
+ private:
+  template <class Var, class G>
+  friend class detail::assign_effect;
+
+  void init() {
+    if (detail::tracing())
+      throw trace_error(
+          "an sf::variable was created while a function was traced; create variables outside the function "
+          "(as tf.function only accepts variables created once, outside the traced code)");
+    refresh_storage();
+  }
+  void refresh_storage() {
+    std::array<std::size_t, detail::max_variable_rank> ext{};
+    if constexpr (rank > 0)
+      for (std::size_t d = 0; d < rank; ++d) ext[d] = static_cast<std::size_t>(storage_.shape()[d]);
+    set_storage(storage_.data(), rank, ext.data(), sizeof(value_type));
+  }
+  void resize_storage(const std::size_t* ext) override {
+    if constexpr (rank > 0 && !shape_type::is_static) {
+      std::array<std::size_t, rank> s{};
+      for (std::size_t d = 0; d < rank; ++d) s[d] = ext[d];
+      storage_.resize(s);
+      refresh_storage();
+    }
+  }
+  value_type* data() { return static_cast<value_type*>(data_); }
+
+  template <detail::assign_mode Mode, class V>
+  void apply(const V& v) {
+    if constexpr (symbolic<V> || requires { v.read(); }) {
+      record<Mode>(detail::as_node<variable>(v));
+    } else if constexpr (std::is_arithmetic_v<V>) {
+      if (detail::tracing()) record<Mode>(graph::literal<value_type>(static_cast<value_type>(v)));
+      else apply_now<Mode>(v);
+    } else {
+      if (detail::tracing())
+        throw trace_error(std::string(detail::assign_name(Mode)) +
+                          ": a container inside a traced function must enter the graph through sf::constant(x) "
+                          "(copied once) or sf::capture(x) (read on every call)");
+      apply_now<Mode>(v);
+    }
+  }
+
+  template <detail::assign_mode Mode, class V>
+  void apply_now(const V& v) {
+    std::lock_guard<std::mutex> lock(mutex());
+    if constexpr (std::is_arithmetic_v<V>) {
+      const auto x = static_cast<value_type>(v);
+      value_type* p = data();
+      for (std::size_t i = 0, n = size(); i < n; ++i)
+        p[i] = Mode == detail::assign_mode::assign ? x : Mode == detail::assign_mode::add ? value_type(p[i] + x) : value_type(p[i] - x);
+    } else {
+      static_assert(rank > 0, "staticflow: a scalar sf::variable is assigned a C++ number");
+      if constexpr (Mode == detail::assign_mode::assign) {
+        if (!same_shape(v) && shape_type::is_static)
+          throw shape_error("assign: the value has shape " + shape_text(v) + ", the variable has shape " + shape_text(storage_));
+        storage_ = v;
+        refresh_storage();
+      } else {
+        if (!broadcasts_to_variable(v))
+          throw shape_error(std::string(detail::assign_name(Mode)) + ": the value has shape " + shape_text(v) +
+                            ", the variable has shape " + shape_text(storage_));
+        container_type result = [&]() -> container_type {
+          if constexpr (Mode == detail::assign_mode::add) return storage_ + v;
+          else return storage_ - v;
+        }();
+        storage_ = std::move(result);
+      }
+    }
+  }
+
+  /// Whether e broadcasts to the variable's shape (NumPy's rules, dims compared from the right).
+  template <class E>
+  bool broadcasts_to_variable(const E& e) const {
+    const std::size_t r = static_cast<std::size_t>(e.shape().size());
+    if (r > rank) return false;
+    for (std::size_t k = 0; k < r; ++k) {
+      const auto have = static_cast<std::size_t>(e.shape()[r - 1 - k]);
+      if (have != 1 && have != ext_[rank - 1 - k]) return false;
+    }
+    return true;
+  }
+
+  template <class E>
+  bool same_shape(const E& e) const {
+    if (static_cast<std::size_t>(e.shape().size()) != rank) return false;
+    for (std::size_t d = 0; d < rank; ++d)
+      if (static_cast<std::size_t>(e.shape()[d]) != ext_[d]) return false;
+    return true;
+  }
+  template <class E>
+  static std::string shape_text(const E& e) {
+    std::string s = "(";
+    for (std::size_t d = 0; d < e.shape().size(); ++d) s += (d ? ", " : "") + std::to_string(e.shape()[d]);
+    return s + (e.shape().size() == 1 ? ",)" : ")");
+  }
+
+  template <detail::assign_mode Mode, class N>
+  void record(const N& value) {
+    using VS = spec_of_node_t<N>;
+    detail::control_flow_check<detail::assignable_shape<typename VS::shape_type, shape_type>(), [] {
+      detail::message_string s;
+      s += "staticflow: ";
+      s += detail::assign_name(Mode);
+      s += ": a value of spec ";
+      detail::append_spec(s, VS{});
+      s += " does not fit a variable of spec ";
+      detail::append_spec(s, spec_of_t<value_type, shape_type>{});
+      return s;
+    }()>();
+    detail::control_flow_check<std::is_same_v<typename VS::value_type, value_type>, [] {
+      detail::message_string s;
+      s += "staticflow: ";
+      s += detail::assign_name(Mode);
+      s += ": the value is ";
+      detail::append_spec(s, VS{});
+      s += " and the variable ";
+      detail::append_spec(s, spec_of_t<value_type, shape_type>{});
+      s += " (dtypes differ: cast the value with sf::cast)";
+      return s;
+    }()>();
+    if constexpr (detail::assignable_shape<typename VS::shape_type, shape_type>() &&
+                  std::is_same_v<typename VS::value_type, value_type>) {
+      const graph::external<value_type, shape_type> live(live_source());
+      auto graph = [&] {
+        if constexpr (Mode == detail::assign_mode::assign && std::is_same_v<typename VS::shape_type, shape_type>)
+          return value;
+        else if constexpr (Mode == detail::assign_mode::assign)  // broadcast to the variable's shape
+          return graph::select<graph::literal<bool>, N, graph::external<value_type, shape_type>>(graph::literal<bool>(true), value, live);
+        else if constexpr (Mode == detail::assign_mode::add) return detail::make_binary<op::add>(live, value);
+        else return detail::make_binary<op::subtract>(live, value);
+      }();
+      auto e = std::make_unique<detail::assign_effect<variable, decltype(graph)>>(*this, graph, Mode);
+      detail::traced_program(detail::assign_name(Mode)).touched.push_back(this);
+      detail::record_effect(std::move(e), detail::assign_name(Mode));
+    }
+  }
+
+  container_type storage_{};
+};
+
+namespace detail {
+/// Evaluates a graph into a variable: in place when the extents are the variable's (elementwise
+/// reads of the variable itself see each element before it is replaced; any other use of it is
+/// a materialized slot, computed first), through a temporary when `assign` changes the extents
+/// of a variable with `sf::dyn` dims. Any other extents throw before anything is written.
+template <class Var, class G>
+class assign_effect final : public effect {
+  using T = typename Var::value_type;
+  static constexpr std::size_t R = Var::rank;
+
+ public:
+  assign_effect(Var& v, const G& g, assign_mode mode) : var_(&v), value_(g), mode_(mode) { writes.push_back(&v); }
+
+  void run(erased_args args) override { assign(args); }
+  void run_counted(erased_args args, std::int32_t* counter, std::int32_t lo, std::int32_t hi) override {
+    for (*counter = lo; *counter < hi; ++*counter) assign(args);
+  }
+  void run_counted(erased_args args, std::int64_t* counter, std::int64_t lo, std::int64_t hi) override {
+    for (*counter = lo; *counter < hi; ++*counter) assign(args);
+  }
+
+ private:
+  STATICFLOW_INLINE void assign(erased_args args) {
+    bool resized = false;
+    extents<R> new_ext{};
+    value_.run(args, [&](const extents<R>& ext) -> T* {
+      if constexpr (G::shape_type::is_static && Var::shape_type::is_static) return var_->data();  // checked when traced
+      if (ext == var_->current_extents()) return var_->data();
+      if (mode_ != assign_mode::assign || Var::shape_type::is_static)
+        throw shape_error(std::string(assign_name(mode_)) + ": the value has shape " + staticflow::detail::extents_string(ext) +
+                          ", the variable has shape " + staticflow::detail::extents_string(var_->current_extents()));
+      const std::size_t n = staticflow::detail::product(ext);
+      if (n > staging_size_) staging_.reset(new T[n]), staging_size_ = n;
+      resized = true;
+      new_ext = ext;
+      return staging_.get();
+    });
+    if (resized) [[unlikely]] {
+      var_->resize_storage(new_ext.data());
+      std::copy_n(staging_.get(), staticflow::detail::product(new_ext), var_->data());
+    }
+  }
+
+  Var* var_;
+  cpu::effect_graph<G> value_;
+  assign_mode mode_;
+  std::unique_ptr<T[]> staging_;
+  std::size_t staging_size_ = 0;
+};
+}  // namespace detail
+
+}  // namespace staticflow

@@ -1,0 +1,50 @@
+// staticflow/graph/external.hpp -- a leaf whose value lives outside the call's arguments: a
+// variable read, a captured container, a constant copied at trace time, a for_range counter.
+//
+// The leaf holds a pointer to an `external_source`, which says where the data is *now* (through
+// a pointer to a pointer, so storage that moves or a read that is redirected to a snapshot is
+// seen by the next evaluation) and what its extents are. The planner treats it as a slot that
+// computes nothing: its view points at the data.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+
+#include "staticflow/core/shape.hpp"
+#include "staticflow/graph/node.hpp"
+
+namespace staticflow::graph {
+
+/// Where an external value is: `*data` is its first element, `ext` its extents (rank entries;
+/// unused for a static shape), `label` its name in graph listings.
+struct external_source {
+  const void* const* data = nullptr;
+  const std::size_t* ext = nullptr;
+  const char* label = "external";
+};
+
+/// A tensor of dtype T and shape S read from an external source when the graph runs.
+template <class T, class S>
+struct external : node<external<T, S>> {
+  using value_type = T;
+  using shape_type = S;
+  static constexpr bool materialized = true;     // a slot of its own: its view points at the data
+  static constexpr bool self_allocating = true;  // ... which it does not allocate
+  const external_source* source;
+
+  constexpr explicit external(const external_source* s) : source(s) {}
+  constexpr std::tuple<> children() const { return {}; }
+  constexpr external with_children() const { return *this; }
+  bool same_parameters(const external& o) const { return source == o.source; }
+  std::string name() const { return source->label; }
+  extents<S::rank> result_extents() const {
+    extents<S::rank> e = S::dims;
+    for (std::size_t d = 0; d < S::rank; ++d)
+      if (e[d] == dyn) e[d] = source->ext[d];
+    return e;
+  }
+  const T* data() const { return static_cast<const T*>(*source->data); }
+};
+
+}  // namespace staticflow::graph

@@ -1,0 +1,34 @@
+// staticflow/trace/eager_mode.hpp -- sf::run_functions_eagerly (tf.config.run_functions_eagerly):
+// a debugging switch under which every call of an sf::function runs its lambda again and
+// evaluates the graph op by op, instead of reusing a traced, fused concrete function.
+#pragma once
+
+#include <atomic>
+
+namespace staticflow {
+namespace detail {
+inline constinit std::atomic<bool> eager_functions{false};
+}  // namespace detail
+
+/// Turns eager execution of every sf::function on or off (process-wide). While on, each call runs
+/// the lambda (its C++ side effects, such as std::cout, happen on every call), records its
+/// effects anew, and evaluates every node into a buffer of its own (sf::backend::eager). The
+/// function's cache is neither used nor filled, and tracing_count() does not change.
+inline void run_functions_eagerly(bool on) { detail::eager_functions.store(on, std::memory_order_relaxed); }
+
+/// Whether sf::function calls run eagerly now.
+inline bool functions_run_eagerly() { return detail::eager_functions.load(std::memory_order_relaxed); }
+
+/// Runs functions eagerly (or not) while alive, then restores the previous setting.
+class run_functions_eagerly_scope {
+ public:
+  explicit run_functions_eagerly_scope(bool on = true) : saved_(functions_run_eagerly()) { run_functions_eagerly(on); }
+  ~run_functions_eagerly_scope() { run_functions_eagerly(saved_); }
+  run_functions_eagerly_scope(const run_functions_eagerly_scope&) = delete;
+  run_functions_eagerly_scope& operator=(const run_functions_eagerly_scope&) = delete;
+
+ private:
+  bool saved_;
+};
+
+}  // namespace staticflow

@@ -1,0 +1,8 @@
+// expect: staticflow: sf::for_range: the bounds must be
+#include <staticflow/staticflow.hpp>
+namespace sf = staticflow;
+int main() {
+  sf::variable<float> v{0.f};
+  auto f = sf::function([&](auto n) { sf::for_range(n, [&](auto i) { v.assign_add(sf::cast<float>(i)); }); });
+  f(2.5f);
+}

@@ -1,0 +1,8 @@
+// expect: staticflow: assign_add: a value of spec float32.2. does not fit a variable of spec float32.3.
+#include <staticflow/staticflow.hpp>
+namespace sf = staticflow;
+int main() {
+  sf::variable<float, 3> v{};
+  auto f = sf::function([&](auto x) { v.assign_add(x); });
+  f(xt::xtensor_fixed<float, xt::xshape<2>>{1.f, 2.f});
+}

@@ -1,0 +1,221 @@
+// Tests for effects/variable.hpp and effects/for_range.hpp: variables outside and inside traced
+// functions, effects in program order, reads before and after writes, for_range, exception safety
+// (a call that throws changes no variable) and concurrent calls.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <staticflow/staticflow.hpp>
+
+namespace sf = staticflow;
+
+TEST_CASE("the seed's loop of assign_add: f(3) leaves v at 4, and runs on every call", "[variable]") {
+  sf::variable<int> v{1};
+  auto f = sf::function([&](auto n) { sf::for_range(n, [&](auto i) { v.assign_add(i); }); });
+  f(3);
+  CHECK(v.value() == 4);
+  f(3);  // the traced loop runs again: 4 + 0 + 1 + 2
+  CHECK(v.value() == 7);
+  f(0);
+  CHECK(v.value() == 7);
+  CHECK(f.tracing_count() == 1);
+}
+
+TEST_CASE("outside traced code assign, assign_add and assign_sub act at once", "[variable]") {
+  sf::variable<int> s{5};
+  s.assign_add(2);
+  s.assign_sub(10);
+  CHECK(s.value() == -3);
+  s.assign(9);
+  CHECK(s.value() == 9);
+
+  sf::variable<float, 3> v{{1.f, 2.f, 3.f}};
+  v.assign_add(xt::xtensor<float, 1>{10.f, 20.f, 30.f});
+  CHECK((v.value() == xt::xtensor_fixed<float, xt::xshape<3>>{11.f, 22.f, 33.f}));
+  v.assign_sub(1.f);  // a number is broadcast
+  CHECK((v.value() == xt::xtensor_fixed<float, xt::xshape<3>>{10.f, 21.f, 32.f}));
+  CHECK_THROWS_WITH(v.assign(xt::xtensor<float, 1>{1.f, 2.f}),
+                    "staticflow: assign: the value has shape (2,), the variable has shape (3,)");
+  CHECK_THROWS_WITH(v.assign_add(xt::xtensor<float, 1>{1.f, 2.f}), Catch::Contains("assign_add: the value has shape (2,)"));
+  CHECK((v.value() == xt::xtensor_fixed<float, xt::xshape<3>>{10.f, 21.f, 32.f}));
+
+  sf::variable<int, sf::dyn> d{xt::xtensor<int, 1>{1, 2}};
+  d.assign(xt::xtensor<int, 1>{4, 5, 6});  // a dyn dim takes the new extent
+  CHECK((d.value() == xt::xtensor<int, 1>{4, 5, 6}));
+}
+
+TEST_CASE("a variable read in a traced function sees the writes before the read, not those after", "[variable]") {
+  sf::variable<float> v{1.f};
+  auto f = sf::function([&](auto x) {
+    auto before = v.read();
+    v.assign_add(x);
+    auto after = v * 1.f;  // an expression reads the variable at this point too
+    return std::tuple{before, after};
+  });
+  auto [b, a] = f(2.f);
+  CHECK(b == 1.f);
+  CHECK(a == 3.f);
+  auto [b2, a2] = f(10.f);
+  CHECK(b2 == 3.f);
+  CHECK(a2 == 13.f);
+
+  // the seed pattern: old value and the new one in one expression
+  sf::variable<float> s{1.f};
+  auto h = sf::function([&](auto x) {
+    auto old = s.read();
+    s.assign(x);
+    return old + s;
+  });
+  CHECK(h(5.f) == 6.f);
+  CHECK(s.value() == 5.f);
+  CHECK(h(7.f) == 12.f);
+}
+
+TEST_CASE("effects run in program order inside a for_range body, with per-iteration snapshots", "[variable][for_range]") {
+  sf::variable<std::int64_t> v{0};
+  sf::variable<std::int64_t> trail{0};
+  auto f = sf::function([&](auto n) {
+    sf::for_range(n, [&](auto i) {
+      auto previous = v.read();
+      v.assign_add(i);              // v_k = v_{k-1} + i
+      trail.assign(trail * 10 + previous);  // uses v before this iteration's update
+    });
+    return v.read();
+  });
+  // v before each iteration: 0, 0, 1; after: 0, 1, 3
+  CHECK(f(std::int64_t{3}) == 3);
+  CHECK(trail.value() == 1);  // ((0 * 10 + 0) * 10 + 0) * 10 + 1
+  CHECK(f(std::int64_t{2}) == 4);
+  CHECK(trail.value() == 1 * 100 + 3 * 10 + 3);
+}
+
+TEST_CASE("a read used before a later write of the same iteration sees the current value", "[variable][for_range]") {
+  sf::variable<int> v{0};
+  sf::variable<int> w{-1};
+  sf::variable<int> sum_of_reads{0};
+  auto f = sf::function([&](auto n) {
+    sf::for_range(n, [&](auto) {
+      auto p = v.read();
+      w.assign(p);                 // runs before the write below: reads v's storage
+      sum_of_reads.assign_add(p);  // likewise
+      v.assign_add(1);             // preserves p first (the copy is then stale next iteration)
+    });
+  });
+  f(3);
+  CHECK(v.value() == 3);
+  CHECK(w.value() == 2);
+  CHECK(sum_of_reads.value() == 0 + 1 + 2);
+  f(2);
+  CHECK(w.value() == 4);
+  CHECK(sum_of_reads.value() == 3 + 3 + 4);
+}
+
+TEST_CASE("for_range takes symbolic bounds of either integer dtype and two-bound forms", "[for_range]") {
+  sf::variable<std::int64_t> sum{0};
+  auto f = sf::function([&](auto lo, auto hi) { sf::for_range(lo, hi, [&](auto i) { sum.assign_add(i * i); }); });
+  f(std::int64_t{2}, std::int64_t{5});  // 4 + 9 + 16
+  CHECK(sum.value() == 29);
+  f(std::int64_t{5}, std::int64_t{2});  // empty
+  CHECK(sum.value() == 29);
+
+  sf::variable<int> count{0};
+  auto g = sf::function([&](auto x) { sf::for_range(sf::size(x), [&](auto) { count.assign_add(1); }); });
+  g(xt::xtensor<float, 1>{1.f, 2.f, 3.f, 4.f});
+  CHECK(count.value() == 4);
+
+  // outside traced code it is a C++ loop
+  sf::variable<int> direct{0};
+  sf::for_range(4, [&](int i) { direct.assign_add(i); });
+  CHECK(direct.value() == 6);
+}
+
+TEST_CASE("vector variables: assign_add of a tensor, assign of a new shape to a dyn variable", "[variable]") {
+  sf::variable<float, 3> acc{};
+  auto step = sf::function([&](auto x) { acc.assign_add(x * 2.f); return acc.read(); });
+  xt::xtensor_fixed<float, xt::xshape<3>> x{1.f, 2.f, 3.f};
+  CHECK((step(x) == xt::xtensor_fixed<float, xt::xshape<3>>{2.f, 4.f, 6.f}));
+  CHECK((step(x) == xt::xtensor_fixed<float, xt::xshape<3>>{4.f, 8.f, 12.f}));
+  auto reset = sf::function([&](auto s) { acc.assign(s); });  // a scalar is broadcast
+  reset(-1.f);
+  CHECK((acc.value() == xt::xtensor_fixed<float, xt::xshape<3>>{-1.f, -1.f, -1.f}));
+
+  sf::variable<int, sf::dyn> buffer{xt::xtensor<int, 1>{0}};
+  auto keep = sf::function([&](auto y) { buffer.assign(y + 1); });
+  keep(xt::xtensor<int, 1>{1, 2, 3});
+  CHECK((buffer.value() == xt::xtensor<int, 1>{2, 3, 4}));
+  auto grow = sf::function([&](auto y) { buffer.assign_add(y); });
+  CHECK_THROWS_WITH(grow(xt::xtensor<int, 1>{1, 2}), Catch::Contains("shapes (3,) and (2,)"));
+  CHECK((buffer.value() == xt::xtensor<int, 1>{2, 3, 4}));
+}
+
+TEST_CASE("a call that throws leaves every variable as it was", "[variable]") {
+  sf::variable<int> first{10};
+  sf::variable<int, sf::dyn> second{xt::xtensor<int, 1>{1, 2, 3}};
+  auto f = sf::function([&](auto y) {
+    first.assign_add(5);   // runs, then is undone
+    second.assign_add(y);  // throws for a y of another length
+    return first.read();
+  });
+  CHECK(f(xt::xtensor<int, 1>{1, 1, 1}) == 15);
+  CHECK_THROWS_AS(f(xt::xtensor<int, 1>{1, 1}), sf::shape_error);
+  CHECK(first.value() == 15);
+  CHECK((second.value() == xt::xtensor<int, 1>{2, 3, 4}));
+
+  // an error in a later output (after the effects ran) undoes them too
+  sf::variable<int> counter{0};
+  auto g = sf::function([&](auto a, auto b) {
+    counter.assign_add(1);
+    return a + b;
+  });
+  CHECK_THROWS_AS(g(xt::xtensor<int, 1>{1, 2}, xt::xtensor<int, 1>{1, 2, 3}), sf::shape_error);
+  CHECK(counter.value() == 0);
+}
+
+TEST_CASE("misuse of variables is a trace_error with a message", "[variable]") {
+  auto make = sf::function([](auto x) {
+    sf::variable<int> inside{1};
+    return x + inside;
+  });
+  CHECK_THROWS_AS(make(1), sf::trace_error);
+  CHECK_THROWS_WITH(make(1), Catch::StartsWith("staticflow: an sf::variable was created while a function was traced"));
+
+  sf::variable<int> v{1};
+  CHECK_THROWS_WITH(v.read(), Catch::Contains("reading an sf::variable as a symbolic tensor (use value() outside) is only "
+                                              "possible inside a traced function"));
+
+  auto in_cond = sf::function([&](auto x) {
+    return sf::cond(x > 0, [&] { v.assign_add(1); return x; }, [&] { return x; });
+  });
+  CHECK_THROWS_WITH(in_cond(1), "staticflow: assign_add inside sf::cond / sf::switch_case branches is not supported: "
+                                "effects run in sf::for_range bodies and at the top level of a function (compute the "
+                                "value with sf::cond / sf::where, then assign or print it)");
+  CHECK(v.value() == 1);
+}
+
+TEST_CASE("concurrent calls that update one variable are serialized", "[variable][threads]") {
+  sf::variable<std::int64_t> hits{0};
+  auto f = sf::function([&](auto k) { hits.assign_add(k); });
+  f(std::int64_t{0});  // trace once
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 500; ++i) f(std::int64_t{1});
+    });
+  for (auto& t : threads) t.join();
+  CHECK(hits.value() == 4000);
+  CHECK(f.tracing_count() == 1);
+}
+
+TEST_CASE("a function with no arguments and only effects", "[variable]") {
+  sf::variable<double> x{1.0};
+  auto twice = sf::function([&] { x.assign(x * 2.0); });
+  twice();
+  twice();
+  CHECK(x.value() == 4.0);
+  CHECK(twice.get_concrete_function().effects()->effect_count() == 1);
+}
