@@ -22,6 +22,7 @@
 #include "staticflow/control/tensor_array.hpp"
 #include "staticflow/control/while_loop.hpp"
 #include "staticflow/effects/capture.hpp"
+#include "staticflow/effects/cond_statement.hpp"
 #include "staticflow/effects/for_range.hpp"
 #include "staticflow/effects/print.hpp"
 #include "staticflow/effects/recorder.hpp"

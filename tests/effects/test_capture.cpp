@@ -20,6 +20,15 @@ TEST_CASE("the seed's closure: square(capture(x)) + y with y a variable is [7, 7
   y.assign(xt::xtensor<int, 1>{0, 0});
   CHECK((f() == xt::xtensor_fixed<int, xt::xshape<2>>{1, 4}));
   CHECK(f.tracing_count() == 1);
+  // the signature lists both captures, as TensorFlow's does (an id, then the spec)
+  const auto id = [](const void* p) { return std::to_string(reinterpret_cast<std::uintptr_t>(p)); };
+  CHECK(f.pretty_printed_concrete_signatures() ==
+        "Input Parameters:\nOutput Type:\n  TensorSpec(shape=(2,), dtype=tf.int32, name=None)\nCaptures:\n  " + id(&x) +
+            ": TensorSpec(shape=(2,), dtype=tf.int32, name=None)\n  " + id(&y) +
+            ": TensorSpec(shape=(2,), dtype=tf.int32, name=None)");
+  auto plain = sf::function([](auto a) { return a + 1; });
+  plain(1);
+  CHECK(plain.pretty_printed_concrete_signatures().find("Captures:\n  None") != std::string::npos);
 }
 
 TEST_CASE("sf::constant copies at trace time; sf::capture reads every call", "[capture]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -192,8 +193,13 @@ TEST_CASE("misuse of variables is a trace_error with a message", "[variable]") {
     return sf::cond(x > 0, [&] { v.assign_add(1); return x; }, [&] { return x; });
   });
   CHECK_THROWS_WITH(in_cond(1), "staticflow: assign_add inside sf::cond / sf::switch_case branches is not supported: "
-                                "effects run in sf::for_range bodies and at the top level of a function (compute the "
-                                "value with sf::cond / sf::where, then assign or print it)");
+                                "effects run at the top level of a function, in sf::for_range bodies and in sf::cond "
+                                "branches that return nothing (compute the value, then assign or print it)");
+  auto in_loop = sf::function([&](auto x) {
+    return sf::while_loop([](auto k) { return k < 3; }, [&](auto k) { v.assign_add(1); return k + 1; }, x);
+  });
+  CHECK_THROWS_WITH(in_loop(0), Catch::StartsWith("staticflow: assign_add inside sf::while_loop / fori_loop / scan / "
+                                                  "map_fn bodies is not supported"));
   CHECK(v.value() == 1);
 }
 
@@ -218,4 +224,30 @@ TEST_CASE("a function with no arguments and only effects", "[variable]") {
   twice();
   CHECK(x.value() == 4.0);
   CHECK(twice.get_concrete_function().effects()->effect_count() == 1);
+}
+
+TEST_CASE("sf::cond with branches that return nothing runs the effects of one branch", "[variable][cond]") {
+  sf::variable<int> positive{0}, negative{0};
+  std::ostringstream printed;
+  auto f = sf::function([&](auto x) {
+    sf::for_range(sf::size(x), [&](auto i) {
+      sf::cond(
+          x[i] > 0, [&] { positive.assign_add(x[i]); },
+          [&] {
+            negative.assign_sub(x[i]);
+            sf::print(sf::output_stream(printed), "negative at", i, ":", x[i]);
+          });
+    });
+  });
+  f(xt::xtensor<int, 1>{3, -1, 4, -5});
+  CHECK(positive.value() == 7);
+  CHECK(negative.value() == 6);
+  CHECK(printed.str() == "negative at 1 : -1\nnegative at 3 : -5\n");
+  // at the top level of a function, with a reduction as the predicate
+  auto g = sf::function([&](auto y) { sf::cond(sf::reduce_sum(y) > 0, [&] { positive.assign(0); }, [] {}); });
+  g(xt::xtensor<int, 1>{-1});
+  CHECK(positive.value() == 7);
+  g(xt::xtensor<int, 1>{1});
+  CHECK(positive.value() == 0);
+  CHECK_THROWS_WITH(sf::cond(sf::variable<int>{1} > 0, [] {}, [] {}), Catch::Contains("only possible inside a traced function"));
 }

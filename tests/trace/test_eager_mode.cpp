@@ -58,3 +58,21 @@ TEST_CASE("eager mode runs prints and effects as traced mode does", "[eager][var
   CHECK(printed.str() == "v = 4\nv = 7\nv = 7\n");
   CHECK(v.value() == 7);
 }
+
+TEST_CASE("eager mode covers calls through the dispatch map", "[eager][dispatch]") {
+  int runs = 0;
+  auto f = sf::function([&](auto x) {
+    ++runs;
+    return x * 2.f;
+  });
+  const xt::xarray<float> a = xt::xarray<float>{1.f, 2.f};
+  CHECK((f(a) == xt::xarray<float>{2.f, 4.f}));
+  CHECK(runs == 1);
+  sf::run_functions_eagerly_scope eager;
+  CHECK((f(a) == xt::xarray<float>{2.f, 4.f}));
+  xt::xarray<float> out = xt::zeros<float>({2});
+  f.call_into(out, a);
+  CHECK((out == xt::xarray<float>{2.f, 4.f}));
+  CHECK(runs == 3);
+  CHECK(f.tracing_count() == 1);
+}

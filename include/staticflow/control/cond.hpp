@@ -226,7 +226,16 @@ auto make_branches(const P& p, Fn&&... fn) {
 }
 }  // namespace detail
 
+namespace detail {
+/// sf::cond whose branches return nothing: an effect that runs the effects of one branch
+/// (effects/cond_statement.hpp, included by staticflow.hpp).
+template <class Pred, class TrueFn, class FalseFn>
+void cond_statement(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn);
+}  // namespace detail
+
 /// Runs true_fn() if pred, else false_fn(), and returns what it returns (a tensor or a tuple).
+/// Branches that return nothing run for their effects (variable assignments, sf::print): the
+/// statement form of tf.cond that AutoGraph makes of an `if` without a result.
 /// pred is a scalar bool tensor: both branches are traced and must return the same specs; only
 /// the taken branch runs. A `bool` or `std::bool_constant` pred is a trace-time `if` that traces
 /// only the branch it picks.
@@ -258,8 +267,11 @@ auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
       s += " (reduce it with sf::reduce_any / sf::reduce_all, or compare it)";
       return s;
     }()>();
-    return detail::make_branches<graph::cond_kind, detail::cond_names>(pred, std::forward<TrueFn>(true_fn),
-                                                                       std::forward<FalseFn>(false_fn));
+    if constexpr (std::is_void_v<decltype(true_fn())> && std::is_void_v<decltype(false_fn())>)
+      detail::cond_statement(pred, true_fn, false_fn);  // branches run for their effects
+    else
+      return detail::make_branches<graph::cond_kind, detail::cond_names>(pred, std::forward<TrueFn>(true_fn),
+                                                                         std::forward<FalseFn>(false_fn));
   }
 }
 

@@ -101,6 +101,7 @@ auto capture(const C& x) {
   auto held = std::make_shared<detail::captured_container<C>>(x);
   program.resources.push_back(held);
   program.prechecks.push_back([p = held.get()] { p->check(); });
+  program.add_capture(&x, tensor_spec_string<typename argument_traits<C>::signature_type>());
   using T = typename argument_traits<C>::value_type;
   return graph::external<T, detail::captured_shape_t<C>>(&held->source);
 }
@@ -123,6 +124,7 @@ auto constant(const C& x) {
     std::copy_n(x.data(), n, held->values.get());
     held->data = held->values.get();
     program.resources.push_back(held);
+    program.add_capture(held.get(), tensor_spec_string<typename argument_traits<C>::signature_type>());
     return graph::external<T, detail::captured_shape_t<C>>(&held->source);
   }
 }

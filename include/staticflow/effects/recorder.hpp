@@ -60,6 +60,9 @@ class variable_base {
   std::size_t bytes() const { return size() * element_bytes_; }
   std::mutex& mutex() const { return mutex_; }
 
+  /// The variable's TensorSpec (TensorFlow's format).
+  virtual std::string spec_string() const = 0;
+
   /// The source every read of the current contents goes through (no snapshot).
   const graph::external_source* live_source() const { return &live_; }
 
@@ -182,6 +185,24 @@ class effect_program {
   std::vector<std::shared_ptr<void>> resources;
   std::vector<std::function<void()>> prechecks;
   std::vector<const variable_base*> touched;  // read or written
+  /// What the graph captures (variables, sf::capture containers): an identity and a TensorSpec,
+  /// for the "Captures" of pretty-printed signatures.
+  std::vector<std::pair<const void*, std::string>> captured;
+
+  void add_capture(const void* identity, std::string spec) {
+    for (const auto& c : captured)
+      if (c.first == identity) return;
+    captured.emplace_back(identity, std::move(spec));
+  }
+
+  /// The "Captures" lines of a pretty-printed signature (TensorFlow prints an id, then the spec).
+  std::string captures_string() const {
+    if (captured.empty()) return "  None";
+    std::string s;
+    for (const auto& c : captured)
+      s += (s.empty() ? "  " : "\n  ") + std::to_string(reinterpret_cast<std::uintptr_t>(c.first)) + ": " + c.second;
+    return s;
+  }
 
   /// Sorts out the locks and the variables to back up (after tracing).
   void finish() {
@@ -261,8 +282,9 @@ inline void record_effect(std::unique_ptr<effect> e, const char* what) {
   if (!t.program) throw trace_error(std::string(what) + " is only possible inside a traced function");
   if (t.forbidden)
     throw trace_error(std::string(what) + " inside " + t.forbidden +
-                      " is not supported: effects run in sf::for_range bodies and at the top level of a "
-                      "function (compute the value with sf::cond / sf::where, then assign or print it)");
+                      " is not supported: effects run at the top level of a function, in sf::for_range "
+                      "bodies and in sf::cond branches that return nothing (compute the value, then assign or "
+                      "print it)");
   t.recorders.back()->add(std::move(e));
 }
 
@@ -273,6 +295,7 @@ inline const graph::external_source* record_read(const variable_base& v) {
   auto point = std::make_shared<read_point>(v, r->effects.size());
   program.resources.push_back(point);
   program.touched.push_back(&v);
+  program.add_capture(&v, v.spec_string());
   r->pending_reads.push_back(point.get());
   return &point->source;
 }

@@ -119,6 +119,8 @@ class variable final : public detail::variable_base {
   template <class V>
   void assign_sub(const V& v) { apply<detail::assign_mode::subtract>(v); }
 
+  std::string spec_string() const override { return tensor_spec_string<spec_of_t<value_type, shape_type>>(); }
+
   /// The extents of the current contents.
   extents<rank> current_extents() const {
     extents<rank> e{};

@@ -98,6 +98,8 @@ class concrete_function_base {
   /// every call runs before computing its outputs; null when there are none.
   const detail::effect_program* effects() const { return effects_.get(); }
   void set_effects(std::unique_ptr<detail::effect_program> p) { effects_ = std::move(p); }
+  /// The "Captures" part of the pretty-printed signature: "  None", or one line per capture.
+  std::string captures_string() const { return effects_ ? effects_->captures_string() : std::string("  None"); }
 
  protected:
   /// Whether a call must go through the effect program.
@@ -219,7 +221,7 @@ class concrete_function final : public concrete_function_base {
       }(std::make_index_sequence<output_count>{});
       s += "]";
     }
-    return s + "\nCaptures:\n  None";
+    return s + "\nCaptures:\n" + captures_string();
   }
 
   /// Output K's node types: as traced, and as its fused loop sees it.
@@ -389,7 +391,8 @@ class concrete_function<Backend, Sig, void> final : public concrete_function_bas
   std::string graph_string() const { return detail::parameter_listing<Sig>().jaxpr(); }
   std::string to_dot() const { return detail::parameter_listing<Sig>().dot(); }
   std::string pretty_printed_signature() const override {
-    return "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  None\nCaptures:\n  None";
+    return "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  None\nCaptures:\n" +
+           captures_string();
   }
 };
 

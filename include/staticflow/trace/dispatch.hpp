@@ -24,6 +24,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -38,6 +39,7 @@
 #include "staticflow/interop/xtensor.hpp"
 #include "staticflow/trace/cache.hpp"
 #include "staticflow/trace/concrete_function.hpp"
+#include "staticflow/trace/eager_mode.hpp"
 #include "staticflow/trace/input_signature.hpp"
 #include "staticflow/trace/options.hpp"
 #include "staticflow/trace/signature.hpp"
@@ -299,6 +301,11 @@ struct dispatch_access {
   template <class Sig, class Self>
   STATICFLOW_INLINE static auto& concrete(Self& self) {
     return self.template concrete<Sig>();
+  }
+  /// A new trace of Sig on the eager backend (sf::run_functions_eagerly), owned by the caller.
+  template <class Sig, class Self>
+  static auto eager_trace(Self& self) {
+    return self.template trace<Sig, backend::eager_t>();
   }
   template <class Self>
   static const function_settings& settings(const Self& self) {
@@ -850,10 +857,24 @@ struct call_site {
     using result_type = result_t<>;
     using Sig = choice_t<C>;
     const auto views = make_views<Sig>(self, args...);  // every check before anything runs
+    if (eager_now()) [[unlikely]] {
+      const auto traced = dispatch_access::eager_trace<Sig>(self);
+      const auto& e = static_cast<const eager_concrete_t<Sig>&>(*traced);
+      if constexpr (std::is_void_v<result_type>) return apply_views(e, views);
+      else return to_result<result_type>(apply_views(e, views));
+    }
     const auto& c = concrete<Sig>(self);
     if constexpr (std::is_void_v<result_type>) apply_views(c, views);
     else return to_result<result_type>(apply_views(c, views));
   }
+
+  /// Whether calls run eagerly now (sf::run_functions_eagerly; a CPU debugging aid).
+  STATICFLOW_INLINE static bool eager_now() {
+    if constexpr (std::is_same_v<typename Self::backend_type, backend::thrust_t>) return false;
+    else return functions_run_eagerly();
+  }
+  template <class Sig>
+  using eager_concrete_t = typename Self::template concrete_for_signature<Sig, backend::eager_t>;
 
   /// A few choices are an if-chain of inlined calls; more go through the table of pointers.
   static constexpr bool few_choices = choice_count <= 4;
@@ -981,16 +1002,23 @@ struct call_site {
                       result_info<std::tuple_element_t<K, raws_t>>::rank>(std::get<K>(outs)),
          ...);
         if constexpr (all_fit) {
-          const auto& c = concrete<Sig>(self);
+          std::unique_ptr<concrete_function_base> traced;
+          if (eager_now()) [[unlikely]] traced = dispatch_access::eager_trace<Sig>(self);
+          const auto call_into_with = [&](const auto& c, auto& outputs) STATICFLOW_LAMBDA_INLINE {
+            [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
+              if constexpr (several) c.call_into(outputs, std::get<I>(views)...);
+              else c.call_into(std::get<0>(outputs), std::get<I>(views)...);
+            }(std::index_sequence_for<Args...>{});
+          };
           auto adapted = std::tuple<decltype(adapt_output<typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
                                                           result_info<std::tuple_element_t<K, raws_t>>::rank>(
               std::get<K>(outs)))...>{
               adapt_output<typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
                            result_info<std::tuple_element_t<K, raws_t>>::rank>(std::get<K>(outs))...};
-          [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
-            if constexpr (several) c.call_into(adapted, std::get<I>(views)...);
-            else c.call_into(std::get<0>(adapted), std::get<I>(views)...);
-          }(std::index_sequence_for<Args...>{});
+          if (traced) [[unlikely]]
+            call_into_with(static_cast<const eager_concrete_t<Sig>&>(*traced), adapted);
+          else
+            call_into_with(concrete<Sig>(self), adapted);
         }
       }(std::make_index_sequence<std::tuple_size_v<raws_t>>{});
     }
