@@ -49,7 +49,7 @@ int main() {
   xt::xtensor<float, 1> ones2 = xt::ones<float>({2});
   std::cout << "dense_layer(ones(3,2), ones(2,2), ones(2)) =\n" << dense_layer(ones32, ones22, ones2) << "\n";  // all 3
 
-  // run_functions_eagerly: the lambda runs (and traces its std::cout) on every call
+  // run_functions_eagerly: the lambda runs on every call, and sees values (std::cout shows them)
   {
     sf::run_functions_eagerly_scope eager;
     traced_print(xt::xtensor<int, 1>{5, 6});

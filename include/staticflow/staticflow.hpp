@@ -23,6 +23,7 @@
 #include "staticflow/control/while_loop.hpp"
 #include "staticflow/effects/capture.hpp"
 #include "staticflow/effects/cond_statement.hpp"
+#include "staticflow/effects/eager.hpp"
 #include "staticflow/effects/for_range.hpp"
 #include "staticflow/effects/print.hpp"
 #include "staticflow/effects/recorder.hpp"

@@ -15,7 +15,7 @@ TEST_CASE("eager mode runs the lambda on every call and gives the traced results
   auto f = sf::function([&](auto x) {
     ++runs;
     auto y = sf::cond(sf::reduce_sum(x) > 0, [&] { return sf::abs(x); }, [&] { return sf::square(x); });
-    auto steps = sf::while_loop([](auto s, auto m) { return m < 100; }, [](auto s, auto m) { return std::tuple{s + 1, m * 2}; },
+    auto steps = sf::while_loop([](auto, auto m) { return m < 100; }, [](auto s, auto m) { return std::tuple{s + 1, m * 2}; },
                                 0, sf::reduce_max(sf::abs(x)) + 1);
     return std::tuple{y, std::get<0>(steps), sf::softmax(sf::cast<float>(x))};
   });
@@ -75,4 +75,55 @@ TEST_CASE("eager mode covers calls through the dispatch map", "[eager][dispatch]
   CHECK((out == xt::xarray<float>{2.f, 4.f}));
   CHECK(runs == 3);
   CHECK(f.tracing_count() == 1);
+}
+
+TEST_CASE("eager calls see values: std::cout shows them, cond runs one branch, for_range is a C++ loop",
+          "[eager][cond][for_range]") {
+  std::ostringstream seen;
+  int true_runs = 0, false_runs = 0, body_runs = 0;
+  sf::variable<int> total{0};
+  auto f = sf::function([&](auto x) {
+    seen << x << "\n";  // a traced call shows the spec, an eager one the values
+    auto y = sf::cond(
+        sf::reduce_sum(x) > 0, [&] { ++true_runs; return sf::abs(x); }, [&] { ++false_runs; return sf::square(x); });
+    sf::for_range(sf::size(x), [&](auto i) {
+      ++body_runs;
+      total.assign_add(x[i]);
+    });
+    return y + 1;
+  });
+  const xt::xtensor<int, 1> pos{1, 2, -1}, neg{-1, -2, 1};
+  CHECK((f(pos) == xt::xtensor<int, 1>{2, 3, 2}));  // traced: both branches traced, the body once
+  CHECK(true_runs == 1);
+  CHECK(false_runs == 1);
+  CHECK(body_runs == 1);
+  CHECK(total.value() == 2);
+  {
+    sf::run_functions_eagerly_scope eager;
+    CHECK((f(neg) == xt::xtensor<int, 1>{2, 5, 2}));
+    CHECK(true_runs == 1);   // only the branch taken ran
+    CHECK(false_runs == 2);
+    CHECK(body_runs == 4);   // once per element
+    CHECK(total.value() == 0);
+    CHECK((f(pos) == xt::xtensor<int, 1>{2, 3, 2}));
+    CHECK(true_runs == 2);
+    CHECK(false_runs == 2);
+  }
+  CHECK(seen.str() == "Tensor(\"arg0:0\", shape=(None,), dtype=int32)\n"
+                      "tf.Tensor([-1 -2 1], shape=(3,), dtype=int32)\n"
+                      "tf.Tensor([1 2 -1], shape=(3,), dtype=int32)\n");
+  CHECK(total.value() == 2);
+}
+
+TEST_CASE("an eager call that throws puts its variables back", "[eager][variable]") {
+  sf::variable<int> v{5};
+  auto f = sf::function([&](auto a, auto b) {
+    v.assign_add(1);  // runs at once in eager mode
+    return a + b;     // throws on mismatched lengths
+  });
+  sf::run_functions_eagerly_scope eager;
+  CHECK_THROWS_AS(f(xt::xtensor<int, 1>{1, 2}, xt::xtensor<int, 1>{1, 2, 3}), sf::shape_error);
+  CHECK(v.value() == 5);
+  CHECK((f(xt::xtensor<int, 1>{1, 2}, xt::xtensor<int, 1>{3, 4}) == xt::xtensor<int, 1>{4, 6}));
+  CHECK(v.value() == 6);
 }

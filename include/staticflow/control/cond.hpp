@@ -231,6 +231,12 @@ namespace detail {
 /// (effects/cond_statement.hpp, included by staticflow.hpp).
 template <class Pred, class TrueFn, class FalseFn>
 void cond_statement(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn);
+/// In an eager call (sf::run_functions_eagerly) a predicate made of eager values is evaluated
+/// at once and only its branch runs (effects/eager.hpp, included by staticflow.hpp).
+template <class Pred, class TrueFn, class FalseFn>
+constexpr bool eager_cond_possible();
+template <class Pred, class TrueFn, class FalseFn>
+auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn);
 }  // namespace detail
 
 /// Runs true_fn() if pred, else false_fn(), and returns what it returns (a tensor or a tuple).
@@ -269,6 +275,8 @@ auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
     }()>();
     if constexpr (std::is_void_v<decltype(true_fn())> && std::is_void_v<decltype(false_fn())>)
       detail::cond_statement(pred, true_fn, false_fn);  // branches run for their effects
+    else if constexpr (detail::eager_cond_possible<Pred, TrueFn, FalseFn>())
+      return detail::eager_cond(pred, true_fn, false_fn);
     else
       return detail::make_branches<graph::cond_kind, detail::cond_names>(pred, std::forward<TrueFn>(true_fn),
                                                                          std::forward<FalseFn>(false_fn));

@@ -13,6 +13,7 @@
 
 #include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/control/cond.hpp"
+#include "staticflow/effects/eager.hpp"
 #include "staticflow/effects/recorder.hpp"
 
 namespace staticflow::detail {
@@ -41,6 +42,13 @@ class cond_effect final : public effect {
 template <class Pred, class TrueFn, class FalseFn>
 void cond_statement(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) {
   traced_program("sf::cond with branches that return nothing");  // throws outside a traced function
+  if constexpr (evaluable_now<Pred>()) {
+    if (eager_now()) {  // an eager call: the branch picked runs now, the other not at all
+      if (cpu::effect_graph<Pred>(pred).scalar(nullptr)) true_fn();
+      else false_fn();
+      return;
+    }
+  }
   auto e = std::make_unique<cond_effect<Pred>>(pred);
   recorder if_true, if_false;
   {

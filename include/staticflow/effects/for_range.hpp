@@ -18,6 +18,7 @@
 
 #include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/core/static_value.hpp"
+#include "staticflow/effects/eager.hpp"
 #include "staticflow/effects/recorder.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -105,8 +106,21 @@ void for_range(const Lo& lo, const Hi& hi, Body&& body) {
   }
   const auto lo_node = detail::range_bound_node<I>(lo);
   const auto hi_node = detail::range_bound_node<I>(hi);
-  auto loop = std::make_unique<detail::for_range_effect<I, std::remove_cvref_t<decltype(lo_node)>,
-                                                        std::remove_cvref_t<decltype(hi_node)>>>(lo_node, hi_node);
+  using lo_type = std::remove_cvref_t<decltype(lo_node)>;
+  using hi_type = std::remove_cvref_t<decltype(hi_node)>;
+  if constexpr (detail::evaluable_now<lo_type>() && detail::evaluable_now<hi_type>() &&
+                std::is_invocable_v<Body&, graph::eager_value<I, shape<>>>) {
+    if (detail::eager_now()) {  // an eager call: a C++ loop, the body run on every iteration
+      const I first = cpu::effect_graph<lo_type>(lo_node).scalar(nullptr);
+      const I last = cpu::effect_graph<hi_type>(hi_node).scalar(nullptr);
+      I counter = first;
+      const void* counter_data = &counter;
+      const graph::external_source counter_source{&counter_data, nullptr, "range_index"};
+      for (; counter < last; ++counter) body(graph::eager_value<I, shape<>>(&counter_source));
+      return;
+    }
+  }
+  auto loop = std::make_unique<detail::for_range_effect<I, lo_type, hi_type>>(lo_node, hi_node);
   detail::recorder body_effects;
   {
     detail::traced_program("sf::for_range");  // throws when not tracing (a symbolic bound outside a function)

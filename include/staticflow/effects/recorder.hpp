@@ -260,6 +260,9 @@ struct trace_state {
   effect_program* program = nullptr;
   std::vector<recorder*> recorders;
   const char* forbidden = nullptr;  // "sf::cond branches" while a branch is traced
+  /// Eager mode (sf::run_functions_eagerly): effects at the top level run at once, reads copy
+  /// the variable at once; the variables written are listed here (restored if the call throws).
+  std::vector<const variable_base*>* eager_saved = nullptr;
 };
 inline trace_state& trace_local() {
   thread_local trace_state state;
@@ -268,6 +271,13 @@ inline trace_state& trace_local() {
 
 /// Whether this thread is tracing a function now.
 inline bool tracing() { return trace_local().program != nullptr; }
+
+/// Whether this thread runs a function eagerly and stands at its top level (not in a body
+/// being recorded): what happens now happens for real.
+inline bool eager_now() {
+  const auto& t = trace_local();
+  return t.eager_saved != nullptr && t.recorders.size() == 1;
+}
 
 /// The program being traced; throws (naming `what`) when nothing is traced.
 inline effect_program& traced_program(const char* what) {
@@ -285,6 +295,28 @@ inline void record_effect(std::unique_ptr<effect> e, const char* what) {
                       " is not supported: effects run at the top level of a function, in sf::for_range "
                       "bodies and in sf::cond branches that return nothing (compute the value, then assign or "
                       "print it)");
+  if (eager_now()) {  // run it now: effects in program order, as the lambda runs
+    std::vector<std::mutex*> locks;
+    for (const auto* v : e->writes) {
+      if (std::find(t.eager_saved->begin(), t.eager_saved->end(), v) == t.eager_saved->end()) {
+        std::lock_guard<std::mutex> hold(v->mutex());
+        const_cast<variable_base*>(v)->save();
+        t.eager_saved->push_back(v);
+      }
+      locks.push_back(&v->mutex());
+    }
+    std::sort(locks.begin(), locks.end(), std::less<>{});
+    locks.erase(std::unique(locks.begin(), locks.end()), locks.end());
+    for (auto* m : locks) m->lock();
+    try {
+      run_effect(*e, nullptr);  // an eager graph reads no argument: they are eager values
+    } catch (...) {
+      for (auto* m : locks) m->unlock();
+      throw;
+    }
+    for (auto it = locks.rbegin(); it != locks.rend(); ++it) (*it)->unlock();
+    return;
+  }
   t.recorders.back()->add(std::move(e));
 }
 
@@ -296,7 +328,12 @@ inline const graph::external_source* record_read(const variable_base& v) {
   program.resources.push_back(point);
   program.touched.push_back(&v);
   program.add_capture(&v, v.spec_string());
-  r->pending_reads.push_back(point.get());
+  if (eager_now()) {
+    std::lock_guard<std::mutex> hold(v.mutex());
+    point->take();  // eager: the value now
+  } else {
+    r->pending_reads.push_back(point.get());
+  }
   return &point->source;
 }
 
@@ -328,11 +365,13 @@ class effects_forbidden {
 /// capture.
 class trace_scope {
  public:
-  trace_scope() : program_(std::make_unique<effect_program>()), saved_(trace_local()) {
+  explicit trace_scope(std::vector<const variable_base*>* eager_saved = nullptr)
+      : program_(std::make_unique<effect_program>()), saved_(trace_local()) {
     auto& t = trace_local();
     t.program = program_.get();
     t.recorders = {&top_};
     t.forbidden = nullptr;
+    t.eager_saved = eager_saved;
   }
   ~trace_scope() { trace_local() = std::move(saved_); }
   trace_scope(const trace_scope&) = delete;

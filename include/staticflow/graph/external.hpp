@@ -24,19 +24,24 @@ struct external_source {
   const char* label = "external";
 };
 
-/// A tensor of dtype T and shape S read from an external source when the graph runs.
-template <class T, class S>
-struct external : node<external<T, S>> {
+/// The kind of external leaf that eager mode hands the lambda (trace/eager_mode.hpp): its value
+/// is known while the lambda runs, so sf::cond can pick a branch and std::cout can show it.
+struct eager_kind {};
+
+/// A tensor of dtype T and shape S read from an external source when the graph runs. `Kind` is
+/// void, or eager_kind for the values of an eager call.
+template <class T, class S, class Kind = void>
+struct external_leaf : node<external_leaf<T, S, Kind>> {
   using value_type = T;
   using shape_type = S;
   static constexpr bool materialized = true;     // a slot of its own: its view points at the data
   static constexpr bool self_allocating = true;  // ... which it does not allocate
   const external_source* source;
 
-  constexpr explicit external(const external_source* s) : source(s) {}
+  constexpr explicit external_leaf(const external_source* s) : source(s) {}
   constexpr std::tuple<> children() const { return {}; }
-  constexpr external with_children() const { return *this; }
-  bool same_parameters(const external& o) const { return source == o.source; }
+  constexpr external_leaf with_children() const { return *this; }
+  bool same_parameters(const external_leaf& o) const { return source == o.source; }
   std::string name() const { return source->label; }
   extents<S::rank> result_extents() const {
     extents<S::rank> e = S::dims;
@@ -46,5 +51,15 @@ struct external : node<external<T, S>> {
   }
   const T* data() const { return static_cast<const T*>(*source->data); }
 };
+
+template <class T, class S>
+using external = external_leaf<T, S, void>;
+template <class T, class S>
+using eager_value = external_leaf<T, S, eager_kind>;
+
+namespace detail {
+template <class N> struct is_eager_value : std::false_type {};
+template <class T, class S> struct is_eager_value<eager_value<T, S>> : std::true_type {};
+}  // namespace detail
 
 }  // namespace staticflow::graph

@@ -291,7 +291,9 @@ class concrete_function final : public concrete_function_base {
   template <std::size_t K, std::size_t R>
   STATICFLOW_INLINE static auto make_result(const extents<R>& ext) {
     using C = result_container_t<output_spec<K>>;
-    if constexpr (R == 0 || output_spec<K>::shape_type::is_static) {
+    if constexpr (std::is_arithmetic_v<C>) {
+      return C{};  // a scalar: copying an indeterminate one out of here would be undefined
+    } else if constexpr (output_spec<K>::shape_type::is_static) {
       C result;  // default-initialized: every element is written by the kernel
       return result;
     } else {

@@ -11,9 +11,11 @@ inline constinit std::atomic<bool> eager_functions{false};
 }  // namespace detail
 
 /// Turns eager execution of every sf::function on or off (process-wide). While on, each call runs
-/// the lambda (its C++ side effects, such as std::cout, happen on every call), records its
-/// effects anew, and evaluates every node into a buffer of its own (sf::backend::eager). The
-/// function's cache is neither used nor filled, and tracing_count() does not change.
+/// the lambda with eager values over its arguments (its C++ side effects, such as std::cout,
+/// happen on every call and show values; effects run as they are met; sf::cond runs one branch;
+/// sf::for_range is a C++ loop: effects/eager.hpp), then evaluates every node into a buffer of
+/// its own (sf::backend::eager). The function's cache is neither used nor filled, and
+/// tracing_count() does not change.
 inline void run_functions_eagerly(bool on) { detail::eager_functions.store(on, std::memory_order_relaxed); }
 
 /// Whether sf::function calls run eagerly now.

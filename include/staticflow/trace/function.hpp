@@ -2,9 +2,11 @@
 // lambda once per signature and runs the traced graph on every call.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -20,6 +22,7 @@
 #include "staticflow/trace/dispatch.hpp"
 #include "staticflow/trace/eager_mode.hpp"
 #include "staticflow/effects/recorder.hpp"
+#include "staticflow/graph/external.hpp"
 #include "staticflow/trace/input_signature.hpp"
 #include "staticflow/trace/log.hpp"
 #include "staticflow/trace/options.hpp"
@@ -135,11 +138,63 @@ class polymorphic_function {
       return detail::call_site<polymorphic_function, Args...>::call(*this, args...);
   }
 
-  /// Calls the lambda now, as in eager mode: a new trace evaluated op by op (the cache is not used).
+  /// Calls the lambda now, as in eager mode (sf::run_functions_eagerly): the cache is not used.
   template <class Sig, class... Args>
   [[gnu::noinline]] auto eager_call(const Args&... args) {
-    auto traced = trace<Sig, backend::eager_t>();
-    return static_cast<const concrete_for_t<Sig, backend::eager_t>&>(*traced)(args...);
+    return with_eager_graph<Sig>([](const auto& c) { return c(); }, args...);
+  }
+
+  /// Runs the lambda with eager values over the arguments' data (effects at its top level run as
+  /// they are met, sf::cond picks its branch at once: effects/eager.hpp), then calls
+  /// use(concrete function of what it returned, evaluated op by op). Variables written are put
+  /// back when anything throws.
+  template <class Sig, class Use, class... Args>
+  decltype(auto) with_eager_graph(Use&& use, const Args&... args) {
+    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+    const auto views = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple{detail::make_view(args, std::get<I>(slots))...};
+    }(std::index_sequence_for<Args...>{});
+    std::array<const void*, sizeof...(Args) + 1> data{};
+    std::array<graph::external_source, sizeof...(Args) + 1> sources{};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ([&] {
+        if constexpr (spec_type<std::tuple_element_t<I, Sig>>) {
+          data[I] = std::get<I>(views).data;
+          sources[I] = {&data[I], std::get<I>(views).ext.data(), "eager_arg"};
+        }
+      }(), ...);
+    }(std::index_sequence_for<Args...>{});
+    const auto run_lambda = [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+      return fn_(detail::eager_argument<std::tuple_element_t<I, Sig>>(&sources[I])...);
+    };
+    using G = decltype(run_lambda(std::index_sequence_for<Args...>{}));
+    std::vector<const detail::variable_base*> written;
+    try {
+      std::unique_ptr<detail::effect_program> program;
+      if constexpr (std::is_void_v<G>) {
+        {
+          detail::trace_scope recording(&written);
+          run_lambda(std::index_sequence_for<Args...>{});
+          program = recording.finish();
+        }
+        concrete_function<backend::eager_t, std::tuple<>, void> c;
+        if (program) c.set_effects(std::move(program));
+        return use(c);
+      } else {
+        std::optional<G> graph;
+        {
+          detail::trace_scope recording(&written);
+          graph.emplace(run_lambda(std::index_sequence_for<Args...>{}));
+          program = recording.finish();
+        }
+        concrete_function<backend::eager_t, std::tuple<>, G> c(std::move(*graph));
+        if (program) c.set_effects(std::move(program));
+        return use(c);
+      }
+    } catch (...) {
+      for (const auto* v : written) const_cast<detail::variable_base*>(v)->restore();
+      throw;
+    }
   }
 
   /// Runs this call on backend B (sf::backend::thrust, or the function's own backend; a function
@@ -176,9 +231,8 @@ class polymorphic_function {
     } else if constexpr (detail::is_direct<Config, Args...>()) {
       if constexpr (!std::is_same_v<Backend, backend::thrust_t>) {
         if (functions_run_eagerly()) [[unlikely]] {
-          auto traced = trace<detail::signature_of_t<Args...>, backend::eager_t>();
-          static_cast<const concrete_for_t<detail::signature_of_t<Args...>, backend::eager_t>&>(*traced).call_into(
-              std::forward<Out>(out), args...);
+          with_eager_graph<detail::signature_of_t<Args...>>([&](const auto& c) { c.call_into(std::forward<Out>(out)); },
+                                                            args...);
           return;
         }
       }

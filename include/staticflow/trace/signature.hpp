@@ -12,6 +12,7 @@
 
 #include "staticflow/core/spec.hpp"
 #include "staticflow/core/static_value.hpp"
+#include "staticflow/graph/external.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/interop/xtensor.hpp"
 
@@ -44,6 +45,14 @@ using signature_of_t = std::tuple<typename checked_argument<Args>::type...>;
 template <std::size_t I, class Entry>
 constexpr auto symbolic_argument() {
   if constexpr (spec_type<Entry>) return graph::argument<I, typename Entry::value_type, typename Entry::shape_type>{};
+  else return Entry{};
+}
+
+/// What the lambda receives for entry Entry in an eager call: an eager value over the
+/// argument's data (graph/external.hpp), or the static value itself.
+template <class Entry>
+constexpr auto eager_argument(const graph::external_source* source) {
+  if constexpr (spec_type<Entry>) return graph::eager_value<typename Entry::value_type, typename Entry::shape_type>(source);
   else return Entry{};
 }
 

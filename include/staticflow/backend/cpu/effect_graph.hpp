@@ -28,10 +28,10 @@
 namespace staticflow::cpu {
 
 /// An external leaf's slot: its view points at the data where it lives.
-template <class T, class S>
-struct slot_evaluator<graph::external<T, S>> {
+template <class T, class S, class K>
+struct slot_evaluator<graph::external_leaf<T, S, K>> {
   template <class FullSig, class All, class Out>
-  static void run(const graph::external<T, S>& n, All&, const Out& out) {
+  static void run(const graph::external_leaf<T, S, K>& n, All&, const Out& out) {
     out.template point<0>(n.data(), n.result_extents());
   }
 };
@@ -41,7 +41,7 @@ template <class N> struct is_bound_variable : std::false_type {};
 template <class Scope, std::size_t K, class T, class S>
 struct is_bound_variable<graph::bound_variable<Scope, K, T, S>> : std::true_type {};
 template <class N> struct is_external : std::false_type {};
-template <class T, class S> struct is_external<graph::external<T, S>> : std::true_type {};
+template <class T, class S, class K> struct is_external<graph::external_leaf<T, S, K>> : std::true_type {};
 template <class N> struct holds_subgraphs : std::false_type {};
 template <class Kind, class Pred, class... B>
 struct holds_subgraphs<graph::branch_node<Kind, Pred, B...>> : std::true_type {};
@@ -122,8 +122,8 @@ STATICFLOW_INLINE auto typed_view(const staticflow::detail::erased_view& e) {
 }  // namespace detail
 
 namespace detail {
-template <class T, class S>
-STATICFLOW_INLINE tensor_view<T, S::rank> external_view(const graph::external<T, S>& n) {
+template <class T, class S, class K>
+STATICFLOW_INLINE tensor_view<T, S::rank> external_view(const graph::external_leaf<T, S, K>& n) {
   return {n.data(), n.result_extents()};
 }
 }  // namespace detail

@@ -88,7 +88,7 @@ constexpr bool is_static_scalar() {
 /// Cursors for the flat loop, where every argument has the result's size or one element.
 template <class Sig, class N, class Views, std::size_t... I>
 STATICFLOW_INLINE auto flat_cursors(const Views& v, std::index_sequence<I...>) {
-  auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
+  [[maybe_unused]] auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     using entry = std::tuple_element_t<K, Sig>;
     if constexpr (!graph::uses_argument<K, N>()) return unused_cursor{};
     else if constexpr (is_static_scalar<entry>()) return broadcast_cursor<typename entry::value_type>{*std::get<K>(v).data};
@@ -101,7 +101,7 @@ STATICFLOW_INLINE auto flat_cursors(const Views& v, std::index_sequence<I...>) {
 /// scalar. (Same size plus valid broadcasting implies the same row-major layout.)
 template <class Sig, class N, class Views, std::size_t... I>
 STATICFLOW_INLINE bool fits_flat(const Views& v, std::size_t out_size, std::index_sequence<I...>) {
-  auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
+  [[maybe_unused]] auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     if constexpr (!graph::uses_argument<K, N>() || is_static_scalar<std::tuple_element_t<K, Sig>>()) return true;
     else return std::get<K>(v).size() == out_size;
   };

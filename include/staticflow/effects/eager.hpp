@@ -1,0 +1,153 @@
+// staticflow/effects/eager.hpp -- what eager mode (sf::run_functions_eagerly) adds to tracing.
+//
+// An eager call runs the lambda with `graph::eager_value` leaves: external leaves over the
+// arguments' data, whose values are known while the lambda runs. Effects at the top level run as
+// they are met (effects/recorder.hpp), so a graph made only of eager values, literals and
+// variable reads can be evaluated on the spot:
+//   * sf::cond with such a predicate evaluates it and traces only the branch it picks, whose
+//     results become eager values in turn (tf.cond in eager mode runs one Python branch);
+//   * sf::for_range runs its body as a C++ loop, with the counter an eager value;
+//   * `std::cout << t` shows t's values, as an eager tf.Tensor prints
+//     (`tf.Tensor([1 2 3], shape=(3,), dtype=int32)`), where a traced call shows its spec.
+// Everything else is evaluated at the end of the lambda, op by op (sf::backend::eager).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/backend/cpu/effect_graph.hpp"
+#include "staticflow/control/cond.hpp"
+#include "staticflow/control/structure.hpp"
+#include "staticflow/effects/print.hpp"
+#include "staticflow/effects/recorder.hpp"
+#include "staticflow/graph/external.hpp"
+
+namespace staticflow {
+namespace detail {
+
+/// Whether graph N holds an eager value.
+template <class N>
+constexpr bool holds_eager_value() {
+  if constexpr (graph::detail::is_eager_value<N>::value) {
+    return true;
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (holds_eager_value<std::remove_cvref_t<std::tuple_element_t<K, kids>>>() || ...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}
+
+/// Whether graph N can be evaluated now: it reads no argument or loop variable and holds no
+/// sub-graph (what an effect's graph may be).
+template <class N>
+constexpr bool evaluable_now() {
+  return cpu::detail::argument_bound<N>() == 0 && cpu::detail::effect_supported<N>();
+}
+
+/// Whether graph N is an eager value's graph: evaluated on the spot in eager mode (a traced call
+/// never holds an eager value).
+template <class N>
+constexpr bool eager_graph() {
+  return holds_eager_value<N>() && evaluable_now<N>();
+}
+
+/// Storage for a value computed while an eager call's lambda runs (kept by the call's program).
+template <class T, std::size_t R>
+struct eager_buffer {
+  std::unique_ptr<T[]> values;
+  const void* data = nullptr;
+  std::array<std::size_t, R + 1> ext{};
+  graph::external_source source{&data, ext.data(), "eager"};
+};
+
+/// Graph n evaluated now, as an eager value of spec Spec (n's own spec unless a branch's C++
+/// number takes the other branch's dtype).
+template <class Spec, class N>
+auto eager_materialize(const N& n) {
+  const auto node = to_node_as<Spec>(n);
+  using G = std::remove_cvref_t<decltype(node)>;
+  using T = typename Spec::value_type;
+  using S = typename Spec::shape_type;
+  static_assert(std::is_same_v<typename G::value_type, T>);
+  auto held = std::make_shared<eager_buffer<T, S::rank>>();
+  cpu::effect_graph<G>(node).run(nullptr, [&](const extents<G::shape_type::rank>& e) {
+    std::size_t n_elements = 1;
+    for (std::size_t d = 0; d < G::shape_type::rank; ++d) n_elements *= held->ext[d] = e[d];
+    held->values.reset(new T[n_elements ? n_elements : 1]);
+    held->data = held->values.get();
+    return held->values.get();
+  });
+  traced_program("an eager value").resources.push_back(held);
+  return graph::eager_value<T, S>(&held->source);
+}
+
+template <class Results, class Raw, std::size_t... K>
+auto eager_results(const Raw& raw, std::index_sequence<K...>) {
+  return std::tuple{eager_materialize<std::tuple_element_t<K, Results>>(std::get<K>(raw))...};
+}
+
+template <class N>
+constexpr bool materializable_now() {
+  return evaluable_now<std::remove_cvref_t<decltype(to_node(std::declval<const N&>()))>>();
+}
+template <class Tuple>
+struct all_materializable;
+template <class... N>
+struct all_materializable<std::tuple<N...>> : std::bool_constant<(materializable_now<N>() && ...)> {};
+
+/// Whether an eager call's sf::cond(pred, t, f) can pick its branch now.
+template <class Pred, class TrueFn, class FalseFn>
+constexpr bool eager_cond_possible() {
+  if constexpr (!eager_graph<Pred>()) {
+    return false;
+  } else {
+    using T = decltype(as_tuple(std::declval<TrueFn&>()()));
+    using F = decltype(as_tuple(std::declval<FalseFn&>()()));
+    return all_materializable<T>::value && all_materializable<F>::value;
+  }
+}
+
+/// sf::cond in eager mode: the predicate evaluated now, only the branch it picks run, its
+/// results evaluated into eager values of the specs the traced cond would have.
+template <class Pred, class TrueFn, class FalseFn>
+auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) {
+  using traced = decltype(make_branches<graph::cond_kind, cond_names>(pred, true_fn, false_fn));
+  using specs = specs_of_nodes_t<decltype(as_tuple(std::declval<const traced&>()))>;
+  const bool pick = cpu::effect_graph<Pred>(pred).scalar(nullptr);
+  const effects_forbidden no_effects("sf::cond / sf::switch_case branches");  // as when traced
+  constexpr auto outputs = std::make_index_sequence<std::tuple_size_v<specs>>{};
+  auto results = pick ? eager_results<specs>(as_tuple(true_fn()), outputs)
+                      : eager_results<specs>(as_tuple(false_fn()), outputs);
+  return unwrap_single(std::move(results));
+}
+
+}  // namespace detail
+
+namespace graph {
+/// An eager value's graph prints its values, as an eager tf.Tensor does.
+template <class N>
+  requires(symbolic<N> && staticflow::detail::eager_graph<N>())
+std::ostream& operator<<(std::ostream& os, const N& n) {
+  using T = typename N::value_type;
+  constexpr std::size_t R = N::shape_type::rank;
+  std::unique_ptr<T[]> values;
+  extents<R> ext{};
+  cpu::effect_graph<N>(n).run(nullptr, [&](const extents<R>& e) {
+    ext = e;
+    values.reset(new T[staticflow::detail::product(e) ? staticflow::detail::product(e) : 1]);
+    return values.get();
+  });
+  std::string s = "tf.Tensor(";
+  staticflow::detail::format_tensor(s, values.get(), ext.data(), R, 3);
+  s += ", shape=" + staticflow::detail::extents_string(ext) + ", dtype=" + std::string(dtype_name<T>) + ")";
+  return os << s;
+}
+}  // namespace graph
+
+}  // namespace staticflow
