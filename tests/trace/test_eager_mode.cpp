@@ -127,3 +127,25 @@ TEST_CASE("an eager call that throws puts its variables back", "[eager][variable
   CHECK((f(xt::xtensor<int, 1>{1, 2}, xt::xtensor<int, 1>{3, 4}) == xt::xtensor<int, 1>{4, 6}));
   CHECK(v.value() == 6);
 }
+
+TEST_CASE("an eager while_loop is a C++ loop: its body runs on every iteration", "[eager][while_loop]") {
+  int body_runs = 0;
+  auto collatz = sf::function([&](auto n) {
+    auto [steps, m] = sf::while_loop([](auto, auto m) { return m != 1; },
+                                     [&](auto s, auto m) {
+                                       ++body_runs;
+                                       return std::tuple{s + 1, sf::where(m % 2 == 0, m / 2, 3 * m + 1)};
+                                     },
+                                     0, n);
+    return steps;
+  });
+  CHECK(collatz(27) == 111);
+  CHECK(body_runs == 1);  // traced once
+  sf::run_functions_eagerly_scope eager;
+  CHECK(collatz(27) == 111);
+  CHECK(body_runs == 1 + 111);
+  CHECK(collatz(1) == 0);
+  CHECK(body_runs == 112);
+  auto sum_to = sf::function([](auto n) { return sf::fori_loop(0, n, [](auto i, auto acc) { return acc + i; }, 0); });
+  CHECK(sum_to(5) == 10);  // fori_loop's counter is a loop variable too
+}

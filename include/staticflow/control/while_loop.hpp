@@ -156,12 +156,28 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
 }  // namespace graph
 
 namespace detail {
+/// In an eager call (sf::run_functions_eagerly) a loop over eager values runs as a C++ loop
+/// (effects/eager.hpp, included by staticflow.hpp).
+template <class Cond, class Body, class... Vars>
+constexpr bool eager_while_possible();
+template <class Cond, class Body, class... Vars>
+auto eager_while(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars);
+
+template <class Scope, class Cond, class Body, class... Vars>
+auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars);
+
 /// while_loop over variables `vars` with a loop identified by Scope (used by fori_loop and scan,
 /// which build their own condition and body).
 template <class Scope, class Cond, class Body, class... Vars>
 auto while_loop_in(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
   static_assert(sizeof...(Vars) > 0, "staticflow: sf::while_loop needs at least one loop variable");
   const effects_forbidden no_effects("sf::while_loop / fori_loop / scan / map_fn bodies");
+  if constexpr (eager_while_possible<Cond, Body, Vars...>()) return eager_while(cond, body, max_iterations, vars...);
+  else return traced_while_loop<Scope>(cond, body, max_iterations, vars...);
+}
+
+template <class Scope, class Cond, class Body, class... Vars>
+auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
   auto inits = std::tuple{loop_value<Vars>::init_node(vars)...};
   using Inits = decltype(inits);
   using Specs = specs_of_nodes_t<Inits>;

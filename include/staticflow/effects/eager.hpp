@@ -22,6 +22,7 @@
 
 #include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/control/cond.hpp"
+#include "staticflow/control/while_loop.hpp"
 #include "staticflow/control/structure.hpp"
 #include "staticflow/effects/print.hpp"
 #include "staticflow/effects/recorder.hpp"
@@ -125,6 +126,53 @@ auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) {
   auto results = pick ? eager_results<specs>(as_tuple(true_fn()), outputs)
                       : eager_results<specs>(as_tuple(false_fn()), outputs);
   return unwrap_single(std::move(results));
+}
+
+template <class V>
+constexpr bool plain_loop_value() {
+  return symbolic<V> || std::is_arithmetic_v<V> || static_value_type<V>;
+}
+
+/// Whether an eager call's sf::while_loop(cond, body, vars...) can run as a C++ loop: plain
+/// tensor variables, one of them an eager value, and a condition and body that give graphs it
+/// can evaluate on the spot.
+template <class Cond, class Body, class... Vars>
+constexpr bool eager_while_possible() {
+  if constexpr (!(plain_loop_value<Vars>() && ...)) {
+    return false;
+  } else {
+    using inits = std::tuple<std::remove_cvref_t<decltype(to_node(std::declval<const Vars&>()))>...>;
+    constexpr bool eager_inits = []<class... N>(std::type_identity<std::tuple<N...>>) {
+      return (holds_eager_value<N>() || ...) && (evaluable_now<N>() && ...);
+    }(std::type_identity<inits>{});
+    if constexpr (!eager_inits) {
+      return false;
+    } else {
+      using specs = specs_of_nodes_t<inits>;
+      using state = decltype([]<class... S>(std::type_identity<std::tuple<S...>>) {
+        return std::tuple{graph::eager_value<typename S::value_type, typename S::shape_type>(nullptr)...};
+      }(std::type_identity<specs>{}));
+      using pred = std::remove_cvref_t<decltype(to_node(std::apply(std::declval<Cond&>(), std::declval<const state&>())))>;
+      using next = decltype(as_tuple(std::apply(std::declval<Body&>(), std::declval<const state&>())));
+      return evaluable_now<pred>() && all_materializable<next>::value;
+    }
+  }
+}
+
+/// sf::while_loop in an eager call: a C++ loop, the condition evaluated and the body run (and its
+/// results evaluated into eager values) on every iteration.
+template <class Cond, class Body, class... Vars>
+auto eager_while(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
+  auto inits = std::tuple{to_node(vars)...};
+  using specs = specs_of_nodes_t<decltype(inits)>;
+  constexpr auto positions = std::index_sequence_for<Vars...>{};
+  auto state = eager_results<specs>(inits, positions);
+  for (std::int64_t i = 0; max_iterations < 0 || i < max_iterations; ++i) {
+    const auto pred = to_node(std::apply(cond, state));
+    if (!cpu::effect_graph<std::remove_cvref_t<decltype(pred)>>(pred).scalar(nullptr)) break;
+    state = eager_results<specs>(as_tuple(std::apply(body, state)), positions);
+  }
+  return unwrap_single(std::move(state));
 }
 
 }  // namespace detail
