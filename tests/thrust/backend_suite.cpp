@@ -282,3 +282,192 @@ TEST_CASE("suite: call_into, in place, and shapes checked before anything is wri
                     "staticflow: call_into: output 0 has shape (2,), the result has shape (3,)");
   CHECK(suite::flat(suite::host(small)) == std::vector<int>{1, 2});
 }
+
+// Control flow: the selector, a loop's condition and tensor-array indices are computed where the
+// backend computes (on the device for Thrust) and read back by the host, which picks the branch
+// or decides whether to iterate again.
+
+TEST_CASE("suite: cond runs the branch its predicate picks (a reduction, a C++ scalar)", "[suite][control]") {
+  INFO("backend " << suite::name());
+  auto f = sf::function(
+      [](auto x) { return sf::cond(sf::reduce_sum(x) > 0, [&] { return x * x; }, [&] { return sf::floordiv(-x, 2); }); },
+      suite::backend);
+  const xt::xtensor<std::int32_t, 1> pos = {1, -2, 3}, neg = {-1, -2, 3, -5};
+  CHECK(suite::flat(suite::host(f(suite::in(pos)))) == std::vector<std::int32_t>{1, 4, 9});
+  CHECK(suite::flat(suite::host(f(suite::in(neg)))) == std::vector<std::int32_t>{0, 1, -2, 2});
+  CHECK(f.tracing_count() == 1);
+
+  // a branch with a materialized node of its own, and a predicate that is a C++ scalar argument
+  auto g = sf::function([](auto x, auto flag) {
+    return sf::cond(flag, [&] { return x / sf::reduce_max(x); }, [&] { return x - 1.f; });
+  }, suite::backend);
+  const xt::xtensor<float, 1> x = {1, 2, 4};
+  CHECK(suite::flat(suite::host(g(suite::in(x), suite::in(true)))) == std::vector<float>{0.25f, 0.5f, 1.f});
+  CHECK(suite::flat(suite::host(g(suite::in(x), suite::in(false)))) == std::vector<float>{0.f, 1.f, 3.f});
+}
+
+TEST_CASE("suite: cond with tuple results, used twice, computed once", "[suite][control]") {
+  INFO("backend " << suite::name());
+  auto f = sf::function([](auto x, auto y) {
+    auto [a, b] = sf::cond(sf::reduce_sum(x) > sf::reduce_sum(y), [&] { return std::tuple{x, y}; },
+                           [&] { return std::tuple{y, x}; });
+    return std::tuple{a, b - 1, a * 2 + b};
+  }, suite::backend);
+  const xt::xtensor<std::int32_t, 1> x = {5, 6}, y = {1, 2};
+  {
+    const auto [hi, lo, mix] = suite::host(f(suite::in(x), suite::in(y)));
+    CHECK(suite::flat(hi) == std::vector<std::int32_t>{5, 6});
+    CHECK(suite::flat(lo) == std::vector<std::int32_t>{0, 1});
+    CHECK(suite::flat(mix) == std::vector<std::int32_t>{11, 14});
+  }
+  const auto before = sf::plan::materialization_counter();
+  const auto [hi, lo, mix] = suite::host(f(suite::in(y), suite::in(x)));
+  CHECK(sf::plan::materialization_counter() - before == 3);  // two reduce_sums and one cond
+  CHECK(suite::flat(hi) == std::vector<std::int32_t>{5, 6});
+  CHECK(suite::flat(lo) == std::vector<std::int32_t>{0, 1});
+  CHECK(suite::flat(mix) == std::vector<std::int32_t>{11, 14});
+
+  // nested conds on a scalar
+  auto sign = sf::function([](auto v) {
+    return sf::cond(sf::reduce_sum(v) > 0, [&] { return v * 0 + 1; },
+                    [&] { return sf::cond(sf::reduce_sum(v) < 0, [&] { return v * 0 - 1; }, [&] { return v * 0; }); });
+  }, suite::backend);
+  const xt::xtensor<std::int32_t, 1> p = {3}, m = {-4}, z = {0};
+  CHECK(suite::flat(suite::host(sign(suite::in(p)))) == std::vector<std::int32_t>{1});
+  CHECK(suite::flat(suite::host(sign(suite::in(m)))) == std::vector<std::int32_t>{-1});
+  CHECK(suite::flat(suite::host(sign(suite::in(z)))) == std::vector<std::int32_t>{0});
+}
+
+TEST_CASE("suite: switch_case runs the indexed branch, the last one when out of range", "[suite][control]") {
+  INFO("backend " << suite::name());
+  auto f = sf::function([](auto i, auto x) {
+    return sf::switch_case(i, [&] { return x + 1; }, [&] { return x * 10; }, [&] { return -x; });
+  }, suite::backend);
+  const xt::xtensor<std::int32_t, 1> x = {5, -3};
+  CHECK(suite::flat(suite::host(f(suite::in(0), suite::in(x)))) == std::vector<std::int32_t>{6, -2});
+  CHECK(suite::flat(suite::host(f(suite::in(1), suite::in(x)))) == std::vector<std::int32_t>{50, -30});
+  CHECK(suite::flat(suite::host(f(suite::in(2), suite::in(x)))) == std::vector<std::int32_t>{-5, 3});
+  CHECK(suite::flat(suite::host(f(suite::in(7), suite::in(x)))) == std::vector<std::int32_t>{-5, 3});
+  CHECK(suite::flat(suite::host(f(suite::in(-1), suite::in(x)))) == std::vector<std::int32_t>{-5, 3});
+  // a selector computed from a tensor (an argmax on the device)
+  auto g = sf::function([](auto v, auto x) {
+    return sf::switch_case(sf::argmax(v), [&] { return x + 1; }, [&] { return x * 10; }, [&] { return -x; });
+  }, suite::backend);
+  const xt::xtensor<float, 1> v = {0.f, 3.f, 1.f};
+  CHECK(suite::flat(suite::host(g(suite::in(v), suite::in(x)))) == std::vector<std::int32_t>{50, -30});
+}
+
+TEST_CASE("suite: while_loop with a data-dependent trip count (Collatz)", "[suite][control]") {
+  INFO("backend " << suite::name());
+  auto collatz = sf::function([](auto n) {
+    auto [steps, m] = sf::while_loop([](auto, auto m) { return m != 1; },
+                                     [](auto s, auto m) { return std::tuple{s + 1, sf::where(m % 2 == 0, m / 2, 3 * m + 1)}; },
+                                     0, n);
+    return std::tuple{steps, m};
+  }, suite::backend);
+  const auto reference = [](std::int32_t n) {
+    std::int32_t steps = 0;
+    while (n != 1) n = n % 2 == 0 ? n / 2 : 3 * n + 1, ++steps;
+    return steps;
+  };
+  for (std::int32_t n : {1, 2, 3, 6, 7, 27, 97, 871}) {
+    const auto [steps, m] = suite::host(collatz(suite::in(n)));
+    CHECK(steps() == reference(n));
+    CHECK(m() == 1);
+  }
+  const auto [steps27, m27] = suite::host(collatz(suite::in(std::int32_t{27})));
+  CHECK(steps27() == 111);
+  CHECK(collatz.tracing_count() == 1);
+
+  // maximum_iterations stops a loop whose condition still holds
+  auto capped = sf::function([](auto start) {
+    return sf::while_loop([](auto i) { return i < 1000; }, [](auto i) { return i + 1; }, start, sf::maximum_iterations(5));
+  }, suite::backend);
+  CHECK(suite::host(capped(suite::in(std::int32_t{10})))() == 15);
+  CHECK(suite::host(capped(suite::in(std::int32_t{998})))() == 1000);
+}
+
+TEST_CASE("suite: while_loop over vectors (a reduction in the condition, a growing variable)", "[suite][control]") {
+  INFO("backend " << suite::name());
+  auto f = sf::function([](auto x) {
+    return sf::while_loop([](auto v) { return sf::reduce_sum(v) < 100.f; }, [](auto v) { return v * 2.f; }, x);
+  }, suite::backend);
+  const xt::xtensor<float, 1> x = {1, 2, 3}, big = {200, 1};
+  CHECK(suite::flat(suite::host(f(suite::in(x)))) == std::vector<float>{32, 64, 96});
+  CHECK(suite::flat(suite::host(f(suite::in(big)))) == std::vector<float>{200, 1});  // zero iterations
+
+  // a variable of run-time shape that changes its extents every iteration
+  auto grow = sf::function([](auto x) {
+    return sf::while_loop([](auto v) { return sf::size(v) < 8; }, [](auto v) { return sf::concat<0>(v, v * 2); }, x);
+  }, suite::backend);
+  const xt::xtensor<std::int32_t, 1> one = {1}, three = {1, 2, 3};
+  CHECK(suite::flat(suite::host(grow(suite::in(one)))) == std::vector<std::int32_t>{1, 2, 2, 4, 2, 4, 4, 8});
+  CHECK(suite::flat(suite::host(grow(suite::in(three)))) ==
+        std::vector<std::int32_t>{1, 2, 3, 2, 4, 6, 2, 4, 6, 4, 8, 12});
+}
+
+TEST_CASE("suite: fori_loop, scan and map_fn (while loops underneath)", "[suite][control]") {
+  INFO("backend " << suite::name());
+  auto fib = sf::function([](auto v, auto n) {
+    auto [a, b] = sf::fori_loop(0, n, [](auto, auto a, auto b) { return std::tuple{a + b, a}; }, v, v * 0);
+    return std::tuple{a, b};
+  }, suite::backend);
+  const xt::xtensor<std::int64_t, 1> v = {1, 2};
+  const auto [a, b] = suite::host(fib(suite::in(v), suite::in(10)));
+  CHECK(suite::flat(a) == std::vector<std::int64_t>{89, 178});
+  CHECK(suite::flat(b) == std::vector<std::int64_t>{55, 110});
+
+  auto squares = sf::function([](auto lo, auto hi) {
+    return sf::fori_loop(lo, hi, [](auto i, auto acc) { return acc + i * i; }, 0);
+  }, suite::backend);
+  CHECK(suite::host(squares(suite::in(1), suite::in(5)))() == 30);
+  CHECK(suite::host(squares(suite::in(5), suite::in(1)))() == 0);
+
+  auto row_scan = sf::function([](auto m) {
+    return sf::scan([](auto c, auto row) { return std::tuple{c + row, sf::reduce_sum(c)}; }, m[0] * 0.f, m);
+  }, suite::backend);
+  const xt::xtensor<float, 2> rows = {{1, 2}, {3, 4}, {5, 6}};
+  const auto [c, sums] = suite::host(row_scan(suite::in(rows)));
+  CHECK(suite::flat(c) == std::vector<float>{9, 12});
+  CHECK(suite::flat(sums) == std::vector<float>{0, 3, 10});
+
+  auto norms = sf::function([](auto m) { return sf::map_fn([](auto row) { return sf::reduce_sum(row * row); }, m); },
+                            suite::backend);
+  const xt::xtensor<float, 2> m = {{3, 4}, {1, 0}, {0, 2}};
+  CHECK(suite::flat(suite::host(norms(suite::in(m)))) == std::vector<float>{25, 1, 4});
+}
+
+TEST_CASE("suite: tensor arrays written in a loop and stacked; writes outside loops; errors", "[suite][control]") {
+  INFO("backend " << suite::name());
+  auto plus_one = sf::function([](auto x) {
+    auto ta = sf::fori_loop(0, sf::size(x), [&](auto i, auto ta) { return ta.write(i, x[i] + 1); }, sf::tensor_array<int>{});
+    return ta.stack();
+  }, suite::backend);
+  const xt::xtensor<int, 1> x = {1, 2, 3};
+  CHECK(suite::flat(suite::host(plus_one(suite::in(x)))) == std::vector<int>{2, 3, 4});
+
+  auto fill = sf::function([](auto n, auto size) {
+    auto ta = sf::fori_loop(0, n, [](auto i, auto ta) { return ta.write(i, sf::cast<float>(i) * 0.5f); },
+                            sf::tensor_array<float>::with_size(size));
+    return std::tuple{ta.stack(), ta.size(), ta.read(1)};
+  }, suite::backend);
+  const auto [stacked, size, second] = suite::host(fill(suite::in(3), suite::in(4)));
+  CHECK(suite::flat(stacked) == std::vector<float>{0.f, 0.5f, 1.f, 0.f});  // unwritten elements are zeros
+  CHECK(size() == 4);
+  CHECK(second() == 0.5f);
+  CHECK_THROWS_WITH(fill(suite::in(5), suite::in(4)),
+                    "staticflow: tensor_array::write: index 4 is out of range for a tensor array of size 4 "
+                    "(its size is fixed; make it with dynamic_size to let it grow)");
+
+  // an array of vectors written out of order, outside a loop: it grows to the largest index
+  auto rows = sf::function([](auto x) {
+    auto ta = sf::tensor_array<float, sf::shape<sf::dyn>>{}.write(2, x).write(0, x * 2.f);
+    return ta.stack();
+  }, suite::backend);
+  const xt::xtensor<float, 1> r = {1, 2};
+  const auto stacked_rows = suite::host(rows(suite::in(r)));
+  CHECK(suite::shape(stacked_rows) == std::vector<std::size_t>{3, 2});
+  CHECK(suite::flat(stacked_rows) == std::vector<float>{2, 4, 0, 0, 1, 2});
+  auto negative = sf::function([](auto i) { return sf::tensor_array<int>{}.write(i, 1).stack(); }, suite::backend);
+  CHECK_THROWS_WITH(negative(suite::in(-1)), "staticflow: tensor_array::write: index -1 is negative");
+}

@@ -3,6 +3,9 @@
 // first occurrence's buffer), then the caller's kernels over the argument views followed by the
 // slots' views.
 //
+// Nodes with several results (cond, while_loop) fill several consecutive views; self-allocating
+// slots run through `slot_evaluator` (backend/thrust/control.hpp).
+//
 // A materialized node this backend has no kernel for, but that can describe itself as a graph of
 // ops it has (`n.expanded()`, e.g. graph::softmax_node), is run as that graph, planned over the
 // views visible where it stands.
@@ -14,6 +17,7 @@
 #include <utility>
 
 #include "staticflow/backend/thrust/arena.hpp"
+#include "staticflow/backend/thrust/index.hpp"
 #include "staticflow/backend/thrust/kernel.hpp"
 #include "staticflow/backend/thrust/linalg.hpp"
 #include "staticflow/backend/thrust/reduce.hpp"
@@ -37,6 +41,27 @@ template <class N, class Views, std::size_t R, class T>
   requires requires(const N& n) { n.expanded(); }
 void materialize(const N& n, const Views& views, const extents<R>& ext, T* out);
 
+/// Evaluates a slot node that computes its values itself (cond, loops, tensor-array nodes: nodes
+/// with `self_allocating`); specialized in backend/thrust/control.hpp.
+template <class Node>
+struct slot_evaluator;
+
+/// Where a self-allocating slot puts its values: `allocate<J>(ext)` takes a device buffer of the
+/// arena for its J-th value and points the J-th view at it.
+template <std::size_t FirstView, class All>
+struct slot_outputs {
+  All& all;
+  template <std::size_t J, std::size_t R>
+  auto* allocate(const extents<R>& ext) const {
+    auto& view = std::get<FirstView + J>(all);
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(view.data)>>;
+    const std::size_t n = staticflow::detail::product(ext);
+    auto* data = static_cast<T*>(device_arena::local().allocate(sizeof(T) * (n ? n : 1)));
+    view = {data, ext};
+    return data;
+  }
+};
+
 namespace detail {
 /// Where the values of slot K start among the slots' views (one per slot, unless the plan says
 /// otherwise: nodes with several results fill several).
@@ -45,36 +70,56 @@ constexpr std::size_t view_base() {
   if constexpr (requires { Plan::template view_base<K>; }) return Plan::template view_base<K>;
   else return K;
 }
-template <class Plan>
-constexpr std::size_t view_total() {
-  if constexpr (requires { Plan::view_count; }) return Plan::view_count;
-  else return Plan::slot_count;
-}
 
 template <class Plan, std::size_t K>
 using slot_node_t = std::tuple_element_t<K, typename Plan::slots_type>;
 
+template <class Specs>
+struct slot_views;
+template <class... Spec>
+struct slot_views<std::tuple<Spec...>> {
+  using type = std::tuple<tensor_view<typename Spec::value_type, Spec::shape_type::rank>...>;
+};
+
+template <std::size_t From, std::size_t To, class All, std::size_t... V>
+void copy_views(All& all, std::index_sequence<V...>) {
+  ((std::get<To + V>(all) = std::get<From + V>(all)), ...);
+}
+
+// Slot K repeats slot `original` < K: its views become that slot's.
+template <std::size_t ArgCount, std::size_t K, class Plan, class All, std::size_t... J>
+void share_repeated([[maybe_unused]] std::size_t original, [[maybe_unused]] All& all, std::index_sequence<J...>) {
+  using node_type = slot_node_t<Plan, K>;
+  [[maybe_unused]] constexpr auto count = std::make_index_sequence<plan::view_count_v<node_type>>{};
+  (
+      [&] {
+        if constexpr (std::is_same_v<typename plan::output_specs_of<slot_node_t<Plan, J>>::type,
+                                     typename plan::output_specs_of<node_type>::type>)
+          if (original == J) copy_views<ArgCount + view_base<Plan, J>(), ArgCount + view_base<Plan, K>()>(all, count);
+      }(),
+      ...);
+}
+
 template <std::size_t ArgCount, std::size_t K, class Plan, class All>
 void materialize_slot(const Plan& plan, All& all) {
   constexpr std::size_t at = ArgCount + view_base<Plan, K>();
-  auto& view = std::get<at>(all);
-  if (plan.same_as[K] != K) {  // a repeat of an earlier slot: share its buffer
-    [&]<std::size_t... J>(std::index_sequence<J...>) {
-      ([&] {
-        constexpr std::size_t from = ArgCount + view_base<Plan, J>();
-        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(std::get<from>(all))>, std::remove_cvref_t<decltype(view)>>)
-          if (plan.same_as[K] == J) view = std::get<from>(all);
-      }(), ...);
-    }(std::make_index_sequence<K>{});
+  using node_type = slot_node_t<Plan, K>;
+  if (plan.same_as[K] != K) {  // a repeat of an earlier slot: share its buffers
+    share_repeated<ArgCount, K, Plan>(plan.same_as[K], all, std::make_index_sequence<K>{});
     return;
   }
-  using T = typename slot_node_t<Plan, K>::value_type;
   const auto& node = std::get<K>(plan.slots);
-  const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
-  const std::size_t n = staticflow::detail::product(ext);
-  auto* data = static_cast<T*>(device_arena::local().allocate(sizeof(T) * (n ? n : 1)));
-  view = {data, ext};
-  materialize(node, all, ext, data);
+  if constexpr (requires { node_type::self_allocating; }) {
+    slot_evaluator<node_type>::run(node, all, slot_outputs<at, All>{all});
+  } else {
+    using T = typename node_type::value_type;
+    auto& view = std::get<at>(all);
+    const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
+    const std::size_t n = staticflow::detail::product(ext);
+    auto* data = static_cast<T*>(device_arena::local().allocate(sizeof(T) * (n ? n : 1)));
+    view = {data, ext};
+    materialize(node, all, ext, data);
+  }
   ++plan::materialization_counter();
 }
 }  // namespace detail
@@ -83,21 +128,32 @@ void materialize_slot(const Plan& plan, All& all) {
 /// slots' buffers live until the end of the innermost open device_arena::scope.
 template <std::size_t ArgCount, class Plan, class Views, class F>
 decltype(auto) with_slots(const Plan& plan, const Views& views, F&& f) {
-  static_assert(detail::view_total<Plan>() == Plan::slot_count,
-                "staticflow: the thrust backend does not run nodes with several results (sf::cond, "
-                "sf::while_loop) yet");
   if constexpr (Plan::slot_count == 0) {
     return f(views);
   } else {
-    auto all = std::tuple_cat(views, [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{tensor_view<typename detail::slot_node_t<Plan, K>::value_type,
-                                    detail::slot_node_t<Plan, K>::shape_type::rank>{}...};
-    }(std::make_index_sequence<Plan::slot_count>{}));
+    auto all = std::tuple_cat(views, typename detail::slot_views<typename Plan::view_specs>::type{});
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       (detail::materialize_slot<ArgCount, K>(plan, all), ...);
     }(std::make_index_sequence<Plan::slot_count>{});
     return f(all);
   }
+}
+
+/// Runs plan p over views (the ArgCount values visible to it) and evaluates output K into
+/// `out.template allocate<K>(ext)` for every K (a branch of a cond, a loop's condition or body).
+template <std::size_t ArgCount, class Plan, class Views, class Out>
+void run_plan(const Plan& p, const Views& views, const Out& out) {
+  with_slots<ArgCount>(p, views, [&](const auto& all) {
+    const auto ext_all = staticflow::detail::extents_of_views(all);
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        const auto& node = std::get<K>(p.outputs);
+        const auto ext = graph::node_extents(node, ext_all);
+        evaluate_into(node, all, ext, out.template allocate<K>(ext));
+      }(), ...);
+    }(std::make_index_sequence<Plan::output_count>{});
+    return 0;
+  });
 }
 
 template <class N, class Views, std::size_t R, class T>
@@ -113,3 +169,5 @@ void materialize(const N& n, const Views& views, const extents<R>& ext, T* out) 
 }
 
 }  // namespace staticflow::thrust_backend
+
+#include "staticflow/backend/thrust/control.hpp"  // the slot evaluators of cond, while_loop, tensor arrays

@@ -1,0 +1,326 @@
+// staticflow/backend/thrust/control.hpp -- running control flow on the Thrust backend, driven from
+// the host: cond / switch_case evaluate their selector into one device element, copy it back (on
+// a host device system, a plain read) and run the plan of the branch it picks; a while loop keeps
+// its variables in device buffers, runs the condition's plan into one device bool (copied back)
+// and the body's plan into the next buffers each iteration, and swaps; tensor-array nodes.
+//
+// The CPU backend's design (backend/cpu/control.hpp), with device buffers; device code stays the
+// backend's ordinary kernels (evaluate_into) plus thrust::fill / thrust::copy.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <thrust/copy.h>
+#include <thrust/device_ptr.h>
+#include <thrust/device_vector.h>
+#include <thrust/fill.h>
+
+#include "staticflow/backend/thrust/arena.hpp"
+#include "staticflow/backend/thrust/index.hpp"
+#include "staticflow/backend/thrust/kernel.hpp"
+#include "staticflow/backend/thrust/run_plan.hpp"
+#include "staticflow/backend/thrust/system.hpp"
+#include "staticflow/control/cond.hpp"
+#include "staticflow/control/tensor_array.hpp"
+#include "staticflow/control/while_loop.hpp"
+#include "staticflow/core/errors.hpp"
+#include "staticflow/core/shape.hpp"
+#include "staticflow/interop/xtensor.hpp"
+
+namespace staticflow::thrust_backend {
+namespace detail {
+
+/// The first N elements of a tuple (the values visible to a branch or a body).
+template <std::size_t N, class Tuple>
+auto first_values(const Tuple& t) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) { return std::tuple{std::get<I>(t)...}; }(
+             std::make_index_sequence<N>{});
+}
+
+/// Writes one scalar result (a loop's condition) to `out`.
+template <class T>
+struct scalar_target {
+  T* out;
+  template <std::size_t J, std::size_t R>
+  T* allocate(const extents<R>&) const {
+    return out;
+  }
+};
+
+/// Checks a tensor-array write of element `value` (extents ve) at `index` into an array of
+/// extents `array` and returns the leading extent after it (grown when allowed). The CPU
+/// backend's checks and messages.
+template <std::size_t R, std::size_t ER>
+std::size_t checked_write(std::int64_t index, extents<R>& array, const extents<ER>& ve, bool grows) {
+  static_assert(ER + 1 == R);
+  if (index < 0) throw shape_error("tensor_array::write: index " + std::to_string(index) + " is negative");
+  const std::size_t rows = array[0];
+  if (rows == 0)  // an empty array takes its element shape from its first element
+    for (std::size_t d = 0; d < ER; ++d) array[d + 1] = ve[d];
+  extents<ER> element{};
+  for (std::size_t d = 0; d < ER; ++d) element[d] = array[d + 1];
+  if (element != ve)
+    throw shape_error("tensor_array::write: the element has shape " + staticflow::detail::extents_string(ve) +
+                      ", the array's elements have shape " + staticflow::detail::extents_string(element));
+  if (static_cast<std::uint64_t>(index) >= rows && !grows)
+    throw shape_error("tensor_array::write: index " + std::to_string(index) +
+                      " is out of range for a tensor array of size " + std::to_string(rows) +
+                      " (its size is fixed; make it with dynamic_size to let it grow)");
+  return std::max(rows, static_cast<std::size_t>(index) + 1);
+}
+
+/// One loop variable on the device: a device vector reused across iterations (grown, never
+/// shrunk) and the variable's current extents.
+template <class T, std::size_t R>
+struct device_state {
+  ::thrust::device_vector<T> storage;
+  extents<R> ext{};
+
+  T* resize(const extents<R>& e) {
+    const std::size_t n = staticflow::detail::product(e);
+    if (storage.size() < (n ? n : 1)) storage.resize(n ? n : 1);
+    ext = e;
+    return data();
+  }
+  T* data() { return ::thrust::raw_pointer_cast(storage.data()); }
+  tensor_view<T, R> view() const { return {::thrust::raw_pointer_cast(storage.data()), ext}; }
+  void swap(device_state& o) {
+    storage.swap(o.storage);
+    std::swap(ext, o.ext);
+  }
+  /// Grows the leading extent to `rows`, keeping the data and zero-filling the new rows.
+  void grow_leading(std::size_t rows) {
+    extents<R> e = ext;
+    e[0] = rows;
+    const std::size_t old = staticflow::detail::product(ext), n = staticflow::detail::product(e);
+    if (storage.size() < n) storage.resize(n);
+    if (n > old) ::thrust::fill(async_policy(), data() + old, data() + n, T{});
+    ext = e;
+  }
+};
+
+template <class Spec>
+using device_state_for = device_state<typename Spec::value_type, Spec::shape_type::rank>;
+template <class Specs>
+struct device_states;
+template <class... Spec>
+struct device_states<std::tuple<Spec...>> {
+  using type = std::tuple<device_state_for<Spec>...>;
+};
+
+/// Where an in-place tensor-array write puts its index and element until every output of the
+/// body is computed (a later output may read the element the write replaces).
+template <class I, class T, std::size_t ER>
+struct staged_write {
+  I* index = nullptr;  // one device element
+  T* value = nullptr;  // a device buffer of the iteration's arena scope
+  extents<ER> value_ext{};
+};
+struct no_staging {};
+
+// For body output J: the loop variable it belongs to and whether it is the element (part 1) or
+// the index (part 0) of an in-place write.
+template <bool... InPlace>
+struct flat_layout {
+  static constexpr std::size_t count = (std::size_t{0} + ... + (InPlace ? 2 : 1));
+  static constexpr auto table = [] {
+    constexpr bool mask[] = {InPlace..., false};
+    std::array<std::pair<std::size_t, std::size_t>, count> t{};
+    std::size_t j = 0;
+    for (std::size_t k = 0; k < sizeof...(InPlace); ++k) {
+      t[j++] = {k, 0};
+      if (mask[k]) t[j++] = {k, 1};
+    }
+    return t;
+  }();
+};
+
+}  // namespace detail
+
+/// cond / switch_case: computes the selector on the device, copies it back, then runs only the
+/// plan of the branch it picks into the slot's views.
+template <class Kind, std::size_t ArgCount, class Pred, class... Plans>
+struct slot_evaluator<graph::branch_plan<Kind, ArgCount, Pred, Plans...>> {
+  template <class Node, class All, class Out>
+  static void run(const Node& n, All& all, const Out& out) {
+    const auto selector = detail::scalar_on_host(n.pred, all);
+    const std::size_t pick = Kind::branch(selector, sizeof...(Plans));
+    const auto visible = detail::first_values<ArgCount>(all);
+    [&]<std::size_t... B>(std::index_sequence<B...>) {
+      ((pick == B ? run_plan<ArgCount>(std::get<B>(n.plans), visible, out) : void()), ...);
+    }(std::index_sequence_for<Plans...>{});
+  }
+};
+
+/// while_loop: initial values into device state buffers, then the condition (one bool copied
+/// back) and the body until the condition fails (or max_iterations), then the final state into
+/// the slot's values.
+template <std::size_t ArgCount, class Inits, class CondPlan, class BodyPlan, bool... InPlace>
+struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std::integer_sequence<bool, InPlace...>>> {
+  using node_type = graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std::integer_sequence<bool, InPlace...>>;
+  using specs = typename node_type::output_specs;
+  static constexpr std::size_t V = sizeof...(InPlace);
+  static constexpr bool in_place[] = {InPlace..., false};
+  using layout = detail::flat_layout<InPlace...>;
+  using states = typename detail::device_states<specs>::type;
+
+  template <std::size_t K>
+  static auto staging_for() {
+    if constexpr (!in_place[K]) {
+      return detail::no_staging{};
+    } else {
+      constexpr std::size_t index_output = [] {
+        for (std::size_t j = 0; j < layout::count; ++j)
+          if (layout::table[j].first == K) return j;
+        return std::size_t{0};
+      }();
+      using I = typename std::tuple_element_t<index_output, typename BodyPlan::outputs_type>::value_type;
+      using spec = std::tuple_element_t<K, specs>;
+      return detail::staged_write<I, typename spec::value_type, spec::shape_type::rank - 1>{};
+    }
+  }
+  using staging = decltype([]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::tuple{staging_for<K>()...};
+  }(std::make_index_sequence<V>{}));
+
+  // Where body output J goes: variable K's next buffer, or the staging of its in-place write.
+  struct body_targets {
+    states& next;
+    staging& staged;
+    template <std::size_t J, std::size_t R>
+    auto* allocate(const extents<R>& ext) const {
+      constexpr std::size_t K = layout::table[J].first;
+      constexpr std::size_t part = layout::table[J].second;
+      if constexpr (!in_place[K]) {
+        return std::get<K>(next).resize(ext);
+      } else if constexpr (part == 0) {
+        return std::get<K>(staged).index;
+      } else {
+        auto& s = std::get<K>(staged);
+        using T = std::remove_pointer_t<decltype(s.value)>;
+        const std::size_t n = staticflow::detail::product(ext);
+        s.value_ext = ext;
+        s.value = static_cast<T*>(device_arena::local().allocate(sizeof(T) * (n ? n : 1)));
+        return s.value;
+      }
+    }
+  };
+
+  template <class All, class Out>
+  static void run(const node_type& n, All& all, const Out& out) {
+    states cur, next;
+    const auto ext_all = staticflow::detail::extents_of_views(all);
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        const auto& init = std::get<K>(n.inits);
+        const auto e = graph::node_extents(init, ext_all);
+        evaluate_into(init, all, e, std::get<K>(cur).resize(e));
+      }(), ...);
+    }(std::make_index_sequence<V>{});
+    const auto visible = detail::first_values<ArgCount>(all);
+    staging staged;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        if constexpr (in_place[K]) {
+          auto& s = std::get<K>(staged);
+          using I = std::remove_pointer_t<decltype(s.index)>;
+          s.index = static_cast<I*>(device_arena::local().allocate(sizeof(I)));
+        }
+      }(), ...);
+    }(std::make_index_sequence<V>{});
+    bool* go_device = static_cast<bool*>(device_arena::local().allocate(sizeof(bool)));
+    for (std::int64_t iteration = 0;; ++iteration) {
+      const auto views = [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return std::tuple_cat(visible, std::tuple{std::get<K>(cur).view()...});
+      }(std::make_index_sequence<V>{});
+      {
+        device_arena::scope scope;  // the condition's slots go back after each test
+        run_plan<ArgCount + V>(n.cond, views, detail::scalar_target<bool>{go_device});
+      }
+      if (!detail::read_back<bool>(go_device) || iteration == n.max_iterations) break;
+      device_arena::scope scope;  // what the body's slots take goes back after each iteration
+      run_plan<ArgCount + V>(n.body, views, body_targets{next, staged});
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        ([&] {
+          if constexpr (in_place[K]) write_in_place<std::tuple_element_t<K, specs>>(std::get<K>(cur), std::get<K>(staged), n.grows[K]);
+          else std::get<K>(cur).swap(std::get<K>(next));
+        }(), ...);
+      }(std::make_index_sequence<V>{});
+    }
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        auto& b = std::get<K>(cur);
+        const auto v = b.view();
+        auto* dst = out.template allocate<K>(v.ext);
+        const std::size_t size = v.size();
+        if (size > 0) ::thrust::copy_n(async_policy(), v.data, size, dst);
+      }(), ...);
+    }(std::make_index_sequence<V>{});
+  }
+
+ private:
+  template <class Spec, class State, class Staged>
+  static void write_in_place(State& b, const Staged& s, bool grows) {
+    constexpr bool growable = Spec::shape_type::dims[0] == dyn;  // a static leading extent is a fixed size
+    using I = std::remove_pointer_t<decltype(s.index)>;
+    const auto index = static_cast<std::int64_t>(detail::read_back<I>(s.index));
+    auto ext = b.ext;  // an empty array takes its element extents from this element
+    const std::size_t rows = detail::checked_write(index, ext, s.value_ext, grows && growable);
+    if constexpr (growable) {
+      if (rows != ext[0] || ext != b.ext) {
+        b.ext = ext;
+        b.grow_leading(rows);
+      }
+    }
+    const std::size_t inner = staticflow::detail::product(s.value_ext);
+    if (inner > 0) ::thrust::copy_n(async_policy(), s.value, inner, b.data() + static_cast<std::size_t>(index) * inner);
+  }
+};
+
+/// The start of a tensor array: `count` zero elements.
+template <class T, class S, class N>
+struct slot_evaluator<graph::ta_zeros<T, S, N>> {
+  template <class All, class Out>
+  static void run(const graph::ta_zeros<T, S, N>& n, All& all, const Out& out) {
+    const auto count = static_cast<std::int64_t>(detail::scalar_on_host(n.count, all));
+    if (count < 0) throw shape_error("tensor_array: the size " + std::to_string(count) + " is negative");
+    extents<S::rank> ext = S::dims;
+    for (std::size_t d = 0; d < S::rank; ++d)
+      if (ext[d] == dyn) ext[d] = d == 0 ? static_cast<std::size_t>(count) : 0;
+    T* data = out.template allocate<0>(ext);
+    const std::size_t size = staticflow::detail::product(ext);
+    if (size > 0) ::thrust::fill_n(async_policy(), data, size, T{});
+  }
+};
+
+/// A tensor-array write outside a loop: a copy of the array with one element replaced.
+template <class A, class I, class V>
+struct slot_evaluator<graph::ta_write<A, I, V>> {
+  template <class All, class Out>
+  static void run(const graph::ta_write<A, I, V>& n, All& all, const Out& out) {
+    using T = typename A::value_type;
+    const auto ext_all = staticflow::detail::extents_of_views(all);
+    const auto ae = graph::node_extents(n.array, ext_all);
+    const auto ve = graph::node_extents(n.value, ext_all);
+    const auto index = static_cast<std::int64_t>(detail::scalar_on_host(n.index, all));
+    auto re = ae;
+    constexpr bool growable = A::shape_type::dims[0] == dyn;  // a static leading extent is a fixed size
+    re[0] = detail::checked_write(index, re, ve, n.dynamic_size && growable);
+    T* data = out.template allocate<0>(re);
+    const std::size_t inner = staticflow::detail::product(ve);
+    const std::size_t old = staticflow::detail::product(ae);
+    const std::size_t total = re[0] * inner;
+    if (old > 0) evaluate_into(n.array, all, ae, data);
+    if (total > old) ::thrust::fill(async_policy(), data + old, data + total, T{});
+    evaluate_into(n.value, all, ve, data + static_cast<std::size_t>(index) * inner);
+  }
+};
+
+}  // namespace staticflow::thrust_backend
