@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <staticflow/staticflow.hpp>
+#include <thread>
 
 namespace sf = staticflow;
 
@@ -135,4 +136,48 @@ TEST_CASE("sf::materialize stores an expensive subexpression once for all its us
         "    e:float64[None] = div c d\n"
         "    f:float64[None] = add e c\n"
         "  in (f) }\n");
+}
+
+TEST_CASE("call_into computes a root softmax or matmul straight into the output", "[plan][direct]") {
+  auto soft = sf::function([](auto x) { return sf::softmax(x); });
+  auto mm = sf::function([](auto a, auto b) { return sf::matmul(a, b); });
+  auto x = xt::xtensor<float, 2>::from_shape({3, 4});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = 0.25f * static_cast<float>(i % 5);
+  xt::xtensor<double, 2> a = {{1, 2}, {3, 4}};
+  xt::xtensor<double, 2> b = {{5, 6}, {7, 8}};
+  using soft_fn = std::remove_cvref_t<decltype(soft.get_concrete_function(x))>;
+  using mm_fn = std::remove_cvref_t<decltype(mm.get_concrete_function(a, b))>;
+  STATIC_REQUIRE(soft_fn::direct_slot == 0);
+  STATIC_REQUIRE(mm_fn::direct_slot == 0);
+  // a root that is elementwise over a slot still goes through the slot
+  auto scaled = sf::function([](auto x) { return sf::softmax(x) * 2.f; });
+  STATIC_REQUIRE(std::remove_cvref_t<decltype(scaled.get_concrete_function(x))>::direct_slot ==
+                 std::remove_cvref_t<decltype(scaled.get_concrete_function(x))>::materialized_count);
+
+  const auto expected = soft(x);  // by value: through a slot
+  // A new thread starts with an empty arena: the run-time-shaped slot would have to take a chunk.
+  std::size_t arena_after = 1;
+  xt::xtensor<float, 2> out = xt::zeros<float>({3, 4});
+  xt::xtensor<double, 2> product = xt::zeros<double>({2, 2});
+  std::thread([&] {
+    soft.call_into(out, x);
+    mm.call_into(product, a, b);
+    arena_after = sf::plan::arena::local().capacity();
+  }).join();
+  CHECK(arena_after == 0);
+  CHECK((out == expected));
+  CHECK((product == xt::xtensor<double, 2>{{19, 22}, {43, 50}}));
+
+  // a wrong output shape throws before anything is written
+  xt::xtensor<float, 2> wrong = xt::full_like(xt::xtensor<float, 2>::from_shape({4, 3}), 7.f);
+  CHECK_THROWS_MATCHES(soft.call_into(wrong, x), sf::shape_error,
+                       Catch::Message("staticflow: call_into: output 0 has shape (4, 3), the result has shape (3, 4)"));
+  CHECK((wrong == xt::full_like(wrong, 7.f)));
+
+  // an output that is an argument takes the staged path: in place gives the same values
+  auto y = x;
+  soft.call_into(y, y);
+  CHECK((y == expected));
+  mm.call_into(a, a, b);  // a = a @ b, not computed over a half-written a
+  CHECK((a == xt::xtensor<double, 2>{{19, 22}, {43, 50}}));
 }

@@ -74,6 +74,23 @@ graph::detail::listing parameter_listing() {
   return l;
 }
 
+/// The plan's last slot when the only lowered output `Out` is a bare read of it and that slot is
+/// a plain single-valued one (a softmax, matmul or reduction at the graph's root): call_into can
+/// compute it straight into the caller's container. Plan::slot_count when there is none.
+template <std::size_t Args, class Plan, class Out>
+consteval std::size_t direct_output_slot() {
+  constexpr std::size_t none = Plan::slot_count;
+  if constexpr (Plan::slot_count == 0 || !graph::detail::is_argument<Out>::value) {
+    return none;
+  } else {
+    constexpr std::size_t last = Plan::slot_count - 1;
+    using node_type = std::tuple_element_t<last, typename Plan::slots_type>;
+    if constexpr (requires { node_type::self_allocating; }) return none;
+    else if constexpr (plan::view_count_v<node_type> == 1 && Out::index == Args + Plan::template view_base<last>) return last;
+    else return none;
+  }
+}
+
 template <class Out>
 auto output_data(Out& out) {
   if constexpr (std::is_arithmetic_v<Out>) return &out;
@@ -189,6 +206,10 @@ class concrete_function final : public concrete_function_base {
     }();
     static_assert(std::tuple_size_v<decltype(outs)> == output_count,
                   "staticflow: call_into needs one output container per result (std::tie them)");
+    if constexpr (direct_slot < plan_type::slot_count) {
+      if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, decltype(outs)>>>)
+        if (compute_direct_into(std::get<0>(outs), arg_views)) return;
+    }
     with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
@@ -201,6 +222,23 @@ class concrete_function final : public concrete_function_base {
     });
   }
 
+  /// The only output is the plan's last slot: computes that slot straight into `out` (no slot
+  /// buffer, no copy), unless `out` overlaps an argument or the slot repeats an earlier one.
+  /// The extents are checked before anything is written. Returns whether it ran.
+  template <class O, class Views>
+  STATICFLOW_INLINE bool compute_direct_into(O& out, const Views& arg_views) const {
+    auto* data = detail::output_data(out);
+    std::size_t size = 1;
+    for (const auto d : out.shape()) size *= static_cast<std::size_t>(d);
+    if (plan_.same_as[direct_slot] != direct_slot || any_overlap(arg_views, data, size)) return false;
+    plan::arena_scope scope;
+    auto where = [&](const auto& ext) STATICFLOW_LAMBDA_INLINE {
+      check_output<0>(out, ext);  // throws before anything is written
+      return data;
+    };
+    cpu::with_slots<Sig>(plan_, arg_views, [](const auto&) {}, cpu::direct_slot<direct_slot, decltype(where)>{where});
+    return true;
+  }
 
  public:
   /// A jaxpr-like SSA listing of the graph, with each value's spec.
@@ -233,6 +271,13 @@ class concrete_function final : public concrete_function_base {
   using lowered_output = std::tuple_element_t<K, typename plan_type::outputs_type>;
   /// The signature the fused loops see: the arguments, then the values of the materialized slots.
   using full_signature = cpu::full_signature_t<Sig, plan_type>;
+  /// The slot call_into computes straight into the caller's container (slot_count: none).
+  static constexpr std::size_t direct_slot = [] {
+    if constexpr (output_count == 1)
+      return detail::direct_output_slot<std::tuple_size_v<Sig>, plan_type, lowered_output<0>>();
+    else
+      return plan_type::slot_count;
+  }();
 
   /// Which loop output K compiles to on the CPU backend.
   template <std::size_t K = 0>

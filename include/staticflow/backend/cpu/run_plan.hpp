@@ -66,6 +66,21 @@ struct slot_outputs {
   }
 };
 
+/// No slot is computed into the caller's memory: every slot gets a buffer of its own.
+struct no_direct_slot {
+  static constexpr std::size_t slot = static_cast<std::size_t>(-1);
+};
+
+/// Slot `Slot` (a plain, single-valued slot) is computed straight into the caller's memory:
+/// `where(ext)` is called with its extents before anything is written (it may throw) and gives
+/// the buffer. Used when a function's only output is that slot (a softmax, matmul or reduction
+/// at the root), which then needs no slot buffer and no copy into the output.
+template <std::size_t Slot, class Where>
+struct direct_slot {
+  static constexpr std::size_t slot = Slot;
+  Where where;
+};
+
 namespace detail {
 template <std::size_t From, std::size_t To, class All, std::size_t... V>
 STATICFLOW_INLINE void copy_views(All& all, std::index_sequence<V...>) {
@@ -86,8 +101,8 @@ void share_repeated([[maybe_unused]] std::size_t original, [[maybe_unused]] All&
       ...);
 }
 
-template <class Sig, std::size_t K, class Plan, class All, class Storage>
-void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& arena) {
+template <class Sig, std::size_t K, class Plan, class All, class Storage, class Direct>
+void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& arena, const Direct& direct) {
   constexpr std::size_t args = std::tuple_size_v<Sig>;
   constexpr std::size_t base = Plan::template view_base<K>;
   using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
@@ -101,7 +116,10 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
     slot_evaluator<node_type>::template run<full>(node, all, slot_outputs<args + base, base, All, Storage>{all, storage, arena});
   } else {
     const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
-    auto* data = std::get<base>(storage).get(arena, ext);
+    auto* data = [&] {
+      if constexpr (Direct::slot == K) return direct.where(ext);
+      else return std::get<base>(storage).get(arena, ext);
+    }();
     std::get<args + base>(all) = {data, ext};
     materialize<full>(node, all, ext, data);
   }
@@ -112,8 +130,9 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
 /// Computes the slots of plan p in order, then returns f(views): the views of Sig's values
 /// followed by the slots' values. Buffers of static shape live in this frame; the others come
 /// from this thread's arena, which the caller scopes (plan::arena_scope).
-template <class Sig, class Plan, class Views, class F>
-STATICFLOW_INLINE decltype(auto) with_slots(const Plan& p, const Views& views, F&& f) {
+/// With `direct`, slot Direct::slot is written where `direct.where` says instead (see direct_slot).
+template <class Sig, class Plan, class Views, class F, class Direct = no_direct_slot>
+STATICFLOW_INLINE decltype(auto) with_slots(const Plan& p, const Views& views, F&& f, const Direct& direct = {}) {
   if constexpr (Plan::slot_count == 0) {
     return f(views);
   } else {
@@ -122,7 +141,7 @@ STATICFLOW_INLINE decltype(auto) with_slots(const Plan& p, const Views& views, F
     typename buffers::storage storage;
     plan::arena& arena = plan::arena::local();
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (detail::materialize_slot<Sig, K>(p, all, storage, arena), ...);
+      (detail::materialize_slot<Sig, K>(p, all, storage, arena, direct), ...);
     }(std::make_index_sequence<Plan::slot_count>{});
     return f(std::as_const(all));
   }
