@@ -382,3 +382,34 @@ TEST_CASE("run-time broadcasting errors keep their messages on the fast path", "
   CHECK_THROWS_MATCHES(f(empty, two), sf::shape_error, Catch::Message("staticflow: shapes (0,) and (2,) do not broadcast"));
   CHECK(f(empty, empty).size() == 0);
 }
+
+TEST_CASE("static values compute what plain literals do, negatives included", "[cpu][static_value]") {
+  using namespace sf::literals;
+  // x % 2^k == 0 has a shortcut (the low bits) on the scalar path; division and remainder by
+  // static powers of two truncate toward zero like C++'s
+  auto with_static = sf::function([](auto x) {
+    return std::tuple{sf::where(x % 4_c == 0_c, x / 4_c, x % 4_c), x % 2_c == 0_c, x * 3_c + 1_c, x % 3_c == 0_c};
+  });
+  auto with_plain = sf::function([](auto x) {
+    return std::tuple{sf::where(x % 4 == 0, x / 4, x % 4), x % 2 == 0, x * 3 + 1, x % 3 == 0};
+  });
+  for (std::int32_t v = -9; v <= 9; ++v) {  // scalars: the scalar path
+    const auto [a, b, c, d] = with_static(v);
+    CHECK(a == (v % 4 == 0 ? v / 4 : v % 4));
+    CHECK(b == (v % 2 == 0));
+    CHECK(c == 3 * v + 1);
+    CHECK(d == (v % 3 == 0));
+  }
+  xt::xtensor<std::int64_t, 1> xs = xt::arange<std::int64_t>(-40, 41);  // a vector: the fused loops
+  const auto [sa, sb, sc, sd] = with_static(xs);
+  const auto [pa, pb, pc, pd] = with_plain(xs);
+  CHECK((sa == pa));
+  CHECK((sb == pb));
+  CHECK((sc == pc));
+  CHECK((sd == pd));
+  CHECK(sa(0) == -10);  // -40 / 4
+  CHECK(sa(1) == -3);   // -39 % 4
+  xt::xtensor<float, 1> f = {-1.5f, 0.f, 2.25f};
+  auto scaled = sf::function([](auto x) { return x * 2_c - 1_c; });
+  CHECK((scaled(f) == xt::xtensor<float, 1>{-4.f, -1.f, 3.5f}));
+}

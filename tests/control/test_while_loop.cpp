@@ -31,6 +31,32 @@ TEST_CASE("the issue's Collatz loop counts the steps to 1", "[while_loop]") {
   CHECK((collatz.tracing_count() == 1));
 }
 
+TEST_CASE("the Collatz loop with static values (2_c) gives the same counts", "[while_loop]") {
+  using namespace sf::literals;
+  auto collatz = sf::function([](auto n) {
+    auto [steps, m] = sf::while_loop([](auto, auto m) { return m != 1_c; },
+                                     [](auto s, auto m) {
+                                       return std::tuple{s + 1_c, sf::where(m % 2_c == 0_c, m / 2_c, 3_c * m + 1_c)};
+                                     },
+                                     0, n);
+    return steps;
+  });
+  for (std::int32_t n : {1, 2, 3, 6, 7, 27, 97, 871}) CHECK((collatz(n) == collatz_reference(n)));
+  // with a maximum the scalar loop stops early, and without one it needs no counter
+  auto capped = sf::function([](auto n) {
+    auto [steps, m] = sf::while_loop([](auto, auto m) { return m != 1_c; },
+                                     [](auto s, auto m) { return std::tuple{s + 1_c, sf::where(m % 2_c == 0_c, m / 2_c, 3_c * m + 1_c)}; },
+                                     0, n, sf::maximum_iterations(5));
+    return std::tuple{steps, m};
+  });
+  const auto [s27, m27] = capped(27);
+  CHECK((s27 == 5));
+  CHECK((m27 == 31));  // 27 -> 82 -> 41 -> 124 -> 62 -> 31
+  const auto [s4, m4] = capped(4);  // done before the maximum
+  CHECK((s4 == 2));
+  CHECK((m4 == 1));
+}
+
 TEST_CASE("one variable: the body returns a single value", "[while_loop]") {
   auto f = sf::function([](auto x) {
     return sf::while_loop([](auto v) { return sf::reduce_sum(v) < 100.f; }, [](auto v) { return v * 2.f; }, x);

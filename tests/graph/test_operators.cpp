@@ -207,26 +207,46 @@ TEST_CASE("cast builds a convert node to the canonical dtype", "[graph][operator
   STATIC_REQUIRE(g::cast<float, ix23>::apply(7) == 7.0f);
 }
 
-TEST_CASE("a static value as an operand is a literal", "[graph][operators]") {
+TEST_CASE("a static value as an operand is a literal whose value is part of its type", "[graph][operators]") {
   const fx23 x{};
   const ix23 i{};
   const bb23 b{};
 
   const auto y = x * sf::static_value<3>{};
-  STATIC_REQUIRE(std::is_same_v<decltype(y), const g::binary<op::multiply, fx23, g::literal<float>>>);
-  CHECK(y.b.value == 3.0f);
+  STATIC_REQUIRE(std::is_same_v<decltype(y), const g::binary<op::multiply, fx23, g::static_literal<float, 3.0f>>>);
+  CHECK(y.b.value == 3.0f);  // a literal in every other respect
+  STATIC_REQUIRE(decltype(y.b)::constant == 3.0f);
 
   const auto k = sf::static_value<3>{} + i;
-  STATIC_REQUIRE(std::is_same_v<decltype(k), const g::binary<op::add, g::literal<int32_t>, ix23>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(k), const g::binary<op::add, g::static_literal<int32_t, 3>, ix23>>);
   CHECK(k.a.value == 3);
 
   const auto l = b && std::true_type{};
-  STATIC_REQUIRE(std::is_same_v<decltype(l), const g::binary<op::logical_and, bb23, g::literal<bool>>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(l), const g::binary<op::logical_and, bb23, g::static_literal<bool, true>>>);
   CHECK(l.b.value == true);
 
-  // Same type as with a plain literal: no new code per static value.
-  STATIC_REQUIRE(std::is_same_v<decltype(x * sf::static_value<3>{}), decltype(x * sf::static_value<4>{})>);
+  // A static value is a constant the compiler sees (new code per value); a plain literal is a
+  // run-time value of the graph (one graph for every value).
+  STATIC_REQUIRE_FALSE(std::is_same_v<decltype(x * sf::static_value<3>{}), decltype(x * sf::static_value<4>{})>);
+  STATIC_REQUIRE(std::is_same_v<decltype(x * 3), decltype(x * 4)>);
   CHECK((i * sf::static_value<-4>{}).b.value == -4);
+  CHECK(str(x * sf::static_value<3>{}) == str(x * 3));
+  // constants fold while tracing, as plain literals do
+  const auto folded = sf::static_value<6>{} * sf::abs(sf::static_value<-7>{});
+  STATIC_REQUIRE(std::is_same_v<decltype(folded), const g::literal<int32_t>>);
+  CHECK(folded.value == 42);
+}
+
+TEST_CASE("2_c is a static value: an int, or a long long when it does not fit", "[graph][operators]") {
+  using namespace sf::literals;
+  STATIC_REQUIRE(std::is_same_v<decltype(2_c), std::integral_constant<int, 2>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(0_c), std::integral_constant<int, 0>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(2147483647_c), std::integral_constant<int, 2147483647>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(3'000'000'000_c), std::integral_constant<long long, 3000000000LL>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(9223372036854775807_c),
+                                std::integral_constant<long long, 9223372036854775807LL>>);
+  const ix23 i{};
+  STATIC_REQUIRE(std::is_same_v<decltype(i % 2_c), g::binary<op::mod, ix23, g::static_literal<int32_t, 2>>>);
 }
 
 namespace {

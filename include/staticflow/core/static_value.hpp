@@ -27,4 +27,29 @@ std::string static_value_string(std::integral_constant<T, V>) {
   else return "Literal[" + std::to_string(V) + "]";
 }
 }  // namespace detail
+
+namespace literals {
+/// `2_c` is `sf::static_value<2>{}` (an int, or a long long when it does not fit): a constant
+/// known to the compiler, as in `m / 2_c` or `3_c * m + 1_c`. Plain C++ literals in a traced
+/// function are run-time values of the graph, so one graph serves every value.
+template <char... C>
+consteval auto operator""_c() {
+  constexpr char digits[] = {C...};
+  static_assert(((C == '\'' || (C >= '0' && C <= '9')) && ...) && (digits[0] != '0' || sizeof...(C) == 1),
+                "staticflow: _c takes a decimal integer such as 2_c (no point, exponent, prefix or leading 0)");
+  constexpr unsigned long long limit = 9223372036854775807ULL;  // the largest long long
+  constexpr unsigned long long v = [] {
+    unsigned long long r = 0;
+    for (const char c : {C...}) {
+      if (c == '\'') continue;
+      const auto d = static_cast<unsigned long long>(c - '0');
+      r = r > (limit - d) / 10 ? limit + 1 : r * 10 + d;  // saturates above the limit
+    }
+    return r;
+  }();
+  static_assert(v <= limit, "staticflow: _c: the value does not fit a long long");
+  if constexpr (v <= 2147483647ULL) return std::integral_constant<int, static_cast<int>(v)>{};
+  else return std::integral_constant<long long, static_cast<long long>(v)>{};
+}
+}  // namespace literals
 }  // namespace staticflow

@@ -25,4 +25,14 @@ struct literal : node<literal<T>> {
   constexpr explicit literal(T v) : value(v) {}
 };
 
+/// A 0-d constant whose value is also part of its type: what a static value (`sf::static_value<2>`,
+/// `2_c`) becomes. The fused loops read `V`, so the compiler sees the constant (`m / 2_c` is a
+/// shift, `3_c * m` an lea, as in a hand-written loop); everywhere else (printing, folding,
+/// equality, the Thrust and eager backends) it is the literal it derives from.
+template <class T, T V>
+struct static_literal : literal<T> {
+  static constexpr T constant = V;
+  constexpr static_literal() : literal<T>(V) {}
+};
+
 }  // namespace staticflow::graph

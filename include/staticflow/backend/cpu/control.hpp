@@ -294,13 +294,22 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     const auto& cond = std::get<0>(n.cond.outputs);
     using graphs = decltype(std::tuple_cat(n.cond.outputs, n.body.outputs));
     constexpr auto indices = std::make_index_sequence<ArgCount + V>{};
-    for (std::int64_t iteration = 0;; ++iteration) {
+    // One step: false when the condition fails, else the body's values replace the state.
+    auto step = [&]() STATICFLOW_LAMBDA_INLINE {
       const auto c = scalar_cursors<graphs>(visible, state, indices);
-      if (!detail::scalar_at(cond, c, 0) || iteration == n.max_iterations) break;
+      if (!detail::scalar_at(cond, c, 0)) return false;
       state = [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         return decltype(state){static_cast<std::tuple_element_t<K, decltype(state)>>(
             detail::scalar_at(std::get<K>(n.body.outputs), c, 0))...};
       }(std::make_index_sequence<V>{});
+      return true;
+    };
+    if (n.max_iterations < 0) {  // no maximum: no iteration counter in the loop
+      while (step()) {
+      }
+    } else {
+      for (std::int64_t iteration = 0; iteration < n.max_iterations && step(); ++iteration) {
+      }
     }
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((*out.template allocate<K>(extents<0>{}) = std::get<K>(state)), ...);

@@ -20,6 +20,10 @@ template <class T, class Cursors>
 STATICFLOW_INLINE T scalar_at(const graph::literal<T>& n, const Cursors&, std::size_t) {
   return n.value;
 }
+template <class T, T V, class Cursors>
+STATICFLOW_INLINE T scalar_at(const graph::static_literal<T, V>&, const Cursors&, std::size_t) {
+  return V;  // a constant the compiler sees
+}
 template <class Op, class A, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::unary<Op, A>& n, const Cursors& c, std::size_t j) {
   using C = typename graph::unary<Op, A>::compute_type;
@@ -29,6 +33,17 @@ template <class Op, class A, class B, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors& c, std::size_t j) {
   using C = typename graph::binary<Op, A, B>::compute_type;
   return Op::apply(static_cast<C>(scalar_at(n.a, c, j)), static_cast<C>(scalar_at(n.b, c, j)));
+}
+// `x % 2^k == 0` with static values (`m % 2_c == 0_c`): the remainder of truncating division is
+// zero exactly when the low k bits are, whatever x's sign, so the sign fix-up of the remainder
+// is skipped (a compiler does this for C++'s `m % 2 == 0`, but not through our divide rules).
+template <class A, class T, T D, class Cursors>
+  requires(std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_same_v<typename A::value_type, T> && D > 0 &&
+           (D & (D - 1)) == 0)
+STATICFLOW_INLINE bool scalar_at(
+    const graph::binary<op::equal, graph::binary<op::mod, A, graph::static_literal<T, D>>, graph::static_literal<T, T(0)>>& n,
+    const Cursors& c, std::size_t j) {
+  return (scalar_at(n.a.a, c, j) & (D - 1)) == 0;
 }
 template <class Cond, class A, class B, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::select<Cond, A, B>& n, const Cursors& c, std::size_t j) {

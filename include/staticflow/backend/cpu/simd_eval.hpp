@@ -157,6 +157,8 @@ template <class T, std::size_t I, class S>
 struct vectorizes<T, graph::argument<I, T, S>> : std::true_type {};
 template <class T, class V>
 struct vectorizes<T, graph::literal<V>> : std::bool_constant<lane_or_mask<T, V>> {};
+template <class T, class V, V X>
+struct vectorizes<T, graph::static_literal<V, X>> : std::bool_constant<lane_or_mask<T, V>> {};
 template <class T, class Op, class A>
 struct vectorizes<T, graph::unary<Op, A>>
     : std::bool_constant<simd_op<Op, T>::supported &&
@@ -193,6 +195,11 @@ template <class B, class V, class Cursors>
 STATICFLOW_INLINE auto simd_at(const graph::literal<V>& n, const Cursors&, std::size_t) {
   if constexpr (std::is_same_v<V, bool>) return typename B::batch_bool_type(n.value);
   else return B(n.value);
+}
+template <class B, class V, V X, class Cursors>
+STATICFLOW_INLINE auto simd_at(const graph::static_literal<V, X>&, const Cursors&, std::size_t) {
+  if constexpr (std::is_same_v<V, bool>) return typename B::batch_bool_type(X);
+  else return B(X);
 }
 template <class B, class Op, class A, class Cursors>
 STATICFLOW_INLINE auto simd_at(const graph::unary<Op, A>& n, const Cursors& c, std::size_t j) {
