@@ -25,6 +25,14 @@ target_compile_definitions(staticflow_cuda INTERFACE XTENSOR_USE_XSIMD)
 if(NOT STATICFLOW_ARCH STREQUAL "")
   target_compile_options(staticflow_cuda INTERFACE "-Xcompiler=-march=${STATICFLOW_ARCH}")
 endif()
+if(NOT "cuda_std_20" IN_LIST CMAKE_CUDA_COMPILE_FEATURES)
+  # CMake before 3.26 (Debian's 3.25) knows no C++20 level for nvcc and would add its default
+  # -std=c++17 after ours: teach it the level, as its own compiler modules do for newer nvcc
+  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_COMPILE_FEATURES cuda_std_20)
+  list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+endif()
 target_compile_features(staticflow_cuda INTERFACE cuda_std_20)
 target_compile_options(staticflow_cuda INTERFACE
   "$<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr;-diag-suppress=186,128,20012>")

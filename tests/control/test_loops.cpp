@@ -47,6 +47,35 @@ TEST_CASE("fori_loop over a vector: several variables", "[fori_loop]") {
   CHECK((f(v, 5) == xt::xtensor<float, 1>{8, 16}));  // Fibonacci: (1,0) (1,1) (2,1) (3,2) (5,3) (8,5), times v
 }
 
+TEST_CASE("a loop variable no other output reads is updated in place; the others see old values", "[fori_loop]") {
+  using vec = xt::xtensor_fixed<float, xt::xshape<40>>;
+  vec v0, w0;
+  for (std::size_t i = 0; i < 40; ++i) v0[i] = float(i), w0[i] = 100.f - float(i);
+  // v is updated in place (only its own output reads it), w reads v: w must see v before the step
+  auto f = sf::function([](auto v, auto w, auto n) {
+    return sf::fori_loop(0, n, [](auto, auto v, auto w) { return std::tuple{v * 0.5f + 1.f, w + v}; }, v, w);
+  });
+  // both read each other (a Fibonacci pair): neither may be overwritten before the other is computed
+  auto fib = sf::function([](auto a, auto b, auto n) {
+    return sf::fori_loop(0, n, [](auto, auto a, auto b) { return std::tuple{b, a + b}; }, a, b);
+  });
+  const auto [v, w] = f(v0, w0, 7);
+  const auto [a, b] = fib(v0, w0, 7);
+  for (std::size_t i = 0; i < 40; ++i) {
+    float rv = v0[i], rw = w0[i], ra = v0[i], rb = w0[i];
+    for (int k = 0; k < 7; ++k) {
+      const float nv = rv * 0.5f + 1.f, nw = rw + rv;
+      rv = nv, rw = nw;
+      const float na = rb, nb = ra + rb;
+      ra = na, rb = nb;
+    }
+    CHECK(v[i] == rv);
+    CHECK(w[i] == rw);
+    CHECK(a[i] == ra);
+    CHECK(b[i] == rb);
+  }
+}
+
 TEST_CASE("fori_loop with static bounds unrolls short loops and loops long ones", "[fori_loop]") {
   auto short_loop = sf::function([](auto x) {
     return sf::fori_loop(sf::static_value<0>{}, sf::static_value<3>{}, [](auto i, auto v) { return v * 2 + i; }, x);

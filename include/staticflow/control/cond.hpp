@@ -40,13 +40,13 @@ struct switch_kind {
 
 namespace detail {
 template <class... N>
-bool graphs_equal(const std::tuple<N...>& a, const std::tuple<N...>& b) {
+constexpr bool graphs_equal(const std::tuple<N...>& a, const std::tuple<N...>& b) {
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
     return (plan::detail::structurally_equal(std::get<K>(a), std::get<K>(b)) && ...);
   }(std::index_sequence_for<N...>{});
 }
 template <class P>
-bool plans_equal(const P& a, const P& b) {
+constexpr bool plans_equal(const P& a, const P& b) {
   return graphs_equal(a.outputs, b.outputs) && graphs_equal(a.slots, b.slots);
 }
 }  // namespace detail
@@ -68,8 +68,8 @@ struct branch_plan : node<branch_plan<Kind, ArgCount, Pred, Plans...>> {
 
   constexpr std::tuple<const Pred&> children() const { return {pred}; }
   template <class P>
-  auto with_children(const P& p) const { return branch_plan<Kind, ArgCount, P, Plans...>{{}, p, plans}; }
-  bool same_parameters(const branch_plan& o) const {
+  constexpr auto with_children(const P& p) const { return branch_plan<Kind, ArgCount, P, Plans...>{{}, p, plans}; }
+  constexpr bool same_parameters(const branch_plan& o) const {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return (detail::plans_equal(std::get<K>(plans), std::get<K>(o.plans)) && ...);
     }(std::index_sequence_for<Plans...>{});
@@ -92,8 +92,8 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
 
   constexpr std::tuple<const Pred&> children() const { return {pred}; }
   template <class P>
-  auto with_children(const P& p) const { return branch_node<Kind, P, Branches...>{{}, p, branches}; }
-  bool same_parameters(const branch_node& o) const {
+  constexpr auto with_children(const P& p) const { return branch_node<Kind, P, Branches...>{{}, p, branches}; }
+  constexpr bool same_parameters(const branch_node& o) const {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return (detail::graphs_equal(std::get<K>(branches), std::get<K>(o.branches)) && ...);
     }(std::index_sequence_for<Branches...>{});
@@ -103,7 +103,7 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
   const std::tuple<Branches...>& subgraphs() const { return branches; }
 
   template <class Scope, std::size_t Base>
-  auto bind_variables() const {
+  constexpr auto bind_variables() const {
     auto p = graph::bind_variables<Scope, Base>(pred);
     return std::apply([&](const auto&... b) {
       return branch_node<Kind, decltype(p), decltype(graph::bind_variables<Scope, Base>(b))...>{
@@ -112,7 +112,7 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
   }
 
   template <std::size_t ArgCount>
-  auto with_plans() const {
+  constexpr auto with_plans() const {
     return std::apply([&](const auto&... b) {
       return branch_plan<Kind, ArgCount, Pred, plan::evaluation_plan<ArgCount, std::remove_cvref_t<decltype(b)>>...>{
           {}, pred, {plan::evaluation_plan<ArgCount, std::remove_cvref_t<decltype(b)>>(b)...}};
@@ -181,7 +181,7 @@ struct reference_spec;
 template <std::size_t K, class... R>
 struct reference_spec<K, std::tuple<R...>> {
   template <class First, class... Rest>
-  static auto pick() {
+  static constexpr auto pick() {
     using V = std::remove_cvref_t<std::tuple_element_t<K, First>>;
     if constexpr (symbolic<V>) return spec_of_node_t<V>{};
     else if constexpr (sizeof...(Rest) == 0) return spec_of_node_t<decltype(to_node(std::declval<V>()))>{};
@@ -191,7 +191,7 @@ struct reference_spec<K, std::tuple<R...>> {
 };
 
 template <class Raw, class One>
-auto branch_nodes_one(const One& r) {
+constexpr auto branch_nodes_one(const One& r) {
   constexpr std::size_t n = std::tuple_size_v<One>;
   constexpr bool same_count = [] {
     return []<class... R>(std::type_identity<std::tuple<R...>>) { return ((std::tuple_size_v<R> == n) && ...); }(
@@ -207,12 +207,12 @@ auto branch_nodes_one(const One& r) {
 }
 
 template <class... R>
-auto branch_nodes(const std::tuple<R...>& raw) {
+constexpr auto branch_nodes(const std::tuple<R...>& raw) {
   return std::apply([](const auto&... r) { return std::tuple{branch_nodes_one<std::tuple<R...>>(r)...}; }, raw);
 }
 
 template <class Kind, class Names, class P, class... Fn>
-auto make_branches(const P& p, Fn&&... fn) {
+constexpr auto make_branches(const P& p, Fn&&... fn) {
   const effects_forbidden no_effects("sf::cond / sf::switch_case branches");
   auto results = branch_nodes(std::tuple{as_tuple(fn())...});  // traces every branch, in order
   using first = specs_of_nodes_t<std::tuple_element_t<0, decltype(results)>>;
@@ -236,7 +236,7 @@ void cond_statement(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn);
 template <class Pred, class TrueFn, class FalseFn>
 constexpr bool eager_cond_possible();
 template <class Pred, class TrueFn, class FalseFn>
-auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn);
+constexpr auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn);
 }  // namespace detail
 
 /// Runs true_fn() if pred, else false_fn(), and returns what it returns (a tensor or a tuple).
@@ -246,7 +246,7 @@ auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn);
 /// the taken branch runs. A `bool` or `std::bool_constant` pred is a trace-time `if` that traces
 /// only the branch it picks.
 template <class Pred, class TrueFn, class FalseFn>
-auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
+constexpr auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
   if constexpr (std::is_same_v<Pred, std::true_type>) {
     return true_fn();
   } else if constexpr (std::is_same_v<Pred, std::false_type>) {
@@ -287,7 +287,7 @@ auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
 /// what it returns. index is a scalar integer tensor (every branch traced, all must return the same
 /// specs) or a C++ integer (only that branch is traced when given as std::integral_constant).
 template <class Index, class... Fn>
-auto switch_case(const Index& index, Fn&&... fns) {
+constexpr auto switch_case(const Index& index, Fn&&... fns) {
   static_assert(sizeof...(Fn) > 0, "staticflow: sf::switch_case needs at least one branch");
   if constexpr (static_value_type<Index>) {
     constexpr auto i = Index::value;

@@ -91,7 +91,7 @@ struct fori_scope_tag {};
 /// value, or a std::tuple). Bounds are C++ integers, scalar integer tensors, or
 /// std::integral_constant (then short loops are unrolled at trace time).
 template <class Lo, class Hi, class Body, class... Vars>
-auto fori_loop(const Lo& lo, const Hi& hi, Body&& body, const Vars&... vars) {
+constexpr auto fori_loop(const Lo& lo, const Hi& hi, Body&& body, const Vars&... vars) {
   static_assert(sizeof...(Vars) > 0,
                 "staticflow: sf::fori_loop needs at least one loop variable (a loop run only for its effects "
                 "is sf::for_range)");

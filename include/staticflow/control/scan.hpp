@@ -25,7 +25,7 @@ struct map_scope_tag {};
 /// A tensor array of `n` elements of spec Y for results stacked along a leading axis of extent
 /// Lead (static or dyn).
 template <class Y, std::size_t Lead, class N>
-auto results_array(const N& n) {
+constexpr auto results_array(const N& n) {
   using S = typename prepend_dim<Lead, typename Y::shape_type>::type;
   using Z = graph::ta_zeros<typename Y::value_type, S, N>;
   return traced_tensor_array<Z>(Z(n), false);
@@ -39,7 +39,7 @@ using counter_var = graph::bound_variable<X, 0, std::int32_t, shape<>>;
 /// returns std::tuple{final carry, ys} with ys the y's stacked. fn returns a std::tuple of the
 /// new carry (same spec as init) and y.
 template <class Fn, class Init, symbolic Xs>
-auto scan(Fn&& fn, const Init& init, const Xs& xs) {
+constexpr auto scan(Fn&& fn, const Init& init, const Xs& xs) {
   static_assert(Xs::shape_type::rank >= 1, "staticflow: sf::scan: xs must have a leading axis to scan over");
   using Scope = std::tuple<detail::scan_scope_tag, std::remove_cvref_t<Fn>>;
   using carry_node = decltype(detail::to_node(init));
@@ -62,7 +62,7 @@ auto scan(Fn&& fn, const Init& init, const Xs& xs) {
 
 /// tf.map_fn: fn applied to each x in xs along the leading axis, the results stacked.
 template <class Fn, symbolic Xs>
-auto map_fn(Fn&& fn, const Xs& xs) {
+constexpr auto map_fn(Fn&& fn, const Xs& xs) {
   static_assert(Xs::shape_type::rank >= 1, "staticflow: sf::map_fn: xs must have a leading axis to map over");
   using Scope = std::tuple<detail::map_scope_tag, std::remove_cvref_t<Fn>>;
   using y_node = decltype(detail::to_node(fn(std::declval<const Xs&>()[std::declval<detail::counter_var<Scope>>()])));

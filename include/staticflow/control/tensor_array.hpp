@@ -61,7 +61,7 @@ struct ta_write : node<ta_write<A, I, V>> {
   constexpr std::tuple<const A&, const I&, const V&> children() const { return {array, index, value}; }
   template <class A2, class I2, class V2>
   constexpr auto with_children(const A2& a, const I2& i, const V2& v) const { return ta_write<A2, I2, V2>(a, i, v, dynamic_size); }
-  bool same_parameters(const ta_write& o) const { return dynamic_size == o.dynamic_size; }
+  constexpr bool same_parameters(const ta_write& o) const { return dynamic_size == o.dynamic_size; }
   std::string name() const { return dynamic_size ? "tensor_array_write[dynamic]" : "tensor_array_write"; }
 };
 

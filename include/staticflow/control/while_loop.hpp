@@ -43,7 +43,7 @@ struct in_place_write<ta_write<argument<Arg, T, S>, I, V>, Arg> : std::true_type
 // The outputs the body's plan computes: a variable's new value, or the index and the element of
 // an in-place write.
 template <std::size_t ArgCount, class... N>
-auto flatten_body(const std::tuple<N...>& body) {
+constexpr auto flatten_body(const std::tuple<N...>& body) {
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
     return std::tuple_cat([&]() {
       const auto& out = std::get<K>(body);
@@ -79,10 +79,10 @@ struct while_plan : node<while_plan<ArgCount, Inits, CondPlan, BodyPlan, InPlace
     return std::apply([](const auto&... i) { return std::tuple<const std::remove_cvref_t<decltype(i)>&...>{i...}; }, inits);
   }
   template <class... N>
-  auto with_children(const N&... n) const {
+  constexpr auto with_children(const N&... n) const {
     return while_plan<ArgCount, std::tuple<N...>, CondPlan, BodyPlan, InPlace>{{}, {n...}, cond, body, max_iterations, grows};
   }
-  bool same_parameters(const while_plan& o) const {
+  constexpr bool same_parameters(const while_plan& o) const {
     return max_iterations == o.max_iterations && grows == o.grows && detail::plans_equal(cond, o.cond) &&
            detail::plans_equal(body, o.body);
   }
@@ -108,17 +108,17 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
     return std::apply([](const auto&... i) { return std::tuple<const std::remove_cvref_t<decltype(i)>&...>{i...}; }, inits);
   }
   template <class... N>
-  auto with_children(const N&... n) const {
+  constexpr auto with_children(const N&... n) const {
     return while_node<Scope, std::tuple<N...>, Cond, Body>{{}, {n...}, cond, body, max_iterations};
   }
-  bool same_parameters(const while_node& o) const {
+  constexpr bool same_parameters(const while_node& o) const {
     return max_iterations == o.max_iterations && plan::detail::structurally_equal(cond, o.cond) &&
            detail::graphs_equal(body, o.body);
   }
   std::string name() const { return "while"; }
 
   template <class Other, std::size_t Base>
-  auto bind_variables() const {
+  constexpr auto bind_variables() const {
     auto i = graph::bind_variables<Other, Base>(inits);
     if constexpr (std::is_same_v<Other, Scope>) {  // our own variables: shadowed inside
       return while_node<Scope, decltype(i), Cond, Body>{{}, i, cond, body, max_iterations};
@@ -130,7 +130,7 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
   }
 
   template <std::size_t ArgCount>
-  auto with_plans() const {
+  constexpr auto with_plans() const {
     constexpr std::size_t V = variable_count;
     const auto c = graph::bind_variables<Scope, ArgCount>(cond);
     const auto b = graph::bind_variables<Scope, ArgCount>(body);
@@ -161,15 +161,15 @@ namespace detail {
 template <class Cond, class Body, class... Vars>
 constexpr bool eager_while_possible();
 template <class Cond, class Body, class... Vars>
-auto eager_while(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars);
+constexpr auto eager_while(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars);
 
 template <class Scope, class Cond, class Body, class... Vars>
-auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars);
+constexpr auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars);
 
 /// while_loop over variables `vars` with a loop identified by Scope (used by fori_loop and scan,
 /// which build their own condition and body).
 template <class Scope, class Cond, class Body, class... Vars>
-auto while_loop_in(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
+constexpr auto while_loop_in(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
   static_assert(sizeof...(Vars) > 0, "staticflow: sf::while_loop needs at least one loop variable");
   const effects_forbidden no_effects("sf::while_loop / fori_loop / scan / map_fn bodies");
   if constexpr (eager_while_possible<Cond, Body, Vars...>()) return eager_while(cond, body, max_iterations, vars...);
@@ -177,7 +177,7 @@ auto while_loop_in(Cond& cond, Body& body, std::int64_t max_iterations, const Va
 }
 
 template <class Scope, class Cond, class Body, class... Vars>
-auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
+constexpr auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
   auto inits = std::tuple{loop_value<Vars>::init_node(vars)...};
   using Inits = decltype(inits);
   using Specs = specs_of_nodes_t<Inits>;
@@ -248,7 +248,7 @@ constexpr bool ends_with_max_iterations() {
 /// it started with. Variables are tensors, C++ numbers (literals of their canonical dtype) or
 /// tensor arrays. An optional sf::maximum_iterations(n) comes last.
 template <class Cond, class Body, class... Vars>
-auto while_loop(Cond&& cond, Body&& body, const Vars&... vars) {
+constexpr auto while_loop(Cond&& cond, Body&& body, const Vars&... vars) {
   using Scope = std::tuple<std::remove_cvref_t<Cond>, std::remove_cvref_t<Body>>;
   if constexpr (detail::ends_with_max_iterations<Vars...>()) {
     const auto all = std::tie(vars...);

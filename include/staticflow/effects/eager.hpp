@@ -117,7 +117,7 @@ constexpr bool eager_cond_possible() {
 /// sf::cond in eager mode: the predicate evaluated now, only the branch it picks run, its
 /// results evaluated into eager values of the specs the traced cond would have.
 template <class Pred, class TrueFn, class FalseFn>
-auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) {
+constexpr auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) {
   using traced = decltype(make_branches<graph::cond_kind, cond_names>(pred, true_fn, false_fn));
   using specs = specs_of_nodes_t<decltype(as_tuple(std::declval<const traced&>()))>;
   const bool pick = cpu::effect_graph<Pred>(pred).scalar(nullptr);
@@ -162,7 +162,7 @@ constexpr bool eager_while_possible() {
 /// sf::while_loop in an eager call: a C++ loop, the condition evaluated and the body run (and its
 /// results evaluated into eager values) on every iteration.
 template <class Cond, class Body, class... Vars>
-auto eager_while(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
+constexpr auto eager_while(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
   auto inits = std::tuple{to_node(vars)...};
   using specs = specs_of_nodes_t<decltype(inits)>;
   constexpr auto positions = std::index_sequence_for<Vars...>{};

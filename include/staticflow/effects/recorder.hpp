@@ -349,15 +349,20 @@ class body_scope {
 /// While alive, recording an effect throws (tracing a cond branch or a loop body).
 class effects_forbidden {
  public:
-  explicit effects_forbidden(const char* where) : saved_(trace_local().forbidden) {
+  // a trace at compile time (a constant expression) records no effect: nothing to guard
+  constexpr explicit effects_forbidden(const char* where) {
+    if (std::is_constant_evaluated()) return;
+    saved_ = trace_local().forbidden;
     if (!saved_) trace_local().forbidden = where;
   }
-  ~effects_forbidden() { trace_local().forbidden = saved_; }
+  constexpr ~effects_forbidden() {
+    if (!std::is_constant_evaluated()) trace_local().forbidden = saved_;
+  }
   effects_forbidden(const effects_forbidden&) = delete;
   effects_forbidden& operator=(const effects_forbidden&) = delete;
 
  private:
-  const char* saved_;
+  const char* saved_ = nullptr;
 };
 
 /// The recording of one trace: while alive, this thread's effects go into its program.

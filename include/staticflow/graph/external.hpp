@@ -41,7 +41,7 @@ struct external_leaf : node<external_leaf<T, S, Kind>> {
   constexpr explicit external_leaf(const external_source* s) : source(s) {}
   constexpr std::tuple<> children() const { return {}; }
   constexpr external_leaf with_children() const { return *this; }
-  bool same_parameters(const external_leaf& o) const { return source == o.source; }
+  constexpr bool same_parameters(const external_leaf& o) const { return source == o.source; }
   std::string name() const { return source->label; }
   extents<S::rank> result_extents() const {
     extents<S::rank> e = S::dims;

@@ -195,7 +195,7 @@ struct reduce : node<reduce<Op, A, Axes, Keep>> {
   constexpr std::tuple<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return reduce<Op, C, Axes, Keep>(c, axes); }
-  bool same_parameters(const reduce& o) const {
+  constexpr bool same_parameters(const reduce& o) const {
     if constexpr (std::is_same_v<Axes, runtime_axis>) return axes.axis == o.axes.axis;
     else return true;
   }
@@ -236,7 +236,7 @@ struct arg_reduce : node<arg_reduce<Op, A, Axis>> {
   constexpr std::tuple<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return arg_reduce<Op, C, Axis>(c, axes); }
-  bool same_parameters(const arg_reduce& o) const {
+  constexpr bool same_parameters(const arg_reduce& o) const {
     if constexpr (std::is_same_v<Axis, runtime_axis>) return axes.axis == o.axes.axis;
     else return true;
   }

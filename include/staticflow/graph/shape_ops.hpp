@@ -56,6 +56,37 @@ struct squeezed {
   static auto make(std::index_sequence<I...>) -> shape<dims[I]...>;
   using type = decltype(make(std::make_index_sequence<kept>{}));
 };
+
+// Result shapes of the shape ops, as partial specializations rather than lambdas in decltype:
+// nvcc 13's front end crashes on a lambda in an alias template of a class template that uses the
+// class's own parameters ("internal error ... update_template_param_symbol").
+template <int K, class S, class I = std::make_index_sequence<S::rank + 1>>
+struct expanded_shape;
+template <int K, class S, std::size_t... I>
+struct expanded_shape<K, S, std::index_sequence<I...>> {
+  static constexpr std::size_t k = static_cast<std::size_t>(staticflow::detail::normalize_axis(K, S::rank + 1));
+  using type = shape<(I == k ? 1 : S::dims[I < k ? I : I - 1])...>;
+};
+template <int Axis, class S, class I = std::make_index_sequence<S::rank>>
+struct sliced_shape;
+template <int Axis, class S, std::size_t... I>
+struct sliced_shape<Axis, S, std::index_sequence<I...>> {
+  static constexpr std::size_t ax = static_cast<std::size_t>(staticflow::detail::normalize_axis(Axis, S::rank));
+  using type = shape<(I == ax ? dyn : S::dims[I])...>;
+};
+template <std::size_t Depth, class S, class I = std::make_index_sequence<S::rank>>
+struct one_hot_shape;
+template <std::size_t Depth, class S, std::size_t... I>
+struct one_hot_shape<Depth, S, std::index_sequence<I...>> {
+  using type = shape<S::dims[I]..., Depth>;
+};
+template <std::size_t Axis, class First, class Shapes, class I = std::make_index_sequence<First::rank>>
+struct concat_shape;
+template <std::size_t Axis, class First, class... S, std::size_t... I>
+struct concat_shape<Axis, First, std::tuple<S...>, std::index_sequence<I...>> {
+  static constexpr bool any_dyn = ((S::dims[Axis] == dyn) || ...);
+  using type = shape<(I == Axis ? (any_dyn ? dyn : (S::dims[Axis] + ...)) : First::dims[I])...>;
+};
 }  // namespace detail
 
 /// A materialized op that rearranges one operand: Kind says how (see backend/cpu/shape_ops.hpp).
@@ -71,7 +102,7 @@ struct rearrange : node<rearrange<Kind, A>> {
   constexpr std::tuple<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return rearrange<Kind, C>(c, params); }
-  bool same_parameters(const rearrange& o) const { return params == o.params; }
+  constexpr bool same_parameters(const rearrange& o) const { return params == o.params; }
   std::string name() const { return params.name(); }
   extents<shape_type::rank> result_extents(const extents<A::shape_type::rank>& in) const {
     return params.template extents_of<shape_type::rank>(in);
@@ -140,10 +171,7 @@ struct expand_dims_kind {
   template <class T>
   using result_type = T;
   template <class S>
-  using result_shape = decltype([]<std::size_t... I>(std::index_sequence<I...>) {
-    constexpr std::size_t k = static_cast<std::size_t>(staticflow::detail::normalize_axis(K, S::rank + 1));
-    return shape<(I == k ? 1 : S::dims[I < k ? I : I - 1])...>{};
-  }(std::make_index_sequence<S::rank + 1>{}));
+  using result_shape = typename detail::expanded_shape<K, S>::type;
   bool operator==(const expand_dims_kind&) const = default;
   std::string name() const { return "expand_dims[axis=" + std::to_string(K) + "]"; }
   template <std::size_t R, std::size_t RI>
@@ -193,10 +221,7 @@ struct slice_kind {
   std::size_t begin;
   std::size_t size;
   template <class S>
-  using result_shape = decltype([]<std::size_t... I>(std::index_sequence<I...>) {
-    constexpr std::size_t ax = static_cast<std::size_t>(staticflow::detail::normalize_axis(Axis, S::rank));
-    return shape<(I == ax ? dyn : S::dims[I])...>{};
-  }(std::make_index_sequence<S::rank>{}));
+  using result_shape = typename detail::sliced_shape<Axis, S>::type;
   bool operator==(const slice_kind&) const = default;
   std::string name() const {
     return "slice[axis=" + std::to_string(Axis) + " begin=" + std::to_string(begin) + " size=" + std::to_string(size) + "]";
@@ -220,9 +245,7 @@ struct one_hot_kind {
   template <class T>
   using result_type = float;
   template <class S>
-  using result_shape = decltype([]<std::size_t... I>(std::index_sequence<I...>) {
-    return shape<S::dims[I]..., Depth>{};
-  }(std::make_index_sequence<S::rank>{}));
+  using result_shape = typename detail::one_hot_shape<Depth, S>::type;
   bool operator==(const one_hot_kind&) const = default;
   std::string name() const { return "one_hot[depth=" + std::to_string(Depth) + "]"; }
   template <std::size_t R, std::size_t RI>
@@ -279,10 +302,7 @@ struct concat : node<concat<Axis, A...>> {
   static constexpr std::size_t axis = static_cast<std::size_t>(staticflow::detail::normalize_axis(Axis, R));
   using value_type = typename first::value_type;
   static_assert((std::is_same_v<typename A::value_type, value_type> && ...), "staticflow: concat needs tensors of one dtype");
-  using shape_type = decltype([]<std::size_t... I>(std::index_sequence<I...>) {
-    constexpr bool any_dyn = ((A::shape_type::dims[axis] == dyn) || ...);
-    return shape<(I == axis ? (any_dyn ? dyn : (A::shape_type::dims[axis] + ...)) : first::shape_type::dims[I])...>{};
-  }(std::make_index_sequence<R>{}));
+  using shape_type = typename detail::concat_shape<axis, typename first::shape_type, std::tuple<typename A::shape_type...>>::type;
   std::tuple<A...> parts;
   constexpr explicit concat(const A&... a) : parts(a...) {}
   constexpr auto children() const {

@@ -131,7 +131,7 @@ constexpr auto collect(const N& n) {
 // The materialized nodes of subtree n as traced (not lowered), in the same post-order as collect:
 // equal traced subgraphs compute equal values, whichever slots their lowered forms read.
 template <class N>
-auto collect_traced(const N& n) {
+constexpr auto collect_traced(const N& n) {
   auto below = std::apply([](const auto&... kid) { return std::tuple_cat(collect_traced(kid)...); }, graph::children(n));
   if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple<const N*>{&n});
   else return below;
@@ -139,7 +139,7 @@ auto collect_traced(const N& n) {
 
 /// Structural equality of two nodes of the same type: equal literal values and parameters.
 template <class N>
-bool structurally_equal(const N& a, const N& b) {
+constexpr bool structurally_equal(const N& a, const N& b) {
   if constexpr (graph::detail::is_literal<N>::value) {
     return a.value == b.value || (a.value != a.value && b.value != b.value);
   } else {
@@ -166,12 +166,12 @@ struct evaluation_plan {
   static constexpr std::size_t output_base() {
     return detail::count_before<Outputs, K>();
   }
-  static auto lower_outputs(const Outputs& outs) {
+  static constexpr auto lower_outputs(const Outputs& outs) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return std::tuple{detail::lower<ArgCount, output_base<K>()>(std::get<K>(outs))...};
     }(std::make_index_sequence<output_count>{});
   }
-  static auto collect_slots(const Outputs& outs) {
+  static constexpr auto collect_slots(const Outputs& outs) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return std::tuple_cat(detail::collect<ArgCount, output_base<K>()>(std::get<K>(outs))...);
     }(std::make_index_sequence<output_count>{});
@@ -198,7 +198,7 @@ struct evaluation_plan {
   /// same_as[k] == j < k when slot k is structurally equal to slot j (it is not computed again).
   std::array<std::size_t, slot_count> same_as{};
 
-  explicit evaluation_plan(const Outputs& outs) : outputs(lower_outputs(outs)), slots(collect_slots(outs)) {
+  constexpr explicit evaluation_plan(const Outputs& outs) : outputs(lower_outputs(outs)), slots(collect_slots(outs)) {
     // Repeats are found on the traced nodes: two copies of one node (say both results of a
     // while_loop, each holding the loop) lower to different types when their own inputs sit in
     // different slots, but as traced they are the same type with equal values.
@@ -210,7 +210,7 @@ struct evaluation_plan {
 
  private:
   template <std::size_t K, class Traced, std::size_t... J>
-  std::size_t first_equal(const Traced& traced, std::index_sequence<J...>) const {
+  constexpr std::size_t first_equal(const Traced& traced, std::index_sequence<J...>) const {
     std::size_t found = K;
     ([&] {
       using a = std::tuple_element_t<J, Traced>;

@@ -21,25 +21,16 @@
 #include "staticflow/graph/print.hpp"
 #include "staticflow/plan/arena.hpp"
 #include "staticflow/plan/plan.hpp"
+#include "staticflow/trace/constant_trace.hpp"
 #include "staticflow/trace/signature.hpp"
 
 namespace staticflow {
 namespace detail {
 
-template <class T> struct is_tuple : std::false_type {};
 template <class Tuple> struct decayed_tuple;
 template <class... T> struct decayed_tuple<std::tuple<T...>> {
   using type = std::tuple<std::remove_cvref_t<T>...>;
 };
-template <class... T> struct is_tuple<std::tuple<T...>> : std::true_type {};
-
-/// The outputs of a traced lambda as a tuple of references to its nodes.
-template <class Result>
-auto output_nodes(const Result& r) {
-  if constexpr (is_tuple<Result>::value)
-    return std::apply([](const auto&... n) STATICFLOW_LAMBDA_INLINE { return std::tuple<const std::remove_cvref_t<decltype(n)>&...>{n...}; }, r);
-  else return std::tuple<const Result&>{r};
-}
 
 template <class Result>
 struct checked_result {
@@ -135,8 +126,9 @@ class concrete_function_base {
 };
 
 /// The graph traced for one signature: calling it evaluates the graph with no lookup at all.
-/// `Sig` is the tuple of signature entries; `Result` is what the lambda returned while tracing.
-template <class Backend, class Sig, class Result>
+/// `Sig` is the tuple of signature entries; `Result` is what the lambda returned while tracing;
+/// `Fn` is the lambda's type (void: no trace by the compiler is tried).
+template <class Backend, class Sig, class Result, class Fn = void>
 class concrete_function final : public concrete_function_base {
   static_assert(detail::checked_result<Result>::ok);
   using nodes_type = decltype(detail::output_nodes(std::declval<const Result&>()));
@@ -230,13 +222,13 @@ class concrete_function final : public concrete_function_base {
     auto* data = detail::output_data(out);
     std::size_t size = 1;
     for (const auto d : out.shape()) size *= static_cast<std::size_t>(d);
-    if (plan_.same_as[direct_slot] != direct_slot || any_overlap(arg_views, data, size)) return false;
+    if (plan().same_as[direct_slot] != direct_slot || any_overlap(arg_views, data, size)) return false;
     plan::arena_scope scope;
     auto where = [&](const auto& ext) STATICFLOW_LAMBDA_INLINE {
       check_output<0>(out, ext);  // throws before anything is written
       return data;
     };
-    cpu::with_slots<Sig>(plan_, arg_views, [](const auto&) {}, cpu::direct_slot<direct_slot, decltype(where)>{where});
+    cpu::with_slots<Sig>(plan(), arg_views, [](const auto&) {}, cpu::direct_slot<direct_slot, decltype(where)>{where});
     return true;
   }
 
@@ -285,7 +277,13 @@ class concrete_function final : public concrete_function_base {
   /// How many nodes the planner materializes (before removing repeats).
   static constexpr std::size_t materialized_count = plan_type::slot_count;
   /// The plan: lowered outputs, slots, and which slots repeat others.
-  const plan_type& evaluation_plan() const { return plan_; }
+  const plan_type& evaluation_plan() const { return plan(); }
+  /// Whether the plan was made by the compiler (detail::constant_trace): then every call
+  /// evaluates that constant plan, not the one made from the run-time trace (which is equal).
+  static constexpr bool traced_at_compile_time = [] {
+    if constexpr (std::is_void_v<Fn>) return false;
+    else return detail::constant_plan_possible<plan_type, output_values_type, Fn, Sig>;
+  }();
 
  private:
   template <std::size_t K>
@@ -311,15 +309,18 @@ class concrete_function final : public concrete_function_base {
   STATICFLOW_INLINE auto output_extents(const Views& views) const {
     const auto arg_ext = detail::extents_of_views(views);
     return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-      return std::tuple{graph::node_extents(std::get<K>(plan_.outputs), arg_ext)...};
+      return std::tuple{graph::node_extents(std::get<K>(plan().outputs), arg_ext)...};
     }(std::make_index_sequence<output_count>{});
   }
 
   STATICFLOW_INLINE auto nodes() const { return detail::output_nodes(graph_); }
 
-  output_values_type output_values() const {
-    return std::apply([](const auto&... n) { return output_values_type{n...}; }, nodes());
+  STATICFLOW_INLINE const plan_type& plan() const {
+    if constexpr (traced_at_compile_time) return detail::constant_plan_v<plan_type, output_values_type, Fn, Sig>;
+    else return plan_;
   }
+
+  output_values_type output_values() const { return detail::output_values_of<output_values_type>(graph_); }
 
   /// Computes the materialized nodes (slots) in order, then runs f over the views of the
   /// arguments followed by the slots'. With no slot, f sees the argument views as they are.
@@ -329,7 +330,7 @@ class concrete_function final : public concrete_function_base {
       return f(views);
     } else {
       plan::arena_scope scope;  // what the slots take from the arena goes back when the call ends
-      return cpu::with_slots<Sig>(plan_, views, std::forward<F>(f));
+      return cpu::with_slots<Sig>(plan(), views, std::forward<F>(f));
     }
   }
 
@@ -348,7 +349,7 @@ class concrete_function final : public concrete_function_base {
 
   template <std::size_t K, class Views, std::size_t R, class T>
   STATICFLOW_INLINE void evaluate(const Views& views, const extents<R>& ext, T* out) const {
-    const auto& node = std::get<K>(plan_.outputs);
+    const auto& node = std::get<K>(plan().outputs);
     if constexpr (std::is_same_v<Backend, backend::eager_t>) eager::evaluate_into<full_signature>(node, views, ext, out);
     else cpu::evaluate_into<full_signature>(node, views, ext, out);
   }
@@ -380,7 +381,7 @@ class concrete_function final : public concrete_function_base {
     T* data = detail::output_data(out);
     const std::size_t size = detail::product(ext);
     const bool alias = output_count > 1 ? any_overlap(views, data, size)
-                                        : cpu::output_aliases_input(std::get<K>(plan_.outputs), views, data, size);
+                                        : cpu::output_aliases_input(std::get<K>(plan().outputs), views, data, size);
     std::unique_ptr<T[]> temporary;
     if (alias) temporary.reset(new T[size]);
     evaluate<K>(views, ext, alias ? temporary.get() : data);
@@ -417,8 +418,8 @@ class concrete_function final : public concrete_function_base {
 };
 
 /// The specialization for lambdas that return nothing (they exist for their effects).
-template <class Backend, class Sig>
-class concrete_function<Backend, Sig, void> final : public concrete_function_base {
+template <class Backend, class Sig, class Fn>
+class concrete_function<Backend, Sig, void, Fn> final : public concrete_function_base {
  public:
   using signature_type = Sig;
   static constexpr std::size_t output_count = 0;

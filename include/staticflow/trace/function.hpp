@@ -98,7 +98,7 @@ class polymorphic_function {
   using backend_type = Backend;
   /// The concrete function type for a signature (a std::tuple of entries).
   template <class Sig, class B = Backend>
-  using concrete_for_signature = concrete_function<B, Sig, typename detail::traced_result<Fn, Sig>::type>;
+  using concrete_for_signature = concrete_function<B, Sig, typename detail::traced_result<Fn, Sig>::type, Fn>;
 
   explicit polymorphic_function(Fn fn, detail::function_settings settings = {})
       : fn_(std::move(fn)), cache_(std::make_unique<detail::concrete_cache>(with_defaults(std::move(settings)))) {}

@@ -40,7 +40,7 @@ template <class T, class S, bool Static = S::is_static && S::size * sizeof(T) <=
 struct loop_buffer {
   static constexpr std::size_t rank = S::rank;
   static constexpr extents<rank> ext = S::dims;
-  alignas(64) std::array<T, S::size> storage{};
+  alignas(64) std::array<T, S::size> storage;  // not zeroed: the initial values and the body write all of it
   T* current = storage.data();  // a swap exchanges these pointers, not the contents
 
   loop_buffer() = default;
@@ -219,6 +219,25 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   using layout = detail::flat_layout<InPlace...>;
   using buffers = typename detail::loop_buffers<specs>::type;
 
+  // Variable K is overwritten in place by the body (one buffer, no swap: a hand-written loop's
+  // `v = v * a + b`) when the body is fused loops only (no slot, so every value is read at the
+  // position it is written), K's shape is static, and no other body output reads K (it would
+  // see the new values).
+  static constexpr std::array<bool, V> overwrite = []<std::size_t... K>(std::index_sequence<K...>) {
+    auto one = []<std::size_t k>(std::integral_constant<std::size_t, k>) {
+      if constexpr (in_place[k] || BodyPlan::slot_count != 0 || !std::tuple_element_t<k, specs>::shape_type::is_static) {
+        return false;
+      } else {
+        return []<std::size_t... J>(std::index_sequence<J...>) {
+          return (true && ... &&
+                  (layout::table[J].first == k ||
+                   !graph::uses_argument<ArgCount + k, std::tuple_element_t<J, typename BodyPlan::outputs_type>>()));
+        }(std::make_index_sequence<layout::count>{});
+      }
+    };
+    return std::array<bool, V>{one(std::integral_constant<std::size_t, K>{})...};
+  }(std::make_index_sequence<V>{});
+
   template <std::size_t K>
   static auto staging_for() {
     if constexpr (!in_place[K]) {
@@ -241,6 +260,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
 
   // Where body output J goes: variable K's next buffer, or the staging of its in-place write.
   struct body_targets {
+    buffers& cur;
     buffers& next;
     staging& staged;
     plan::arena& arena;
@@ -248,7 +268,9 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     auto* allocate(const extents<R>& ext) const {
       constexpr std::size_t K = layout::table[J].first;
       constexpr std::size_t part = layout::table[J].second;
-      if constexpr (!in_place[K]) {
+      if constexpr (overwrite[K]) {
+        return std::get<K>(cur).resize(ext);
+      } else if constexpr (!in_place[K]) {
         return std::get<K>(next).resize(ext);
       } else if constexpr (part == 0) {
         return &std::get<K>(staged).index;
@@ -358,14 +380,14 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       if (!go || iteration == n.max_iterations) break;
       if constexpr (BodyPlan::slot_count > 0) {
         plan::arena_scope scope;  // what the body's slots take goes back after each iteration
-        run_plan<Sig>(n.body, views, body_targets{next, staged, arena});
+        run_plan<Sig>(n.body, views, body_targets{cur, next, staged, arena});
       } else {
-        run_plan<Sig>(n.body, views, body_targets{next, staged, arena});
+        run_plan<Sig>(n.body, views, body_targets{cur, next, staged, arena});
       }
       [&]<std::size_t... K>(std::index_sequence<K...>) {
         ([&] {
           if constexpr (in_place[K]) write_in_place(std::get<K>(cur), std::get<K>(staged), n.grows[K]);
-          else std::get<K>(cur).swap(std::get<K>(next));
+          else if constexpr (!overwrite[K]) std::get<K>(cur).swap(std::get<K>(next));
         }(), ...);
       }(std::make_index_sequence<V>{});
     }

@@ -9,6 +9,7 @@
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/shape_ops.hpp"
+#include "staticflow/graph/traversal.hpp"
 
 namespace staticflow::cpu::detail {
 
@@ -34,16 +35,23 @@ STATICFLOW_INLINE auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors
   using C = typename graph::binary<Op, A, B>::compute_type;
   return Op::apply(static_cast<C>(scalar_at(n.a, c, j)), static_cast<C>(scalar_at(n.b, c, j)));
 }
-// `x % 2^k == 0` with static values (`m % 2_c == 0_c`): the remainder of truncating division is
-// zero exactly when the low k bits are, whatever x's sign, so the sign fix-up of the remainder
-// is skipped (a compiler does this for C++'s `m % 2 == 0`, but not through our divide rules).
-template <class A, class T, T D, class Cursors>
-  requires(std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_same_v<typename A::value_type, T> && D > 0 &&
-           (D & (D - 1)) == 0)
-STATICFLOW_INLINE bool scalar_at(
-    const graph::binary<op::equal, graph::binary<op::mod, A, graph::static_literal<T, D>>, graph::static_literal<T, T(0)>>& n,
-    const Cursors& c, std::size_t j) {
-  return (scalar_at(n.a.a, c, j) & (D - 1)) == 0;
+// `x % d == 0` with a literal d that is a power of two (`m % 2 == 0`): the remainder of
+// truncating division is zero exactly when the low bits are, whatever x's sign, so the sign
+// fix-up of the remainder is skipped (a compiler does this for C++'s `m % 2 == 0`, but not
+// through our divide rules). The test on d costs nothing when d is a constant the compiler
+// sees (a static value, or a plan traced at compile time) and is loop-invariant otherwise.
+template <class A, class D, class Z, class Cursors>
+  requires(graph::detail::is_literal<D>::value && graph::detail::is_literal<Z>::value &&
+           std::is_integral_v<typename D::value_type> && !std::is_same_v<typename D::value_type, bool> &&
+           std::is_same_v<typename A::value_type, typename D::value_type> &&
+           std::is_same_v<typename Z::value_type, typename D::value_type>)
+STATICFLOW_INLINE bool scalar_at(const graph::binary<op::equal, graph::binary<op::mod, A, D>, Z>& n, const Cursors& c,
+                                 std::size_t j) {
+  using T = typename D::value_type;
+  const T d = scalar_at(n.a.b, c, j);
+  if (scalar_at(n.b, c, j) == T(0) && d > T(0) && (d & (d - T(1))) == T(0))
+    return (scalar_at(n.a.a, c, j) & (d - T(1))) == T(0);
+  return op::equal::apply(op::mod::apply(scalar_at(n.a.a, c, j), d), scalar_at(n.b, c, j));
 }
 template <class Cond, class A, class B, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::select<Cond, A, B>& n, const Cursors& c, std::size_t j) {

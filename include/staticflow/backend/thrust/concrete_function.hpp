@@ -57,8 +57,8 @@ inline constexpr bool device_output_v = staticflow::detail::is_device_tensor<std
 }  // namespace thrust_backend
 
 /// The Thrust backend's concrete function.
-template <class Sig, class Result>
-class concrete_function<backend::thrust_t, Sig, Result> final : public concrete_function_base {
+template <class Sig, class Result, class Fn>
+class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concrete_function_base {
   static_assert(detail::checked_result<Result>::ok);
   using nodes_type = decltype(detail::output_nodes(std::declval<const Result&>()));
 
@@ -260,8 +260,8 @@ class concrete_function<backend::thrust_t, Sig, Result> final : public concrete_
 };
 
 /// The Thrust backend's concrete function of a lambda that returns nothing.
-template <class Sig>
-class concrete_function<backend::thrust_t, Sig, void> final : public concrete_function_base {
+template <class Sig, class Fn>
+class concrete_function<backend::thrust_t, Sig, void, Fn> final : public concrete_function_base {
  public:
   using signature_type = Sig;
   static constexpr std::size_t output_count = 0;

@@ -1,0 +1,67 @@
+// staticflow/trace/constant_trace.hpp -- tracing by the compiler.
+//
+// A call traces the lambda at run time (the first call of a signature), which is when its C++
+// side effects happen. The plan made from that trace holds literal values (`m % 2`, `x * 0.5f`)
+// as members, which the optimizer cannot see through. So a lambda with no state whose trace is
+// a constant expression -- it records no effect, prints nothing, captures nothing and reads
+// nothing that exists only at run time -- is traced a second time, by the compiler, and planned
+// in a constant expression: calls then evaluate that constant plan, in which every literal is a
+// constant (`m % 2 == 0` becomes a bit test, `m / 2` a shift), as if the lambda had been written
+// with static values (`2_c`). Lambdas that do not qualify simply keep the run-time plan; both
+// plans are made from the same lambda and are equal.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/core/config.hpp"
+#include "staticflow/trace/signature.hpp"
+
+namespace staticflow::detail {
+
+template <class T> struct is_tuple : std::false_type {};
+template <class... T> struct is_tuple<std::tuple<T...>> : std::true_type {};
+
+/// The outputs of a traced lambda as a tuple of references to its nodes.
+template <class Result>
+constexpr auto output_nodes(const Result& r) {
+  if constexpr (is_tuple<Result>::value)
+    return std::apply([](const auto&... n) STATICFLOW_LAMBDA_INLINE { return std::tuple<const std::remove_cvref_t<decltype(n)>&...>{n...}; }, r);
+  else return std::tuple<const Result&>{r};
+}
+
+/// The output nodes of a traced result, copied into a tuple of values (what a plan is made from).
+template <class Values, class Result>
+constexpr Values output_values_of(const Result& r) {
+  return std::apply([](const auto&... n) { return Values{n...}; }, output_nodes(r));
+}
+
+/// The lambda Fn traced with the symbolic arguments of signature Sig, by a default-constructed Fn.
+template <class Fn, class Sig>
+constexpr auto constant_trace() {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return Fn{}(symbolic_argument<I, std::tuple_element_t<I, Sig>>()...);
+  }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+}
+
+template <class Plan, class Values, class Fn, class Sig>
+constexpr Plan make_constant_plan() {
+  return Plan(output_values_of<Values>(constant_trace<Fn, Sig>()));
+}
+
+/// Whether the compiler can trace Fn for Sig and make its plan (of type Plan, from the output
+/// values Values) in a constant expression. An Fn with state (a lambda with captures) is never
+/// traced this way: a default-constructed copy would not be the function called.
+template <class Plan, class Values, class Fn, class Sig>
+concept constant_plan_possible =
+    std::is_empty_v<Fn> && std::default_initializable<Fn> &&
+    requires { typename std::bool_constant<(make_constant_plan<Plan, Values, Fn, Sig>(), true)>; };
+
+/// The plan made by the compiler (only named when constant_plan_possible holds).
+template <class Plan, class Values, class Fn, class Sig>
+inline constexpr Plan constant_plan_v = make_constant_plan<Plan, Values, Fn, Sig>();
+
+}  // namespace staticflow::detail

@@ -1,0 +1,165 @@
+// Tests for trace/constant_trace.hpp: a stateless lambda whose trace is a constant expression is
+// also traced and planned by the compiler, and its calls evaluate that constant plan; every
+// other lambda keeps the plan made from its run-time trace. Both give the same results.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include <staticflow/staticflow.hpp>
+
+namespace sf = staticflow;
+
+namespace {
+
+using vec4f = xt::xtensor_fixed<float, xt::xshape<4>>;
+using mat23f = xt::xtensor_fixed<float, xt::xshape<2, 3>>;
+using vecf = xt::xtensor<float, 1>;
+
+// The concrete function type a call with arguments A... would use.
+template <class... A, class Fn>
+constexpr bool traced_at_compile_time(const Fn&) {
+  using F = decltype(sf::function(std::declval<Fn>()));
+  return F::template concrete_type<A...>::traced_at_compile_time;
+}
+
+auto collatz_body = [](auto n) {
+  auto [steps, m] = sf::while_loop([](auto, auto m) { return m != 1; },
+                                   [](auto s, auto m) {
+                                     return std::tuple{s + 1, sf::where(m % 2 == 0, m / 2, 3 * m + 1)};
+                                   },
+                                   0, n);
+  return steps;
+};
+
+int hand_collatz(std::int64_t m) {
+  int steps = 0;
+  for (; m != 1; ++steps) m = m % 2 == 0 ? m / 2 : 3 * m + 1;
+  return steps;
+}
+
+int scale_by = 3;  // run-time state a lambda may read (so its trace is not a constant expression)
+
+}  // namespace
+
+TEST_CASE("a stateless lambda is traced by the compiler too, and its calls evaluate that plan", "[constant_trace]") {
+  auto collatz = sf::function(collatz_body);
+  using C = decltype(collatz)::concrete_type<std::int64_t>;
+  STATIC_REQUIRE(C::traced_at_compile_time);
+
+  for (std::int64_t n = 1; n <= 3000; ++n) REQUIRE(collatz(n) == hand_collatz(n));
+  CHECK(collatz(std::int64_t{27}) == 111);
+  CHECK(collatz.tracing_count() == 1);  // the run-time trace still happens, once
+
+  // the plan calls use is the compiler's constant, not the object's own
+  const auto& concrete = collatz.get_concrete_function(std::int64_t{1});
+  using Sig = C::signature_type;
+  CHECK(&concrete.evaluation_plan() ==
+        &sf::detail::constant_plan_v<C::plan_type, C::output_values_type, decltype(collatz_body), Sig>);
+  // and it equals the plan of the run-time trace, literal values included (loop bodies too)
+  const C::plan_type run_time_plan(sf::detail::output_values_of<C::output_values_type>(concrete.graph()));
+  CHECK(sf::graph::detail::plans_equal(run_time_plan, concrete.evaluation_plan()));
+  constexpr auto traced = sf::detail::constant_trace<decltype(collatz_body), Sig>();
+  auto listing = sf::detail::parameter_listing<Sig>();
+  listing.outputs.push_back(listing.emit(traced));
+  CHECK(listing.jaxpr() == concrete.graph_string());
+}
+
+TEST_CASE("literal values computed by the compiler's plan equal the run-time plan's, bit for bit", "[constant_trace]") {
+  auto stateless = sf::function([](auto x) { return sf::exp(x * 0.1f + 1e-3f) / 3.0f - sf::reduce_sum(x) * 0.7f; });
+  const float point_one = 0.1f, small = 1e-3f, three = 3.0f, seven_tenths = 0.7f;
+  auto captured = sf::function([=](auto x) {  // the same literals as captured values: run-time plan
+    return sf::exp(x * point_one + small) / three - sf::reduce_sum(x) * seven_tenths;
+  });
+  vec4f x = {1.5f, -2.25f, 0.3f, 7.0f};
+  STATIC_REQUIRE(decltype(stateless)::concrete_type<vec4f>::traced_at_compile_time);
+  STATIC_REQUIRE_FALSE(decltype(captured)::concrete_type<vec4f>::traced_at_compile_time);
+  vec4f a = stateless(x), b = captured(x);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(a(i) == b(i));
+  CHECK(a(0) == Approx(std::exp(1.5f * 0.1f + 1e-3f) / 3.0f - 6.55f * 0.7f));
+}
+
+TEST_CASE("lambdas the compiler cannot trace keep their run-time plan and behave as before", "[constant_trace]") {
+  vec4f x = {1.f, 2.f, 3.f, 4.f};
+
+  SECTION("captures: a default-constructed copy would not be the function called") {
+    const float k = 2.5f;
+    auto by_value = sf::function([k](auto v) { return v * k; });
+    STATIC_REQUIRE_FALSE(decltype(by_value)::concrete_type<vec4f>::traced_at_compile_time);
+    CHECK(by_value(x)(3) == 10.f);
+    int traces = 0;
+    auto by_reference = sf::function([&](auto v) {
+      ++traces;
+      return v + 1.f;
+    });
+    STATIC_REQUIRE_FALSE(decltype(by_reference)::concrete_type<vec4f>::traced_at_compile_time);
+    by_reference(x);
+    CHECK(by_reference(x)(0) == 2.f);
+    CHECK(traces == 1);
+  }
+
+  SECTION("C++ side effects while tracing: they happen once, at the run-time trace") {
+    auto noisy = [](auto v) {
+      std::printf("%s", "");  // not a constant expression
+      return v * 2.f;
+    };
+    CHECK_FALSE(traced_at_compile_time<vec4f>(noisy));
+    auto f = sf::function(noisy);
+    CHECK(f(x)(1) == 4.f);
+    CHECK(f.tracing_count() == 1);
+  }
+
+  SECTION("run-time state read while tracing") {
+    auto scaled = [](auto v) { return v * scale_by; };
+    CHECK_FALSE(traced_at_compile_time<xt::xtensor_fixed<int, xt::xshape<2>>>(scaled));
+    auto f = sf::function(scaled);
+    CHECK(f(xt::xtensor_fixed<int, xt::xshape<2>>{1, 2})(1) == 6);
+  }
+
+  SECTION("effects: sf::print runs on every call") {
+    auto printing = [](auto v) {
+      static std::ostringstream printed;  // a static local: allowed in a lambda, not in a constant expression
+      sf::print(sf::output_stream(printed), "v:", v);
+      return v - 1.f;
+    };
+    CHECK_FALSE(traced_at_compile_time<vec4f>(printing));
+    auto f = sf::function(printing);
+    CHECK(f(x)(0) == 0.f);
+    CHECK(f(x)(3) == 3.f);
+  }
+}
+
+TEST_CASE("the compiler traces every op and combinator", "[constant_trace]") {
+  using v4i = xt::xtensor_fixed<int, xt::xshape<4>>;
+  CHECK(traced_at_compile_time<vec4f, vec4f>([](auto x, auto y) { return x * x + y * 2.0f; }));
+  CHECK(traced_at_compile_time<vecf, vecf>([](auto x, auto y) { return x * x + y * 2.0f; }));  // run-time dims
+  CHECK(traced_at_compile_time<mat23f>([](auto x) { return sf::reduce_sum(x, sf::axes<1>{}); }));
+  CHECK(traced_at_compile_time<mat23f>([](auto x) { return sf::argmax(x); }));
+  CHECK(traced_at_compile_time<mat23f>([](auto x) { return sf::matmul(x, sf::transpose(x)); }));
+  CHECK(traced_at_compile_time<mat23f>([](auto x) { return sf::softmax(x); }));
+  CHECK(traced_at_compile_time<mat23f>([](auto x) { return sf::reshape<sf::shape<3, 2>>(x); }));
+  CHECK(traced_at_compile_time<mat23f>([](auto x) { return sf::concat<0>(x, x); }));
+  CHECK(traced_at_compile_time<v4i>([](auto x) { return sf::one_hot<4>(x); }));
+  CHECK(traced_at_compile_time<vec4f>([](auto x) { return sf::cast<int>(x) + 1; }));
+  CHECK(traced_at_compile_time<vec4f>([](auto x) {
+    return sf::cond(sf::reduce_sum(x) > 0, [&] { return sf::abs(x); }, [&] { return sf::square(x); });
+  }));
+  CHECK(traced_at_compile_time<int, vec4f>([](auto i, auto x) {
+    return sf::switch_case(i, [&] { return x; }, [&] { return x * 2.0f; });
+  }));
+  CHECK(traced_at_compile_time<std::int64_t>(collatz_body));
+  CHECK(traced_at_compile_time<vec4f, int>([](auto x, auto n) {
+    return sf::fori_loop(0, n, [](auto, auto v) { return v * 2.0f; }, x);
+  }));
+  CHECK(traced_at_compile_time<vec4f>([](auto x) {
+    return sf::scan([](auto c, auto e) { return std::tuple{c + e, c * e}; }, 0.0f, x);
+  }));
+  CHECK(traced_at_compile_time<vec4f>([](auto x) {
+    auto ta = sf::fori_loop(0, sf::size(x), [&](auto i, auto ta) { return ta.write(i, x[i] + 1); },
+                            sf::tensor_array<float>{});
+    return ta.stack();
+  }));
+}
