@@ -153,7 +153,7 @@ class concrete_function final : public concrete_function_base {
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
     const auto views = make_views(slots, args...);
     if (has_effects()) [[unlikely]]
-      return with_effects(views, [&] { return compute(views); });
+      return effects_then_compute(views);
     return compute(views);
   }
 
@@ -166,12 +166,23 @@ class concrete_function final : public concrete_function_base {
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
     const auto views = make_views(slots, args...);
     if (has_effects()) [[unlikely]]
-      with_effects(views, [&] { compute_into(std::forward<Out>(out), views); });
+      effects_then_compute_into(std::forward<Out>(out), views);
     else
       compute_into(std::forward<Out>(out), views);
   }
 
  private:
+  // The calls with effects, out of line and given the views by value: were their address taken
+  // on the call's own path, the views would live in memory for every call (no register copies).
+  template <class Views>
+  [[gnu::noinline]] auto effects_then_compute(const Views views) const {
+    return with_effects(views, [&] { return compute(views); });
+  }
+  template <class Out, class Views>
+  [[gnu::noinline]] void effects_then_compute_into(Out&& out, const Views views) const {
+    with_effects(views, [&] { compute_into(std::forward<Out>(out), views); });
+  }
+
   template <class Views>
   STATICFLOW_INLINE auto compute(const Views& arg_views) const {
     return with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
@@ -198,12 +209,28 @@ class concrete_function final : public concrete_function_base {
     }();
     static_assert(std::tuple_size_v<decltype(outs)> == output_count,
                   "staticflow: call_into needs one output container per result (std::tie them)");
+    if constexpr (equal_extents_path) {
+      if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, decltype(outs)>>>)
+        if (compute_equal_extents_into(std::get<0>(outs), arg_views)) [[likely]] return;
+    }
     if constexpr (direct_slot < plan_type::slot_count) {
       if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, decltype(outs)>>>)
         if (compute_direct_into(std::get<0>(outs), arg_views)) return;
     }
     with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);
+      if constexpr (output_count == 1) {
+        // one output: no staging tuple; an output that overlaps an input goes out of line
+        auto& out0 = std::get<0>(outs);
+        const auto& ext = std::get<0>(all_ext);
+        check_output<0>(out0, ext);
+        auto* data = detail::output_data(out0);
+        if (cpu::output_aliases_input(std::get<0>(plan().outputs), views, data, detail::product(ext))) [[unlikely]]
+          evaluate_through_temporary<0>(views, ext, data);
+        else
+          evaluate<0>(views, ext, data);
+        return;
+      }
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
         // An output that overlaps an input goes through a temporary, copied out only after every
@@ -212,6 +239,31 @@ class concrete_function final : public concrete_function_base {
         (copy_staged<K>(std::get<K>(staged), std::get<K>(all_ext), std::get<K>(outs)), ...);
       }(std::make_index_sequence<output_count>{});
     });
+  }
+
+  /// Run-time extents, the common case: an elementwise graph whose arguments all have the
+  /// output's extents is one flat loop, with no shape inference per node. Returns false (nothing
+  /// done) when some argument broadcasts or does not match: the general path then computes the
+  /// result's extents, and throws if they are wrong.
+  template <class O, class Views>
+  STATICFLOW_INLINE bool compute_equal_extents_into(O& out, const Views& views) const {
+    constexpr std::size_t R = output_spec<0>::shape_type::rank;
+    if constexpr (std::remove_cvref_t<O>::rank != R) {
+      return false;  // the general path's check_output reports it
+    } else {
+      extents<R> ext;
+      for (std::size_t d = 0; d < R; ++d) ext[d] = static_cast<std::size_t>(out.shape()[d]);
+      if (!cpu::detail::all_arguments_have<Sig, lowered_output<0>>(views, ext)) return false;
+      check_output<0>(out, ext);  // the compile-time checks (the extents are equal by construction)
+      auto* data = detail::output_data(out);
+      const std::size_t size = detail::product(ext);
+      const auto& node = std::get<0>(plan().outputs);
+      if (cpu::output_aliases_input(node, views, data, size, std::true_type{})) [[unlikely]]
+        evaluate_through_temporary<0>(views, ext, data);
+      else
+        cpu::evaluate_flat_into<full_signature>(node, views, size, data);
+      return true;
+    }
   }
 
   /// The only output is the plan's last slot: computes that slot straight into `out` (no slot
@@ -278,6 +330,13 @@ class concrete_function final : public concrete_function_base {
   static constexpr std::size_t materialized_count = plan_type::slot_count;
   /// The plan: lowered outputs, slots, and which slots repeat others.
   const plan_type& evaluation_plan() const { return plan(); }
+  /// Whether call_into first tries the equal-extents path (compute_equal_extents_into).
+  static constexpr bool equal_extents_path = [] {
+    if constexpr (output_count != 1 || plan_type::slot_count != 0 || std::is_same_v<Backend, backend::eager_t>)
+      return false;
+    else
+      return cpu::detail::equal_extents_candidate<Sig, lowered_output<0>>;
+  }();
   /// Whether the plan was made by the compiler (detail::constant_trace): then every call
   /// evaluates that constant plan, not the one made from the run-time trace (which is equal).
   static constexpr bool traced_at_compile_time = [] {
@@ -386,6 +445,15 @@ class concrete_function final : public concrete_function_base {
     if (alias) temporary.reset(new T[size]);
     evaluate<K>(views, ext, alias ? temporary.get() : data);
     return temporary;
+  }
+
+  /// Evaluates output K into a temporary, then copies it to `out` (an input overlaps `out`).
+  template <std::size_t K, class Views, std::size_t R, class T>
+  [[gnu::noinline]] void evaluate_through_temporary(const Views views, const extents<R> ext, T* out) const {
+    const std::size_t size = detail::product(ext);
+    const std::unique_ptr<T[]> temporary(new T[size]);
+    evaluate<K>(views, ext, temporary.get());
+    std::copy(temporary.get(), temporary.get() + size, out);
   }
 
   template <std::size_t K, class T, std::size_t R, class O>

@@ -46,7 +46,8 @@ STATICFLOW_INLINE void narrow_step(const N& n, const Cursors& c, T* out, std::si
 /// out[j] = graph at j, for j in [first, last), reading the arguments through the cursors.
 /// SIMD graphs run four batches per iteration, then single batches, then one half-width and one
 /// quarter-width batch (so a call on 4 or 8 floats is one short-vector operation, not a scalar
-/// loop), then the last few elements one by one.
+/// loop), then the last few elements one by one. (An AVX-512 masked batch for the remainder was
+/// tried: masked stores made a 4-float call of run-time size 2-3x slower on Zen 4.)
 template <class N, class Cursors, class T>
 STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
   std::size_t j = first;
@@ -106,6 +107,52 @@ STATICFLOW_INLINE bool fits_flat(const Views& v, std::size_t out_size, std::inde
     else return std::get<K>(v).size() == out_size;
   };
   return (one(std::integral_constant<std::size_t, I>{}) && ...);
+}
+
+/// Graphs of elementwise nodes only (arguments, literals, unary, binary, select, cast): when
+/// every argument read has the same extents, so has the result.
+template <class N> struct is_elementwise_graph : std::false_type {};
+template <std::size_t I, class T, class S> struct is_elementwise_graph<graph::argument<I, T, S>> : std::true_type {};
+template <class V> struct is_elementwise_graph<graph::literal<V>> : std::true_type {};
+template <class V, V X> struct is_elementwise_graph<graph::static_literal<V, X>> : std::true_type {};
+template <class Op, class A> struct is_elementwise_graph<graph::unary<Op, A>> : is_elementwise_graph<A> {};
+template <class U, class A> struct is_elementwise_graph<graph::cast<U, A>> : is_elementwise_graph<A> {};
+template <class Op, class A, class B>
+struct is_elementwise_graph<graph::binary<Op, A, B>>
+    : std::bool_constant<is_elementwise_graph<A>::value && is_elementwise_graph<B>::value> {};
+template <class C, class A, class B>
+struct is_elementwise_graph<graph::select<C, A, B>>
+    : std::bool_constant<is_elementwise_graph<C>::value && is_elementwise_graph<A>::value &&
+                         is_elementwise_graph<B>::value> {};
+
+/// Whether graph N over arguments Sig may take the equal-extents path: an elementwise graph with
+/// a run-time shape whose arguments (other than static scalars) all have the result's rank.
+template <class Sig, class N>
+inline constexpr bool equal_extents_candidate = [] {
+  constexpr std::size_t R = N::shape_type::rank;
+  if constexpr (N::shape_type::is_static || R == 0 || !is_elementwise_graph<N>::value) {
+    return false;
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return ([] {
+        using entry = std::tuple_element_t<I, Sig>;
+        if constexpr (!graph::uses_argument<I, N>() || is_static_scalar<entry>()) return true;
+        else if constexpr (spec_type<entry>) return entry::shape_type::rank == R;
+        else return false;
+      }() && ...);
+    }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+  }
+}();
+
+/// Whether every argument the graph reads (other than a static scalar) has extents `ext`.
+template <class Sig, class N, class Views, std::size_t R>
+STATICFLOW_INLINE bool all_arguments_have(const Views& v, const extents<R>& ext) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
+    return ([&]() STATICFLOW_LAMBDA_INLINE {
+      if constexpr (!graph::uses_argument<I, N>() || is_static_scalar<std::tuple_element_t<I, Sig>>()) return true;
+      else return std::get<I>(v).ext == ext;
+    }() && ...);
+  }(std::make_index_sequence<std::tuple_size_v<Views>>{});
 }
 
 /// Strided cursors for the row loop: per result axis, the argument's stride or 0 where it
@@ -221,20 +268,28 @@ template <class Sig, class N, class Views, class T, std::size_t R>
 ///
 /// The call inlines only the common case: a flat loop (no broadcasting) below the grain. The
 /// threaded flat loop and, for run-time shapes, the row loop are separate functions.
+/// The flat loop of evaluate_into, for a caller that knows every argument read has the result's
+/// size or is a static scalar (fits_flat).
+template <class Sig, class N, class Views, class T>
+STATICFLOW_INLINE void evaluate_flat_into(const N& n, const Views& views, std::size_t size, T* out) {
+  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  // a small static result never goes near the thread pool (decided at compile time)
+  constexpr bool small_static = N::shape_type::is_static && N::shape_type::size < parallel_grain;
+  if (small_static || size < parallel_grain) {
+    detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
+    return;
+  }
+  const std::size_t threads = threads_for(size);
+  if (threads <= 1) detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
+  else detail::run_flat_parallel<Sig>(n, views, out, size, threads);
+}
+
 template <class Sig, class N, class Views, class T, std::size_t R>
 STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
   const std::size_t size = staticflow::detail::product(ext);
-  // a small static result never goes near the thread pool (decided at compile time)
-  constexpr bool small_static = N::shape_type::is_static && N::shape_type::size < parallel_grain;
   if (detail::fits_flat<Sig, N>(views, size, args)) [[likely]] {
-    if (small_static || size < parallel_grain) {
-      detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
-      return;
-    }
-    const std::size_t threads = threads_for(size);
-    if (threads <= 1) detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
-    else detail::run_flat_parallel<Sig>(n, views, out, size, threads);
+    evaluate_flat_into<Sig>(n, views, size, out);
     return;
   }
   if constexpr (R > 0) {
@@ -246,9 +301,11 @@ STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const exten
 /// Whether writing `size` elements at `out` could overwrite an argument before it is read: any
 /// overlap except an argument that is exactly the output, read at the same positions. The common
 /// case (no argument's bytes meet the output's) costs one subtract, add and compare per argument;
-/// only a possible overlap goes on to the exact test.
-template <class N, class Views, class T>
-STATICFLOW_INLINE bool output_aliases_input(const N&, const Views& views, const T* out, std::size_t size) {
+/// only a possible overlap goes on to the exact test. EqualSizes: the caller knows that every
+/// argument the graph reads has `size` elements.
+template <class N, class Views, class T, bool EqualSizes = false>
+STATICFLOW_INLINE bool output_aliases_input(const N&, const Views& views, const T* out, std::size_t size,
+                                            std::bool_constant<EqualSizes> = {}) {
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
   const auto o = reinterpret_cast<std::uintptr_t>(out);
   const std::size_t obytes = size * sizeof(T);
@@ -258,7 +315,8 @@ STATICFLOW_INLINE bool output_aliases_input(const N&, const Views& views, const 
       if constexpr (graph::uses_argument<I, N>()) {
         const auto& v = std::get<I>(views);
         const auto a = reinterpret_cast<std::uintptr_t>(v.data);
-        const std::size_t abytes = v.size() * sizeof(*v.data);
+        // (every argument has `size` elements when the caller says so: one product for all)
+        const std::size_t abytes = (EqualSizes ? size : v.size()) * sizeof(*v.data);
         // non-empty [a, a + abytes) and [o, o + obytes) meet iff a - o + abytes - 1 < abytes + obytes - 1
         // (unsigned); an empty range may report a meeting, which the exact test below clears
         maybe |= a - o + abytes - 1 < abytes + obytes - 1;
