@@ -171,6 +171,22 @@ class concrete_function final : public concrete_function_base {
       compute_into(std::forward<Out>(out), views);
   }
 
+  /// Like operator() and call_into, given the views of Sig's values (an eager call of an
+  /// elementwise graph, whose eager values are its arguments: trace/function.hpp).
+  template <class Views>
+  auto call_views(const Views& views) const {
+    if (has_effects()) [[unlikely]]
+      return with_effects(views, [&] { return compute(views); });
+    return compute(views);
+  }
+  template <class Out, class Views>
+  void call_into_views(Out&& out, const Views& views) const {
+    if (has_effects()) [[unlikely]]
+      with_effects(views, [&] { compute_into(std::forward<Out>(out), views); });
+    else
+      compute_into(std::forward<Out>(out), views);
+  }
+
  private:
   // The calls with effects, out of line and given the views by value: were their address taken
   // on the call's own path, the views would live in memory for every call (no register copies).

@@ -83,6 +83,104 @@ std::string type_name() {
   if (end == std::string_view::npos) end = p.rfind(']');
   return std::string(p.substr(start + 4, end - start - 4));
 }
+
+/// Eager calls of graphs made only of elementwise ops, literals and eager values (the common
+/// case): each eager value the graph reads becomes an argument of its own, whose view points at
+/// the value's data, so the graph is evaluated op by op with no plan slots. (As slots, the eager
+/// values of an N-node chain made the plan's tuples, repeat search and slot code grow as N^2 at
+/// compile time.) Graphs with any other materialized node keep the planned path.
+template <class N>
+constexpr bool eager_elementwise() {
+  if constexpr (graph::detail::is_eager_value<N>::value) {
+    return true;
+  } else if constexpr (plan::materializes_v<N> || requires { N::projected_output; }) {
+    return false;
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (eager_elementwise<std::remove_cvref_t<std::tuple_element_t<K, kids>>>() && ...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}
+
+/// Whether an eager call's result G (a node, a tuple, ...) is one such graph.
+template <class G>
+constexpr bool eager_elementwise_result() {
+  if constexpr (symbolic<G>) return eager_elementwise<G>();
+  else return false;
+}
+
+template <class... L> struct eager_spec_cat { using type = std::tuple<>; };
+template <class... A> struct eager_spec_cat<std::tuple<A...>> { using type = std::tuple<A...>; };
+template <class... A, class... B, class... Rest>
+struct eager_spec_cat<std::tuple<A...>, std::tuple<B...>, Rest...> : eager_spec_cat<std::tuple<A..., B...>, Rest...> {};
+
+/// The specs of the eager values graph N reads, one per occurrence, in post-order.
+template <class N>
+struct eager_leaf_specs {
+  template <std::size_t... K>
+  static auto of(std::index_sequence<K...>) -> typename eager_spec_cat<
+      typename eager_leaf_specs<std::remove_cvref_t<std::tuple_element_t<K, decltype(graph::children(std::declval<const N&>()))>>>::type...>::type;
+  using type = decltype(of(std::make_index_sequence<std::tuple_size_v<decltype(graph::children(std::declval<const N&>()))>>{}));
+};
+template <class T, class S>
+struct eager_leaf_specs<graph::eager_value<T, S>> {
+  using type = std::tuple<spec_of_t<T, S>>;
+};
+
+template <class Kids, std::size_t K>
+constexpr std::size_t eager_leaves_before() {
+  return []<std::size_t... J>(std::index_sequence<J...>) {
+    return (std::size_t{0} + ... + std::tuple_size_v<typename eager_leaf_specs<std::remove_cvref_t<std::tuple_element_t<J, Kids>>>::type>);
+  }(std::make_index_sequence<K>{});
+}
+
+/// Graph n with eager value occurrence Base + k read as argument Base + k.
+template <std::size_t Base, class N>
+constexpr auto eager_values_as_arguments(const N& n) {
+  if constexpr (graph::detail::is_eager_value<N>::value) {
+    return graph::argument<Base, typename N::value_type, typename N::shape_type>{};
+  } else if constexpr (graph::detail::is_literal<N>::value) {
+    return n;
+  } else {
+    using kids = decltype(graph::children(n));
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      [[maybe_unused]] const auto c = graph::children(n);
+      return graph::with_children(n, eager_values_as_arguments<Base + eager_leaves_before<kids, K>()>(std::get<K>(c))...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}
+
+/// Points view Base + k at eager value occurrence Base + k of n.
+template <std::size_t Base, class N, class Views>
+void eager_value_views(const N& n, Views& views) {
+  if constexpr (graph::detail::is_eager_value<N>::value) {
+    std::get<Base>(views) = {n.data(), n.result_extents()};
+  } else {
+    using kids = decltype(graph::children(n));
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      [[maybe_unused]] const auto c = graph::children(n);
+      (eager_value_views<Base + eager_leaves_before<kids, K>()>(std::get<K>(c), views), ...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}
+
+template <class Sig>
+struct eager_views;
+template <class... E>
+struct eager_views<std::tuple<E...>> {
+  using type = std::tuple<tensor_view<typename E::value_type, E::shape_type::rank>...>;
+};
+
+/// What an eager call's `use` sees for such a graph: the concrete function and its views.
+template <class C, class Views>
+struct eager_call_target {
+  const C& c;
+  const Views& views;
+  auto operator()() const { return c.call_views(views); }
+  template <class Out>
+  void call_into(Out&& out) const { c.call_into_views(std::forward<Out>(out), views); }
+};
 }  // namespace detail
 
 /// What sf::function returns. Calling it computes the call's signature (a type), traces the
@@ -187,9 +285,19 @@ class polymorphic_function {
           graph.emplace(run_lambda(std::index_sequence_for<Args...>{}));
           program = recording.finish();
         }
-        concrete_function<backend::eager_t, std::tuple<>, G> c(std::move(*graph));
-        if (program) c.set_effects(std::move(program));
-        return use(c);
+        if constexpr (detail::eager_elementwise_result<G>()) {
+          using leaf_sig = typename detail::eager_leaf_specs<G>::type;
+          using G2 = decltype(detail::eager_values_as_arguments<0>(*graph));
+          typename detail::eager_views<leaf_sig>::type leaf_views;
+          detail::eager_value_views<0>(*graph, leaf_views);
+          concrete_function<backend::eager_t, leaf_sig, G2> c(detail::eager_values_as_arguments<0>(*graph));
+          if (program) c.set_effects(std::move(program));
+          return use(detail::eager_call_target<decltype(c), decltype(leaf_views)>{c, leaf_views});
+        } else {
+          concrete_function<backend::eager_t, std::tuple<>, G> c(std::move(*graph));
+          if (program) c.set_effects(std::move(program));
+          return use(c);
+        }
       }
     } catch (...) {
       for (const auto* v : written) const_cast<detail::variable_base*>(v)->restore();

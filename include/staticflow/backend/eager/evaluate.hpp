@@ -49,6 +49,14 @@ no_view as_entry(const graph::literal<T>&);
 template <class N, class Views>
 auto evaluate_node(const N& n, const Views& views);
 
+/// One op run by the CPU kernel, out of line: the one-op graphs repeat (an add of two float
+/// vectors is one type wherever it sits in the graph), so each kernel is compiled once rather
+/// than inlined into the evaluation of every node (cpu::evaluate_into is always_inline).
+template <class Sig, class Op, class Views, class T, std::size_t R>
+[[gnu::noinline]] void run_one_op(const Op& op, const Views& views, const extents<R>& ext, T* out) {
+  cpu::evaluate_into<Sig>(op, views, ext, out);
+}
+
 /// Runs node n alone, over its children's values, into out. `make_out(ext)` returns the buffer
 /// to write (a new temporary, or the caller's output for the root).
 template <class N, class Kids, class MakeOut>
@@ -61,7 +69,7 @@ auto run_op(const N& n, const Kids& kids, MakeOut&& make_out) {
           using op_sig = std::tuple<decltype(as_entry(kid))...>;
           const auto ext = graph::node_extents(op, std::tuple{staticflow::detail::view_extents(as_view(kid))...});
           auto out = make_out(ext);
-          cpu::evaluate_into<op_sig>(op, op_views, ext, out.writable);
+          run_one_op<op_sig>(op, op_views, ext, out.writable);
           return out;
         }(std::index_sequence_for<decltype(kid)...>{});
       },
