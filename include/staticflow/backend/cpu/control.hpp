@@ -1,6 +1,8 @@
 // staticflow/backend/cpu/control.hpp -- running control flow on the CPU: cond / switch_case run
 // the plan of the branch their selector picks; while loops keep their variables in state buffers
-// and run the condition's and the body's plans until the condition fails; tensor-array nodes.
+// and run the condition's and the body's plans until the condition fails (or, when every element
+// of the vector variables evolves on its own, run each block of lanes through all iterations in
+// registers: the element-local loop); tensor-array nodes.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +15,13 @@
 #include <type_traits>
 #include <utility>
 
+#include <xsimd/xsimd.hpp>
+
+#include "staticflow/backend/cpu/cursor.hpp"
+#include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/backend/cpu/run_plan.hpp"
+#include "staticflow/backend/cpu/scalar_eval.hpp"
+#include "staticflow/backend/cpu/simd_eval.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/tensor_array.hpp"
 #include "staticflow/control/while_loop.hpp"
@@ -191,6 +199,24 @@ struct flat_layout {
   }();
 };
 
+/// The dtype of lanes L: a batch's, or one element's own.
+template <class L>
+struct lane_value {
+  using type = L;
+};
+template <class T, class A>
+struct lane_value<xsimd::batch<T, A>> {
+  using type = T;
+};
+
+/// Whether graph Cond (when read_cond) or output K of Outputs with mask[K] set reads value I.
+template <std::size_t I, class Cond, class Outputs, std::size_t V>
+constexpr bool read_by(bool read_cond, const std::array<bool, V>& mask) {
+  return (read_cond && graph::uses_argument<I, Cond>()) || [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return (false || ... || (mask[K] && graph::uses_argument<I, std::remove_cvref_t<std::tuple_element_t<K, Outputs>>>()));
+  }(std::make_index_sequence<V>{});
+}
+
 }  // namespace detail
 
 /// cond / switch_case: computes the selector, then runs only the plan of the branch it picks.
@@ -338,10 +364,76 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     }(std::make_index_sequence<V>{});
   }
 
+  // ---- The element-local loop ----
+  // When the condition and the scalar variables never read a vector variable, and every vector
+  // variable is updated by one fused SIMD graph (variables of one static size and dtype, reading
+  // arguments of that size or scalars), element j's history depends on element j alone. The loop
+  // then runs block by block of lanes: a block's variables stay in registers for every iteration
+  // and go to memory once, instead of one pass over memory per iteration. (GCC does part of this
+  // to a hand-written `for (it ...) for (j ...) v[j] = v[j] * a[j] + b[j]`: two iterations per
+  // pass.) Every element takes the path (batch width, or scalar) that the fused kernel gives it
+  // (cpu::detail::run_loop), so results are bit-for-bit those of the general loop.
+  static constexpr std::array<bool, V> is_vector = []<std::size_t... K>(std::index_sequence<K...>) {
+    return std::array<bool, V>{(std::tuple_element_t<K, specs>::shape_type::rank > 0)...};
+  }(std::make_index_sequence<V>{});
+  static constexpr std::size_t first_vector = [] {
+    for (std::size_t k = 0; k < V; ++k)
+      if (is_vector[k]) return k;
+    return V;
+  }();
+  using cond_output = std::remove_cvref_t<std::tuple_element_t<0, typename CondPlan::outputs_type>>;
+  template <std::size_t K>
+  using body_output = std::remove_cvref_t<std::tuple_element_t<K, typename BodyPlan::outputs_type>>;
+
+  static constexpr std::array<bool, V> scalar_mask = [] {
+    std::array<bool, V> m{};
+    for (std::size_t k = 0; k < V; ++k) m[k] = !is_vector[k];
+    return m;
+  }();
+  static constexpr std::array<bool, V> all_mask = [] {
+    std::array<bool, V> m{};
+    m.fill(true);
+    return m;
+  }();
+
+  static constexpr bool element_local = [] {
+    if constexpr (first_vector == V || CondPlan::slot_count != 0 || BodyPlan::slot_count != 0 || (InPlace || ...)) {
+      return false;
+    } else {
+      using first = std::tuple_element_t<first_vector, specs>;
+      using T = typename first::value_type;
+      if constexpr (std::is_same_v<T, bool> || !first::shape_type::is_static || first::shape_type::size == 0) {
+        return false;
+      } else {
+        return []<std::size_t... K>(std::index_sequence<K...>) {
+          auto fits = []<std::size_t k>(std::integral_constant<std::size_t, k>) {
+            using spec = std::tuple_element_t<k, specs>;
+            using update = body_output<k>;
+            if constexpr (spec::shape_type::rank == 0) {
+              return true;
+            } else {
+              return spec::shape_type::is_static && spec::shape_type::size == first::shape_type::size &&
+                     std::is_same_v<typename spec::value_type, T> && std::is_same_v<typename update::value_type, T> &&
+                     update::shape_type::is_static && update::shape_type::size == first::shape_type::size &&
+                     detail::takes_simd_path<update> &&
+                     !detail::read_by<ArgCount + k, cond_output, typename BodyPlan::outputs_type>(true, scalar_mask);
+            }
+          };
+          return (fits(std::integral_constant<std::size_t, K>{}) && ...);
+        }(std::make_index_sequence<V>{});
+      }
+    }
+  }();
+
   template <class FullSig, class All, class Out>
   static void run(const node_type& n, All& all, const Out& out) {
-    if constexpr (scalar_loop) run_scalar<FullSig>(n, all, out);
-    else run_general<FullSig>(n, all, out);
+    if constexpr (scalar_loop) {
+      run_scalar<FullSig>(n, all, out);
+    } else if constexpr (element_local) {
+      if (!run_element_local<FullSig>(n, all, out)) run_general<FullSig>(n, all, out);
+    } else {
+      run_general<FullSig>(n, all, out);
+    }
   }
 
  private:
@@ -400,6 +492,247 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     }(std::make_index_sequence<V>{});
   }
 
+  struct no_value {};
+  // What block state and scalar state hold for variable K: lanes L of a vector variable, or a
+  // scalar variable's value.
+  template <class L, std::size_t K>
+  using lanes_of = std::conditional_t<is_vector[K], L, no_value>;
+  template <std::size_t K>
+  using scalar_of = std::conditional_t<is_vector[K], no_value, typename std::tuple_element_t<K, specs>::value_type>;
+  template <class L, class Seq = std::make_index_sequence<V>>
+  struct block_state;
+  template <class L, std::size_t... K>
+  struct block_state<L, std::index_sequence<K...>> {
+    using type = std::tuple<lanes_of<L, K>...>;
+  };
+  template <class Seq = std::make_index_sequence<V>>
+  struct scalar_state;
+  template <std::size_t... K>
+  struct scalar_state<std::index_sequence<K...>> {
+    using type = std::tuple<scalar_of<K>...>;
+  };
+
+  template <class L, class T>
+  STATICFLOW_INLINE static L load_lanes(const T* p) {
+    if constexpr (std::is_arithmetic_v<L>) return *p;
+    else return L::load_unaligned(p);
+  }
+  template <class L, std::size_t K, class T>
+  STATICFLOW_INLINE static lanes_of<L, K> load_variable(const std::array<T*, V>& data, std::size_t at) {
+    if constexpr (is_vector[K]) return load_lanes<L>(data[K] + at);
+    else return {};
+  }
+  template <class L, class T, std::size_t... K>
+  STATICFLOW_INLINE static auto load_block(const std::array<T*, V>& data, std::size_t at, std::index_sequence<K...>) {
+    return typename block_state<L>::type{load_variable<L, K>(data, at)...};
+  }
+  template <class State, class T, std::size_t... K>
+  STATICFLOW_INLINE static void store_block(const State& st, const std::array<T*, V>& data, std::size_t at,
+                                            std::index_sequence<K...>) {
+    (store_variable<K>(std::get<K>(st), data, at), ...);
+  }
+  template <std::size_t K, class L, class T>
+  STATICFLOW_INLINE static void store_variable(const L& lanes, const std::array<T*, V>& data, std::size_t at) {
+    if constexpr (!is_vector[K]) return;
+    else if constexpr (std::is_arithmetic_v<L>) data[K][at] = lanes;
+    else lanes.store_unaligned(data[K] + at);
+  }
+
+  // The cursor of variable K in a block: its lanes, or its scalar value broadcast.
+  template <std::size_t K, class State, class Scalars>
+  STATICFLOW_INLINE static auto variable_cursor(const State& st, const Scalars& s) {
+    if constexpr (!is_vector[K]) {
+      return detail::broadcast_cursor<std::tuple_element_t<K, Scalars>>{std::get<K>(s)};
+    } else {
+      using L = std::tuple_element_t<K, State>;
+      if constexpr (std::is_arithmetic_v<L>) return detail::broadcast_cursor<L>{std::get<K>(st)};
+      else return detail::register_cursor<L>{std::get<K>(st)};
+    }
+  }
+  // A visible value's cursor for the block of lanes L at `at`: a contiguous argument's lanes are
+  // loaded once, before the iterations (a compiler does not hoist the loads itself: they sit
+  // after the loop's first exit).
+  template <class L, class Cursor>
+  STATICFLOW_INLINE static auto preloaded(const Cursor& c, std::size_t at) {
+    if constexpr (std::is_same_v<Cursor, detail::contiguous_cursor<typename detail::lane_value<L>::type>>) {
+      if constexpr (std::is_arithmetic_v<L>) return detail::broadcast_cursor<L>{c.data[at]};
+      else return detail::register_cursor<L>{L::load_unaligned(c.data + at)};
+    } else {
+      return c;
+    }
+  }
+  template <class L, class VisibleCursors>
+  STATICFLOW_INLINE static auto preloaded_all(const VisibleCursors& vc, std::size_t at) {
+    return std::apply([&](const auto&... c) STATICFLOW_LAMBDA_INLINE { return std::tuple{preloaded<L>(c, at)...}; }, vc);
+  }
+
+  // The cursors of one block: the visible values', then each variable's.
+  template <class VisibleCursors, class State, class Scalars, std::size_t... K>
+  STATICFLOW_INLINE static auto block_cursors(const VisibleCursors& vc, const State& st, const Scalars& s,
+                                              std::index_sequence<K...>) {
+    return std::tuple_cat(vc, std::tuple{variable_cursor<K>(st, s)...});
+  }
+
+  template <class L, std::size_t K, class T, class Cursors>
+  STATICFLOW_INLINE static lanes_of<L, K> update_variable(const node_type& n, const Cursors& c, std::size_t at) {
+    if constexpr (!is_vector[K]) return {};
+    else if constexpr (std::is_arithmetic_v<L>) return static_cast<T>(detail::scalar_at(std::get<K>(n.body.outputs), c, at));
+    else return detail::simd_at<L>(std::get<K>(n.body.outputs), c, at);
+  }
+  template <class L, class T, class Cursors, std::size_t... K>
+  STATICFLOW_INLINE static auto update_block(const node_type& n, const Cursors& c, std::size_t at, std::index_sequence<K...>) {
+    return typename block_state<L>::type{update_variable<L, K, T>(n, c, at)...};
+  }
+  template <std::size_t K, class Cursors>
+  STATICFLOW_INLINE static scalar_of<K> update_scalar(const node_type& n, const Cursors& c) {
+    if constexpr (is_vector[K]) return {};
+    else return static_cast<scalar_of<K>>(detail::scalar_at(std::get<K>(n.body.outputs), c, 0));
+  }
+  template <class Scalars, class Cursors, std::size_t... K>
+  STATICFLOW_INLINE static Scalars update_scalars(const node_type& n, const Cursors& c, std::index_sequence<K...>) {
+    return Scalars{update_scalar<K>(n, c)...};
+  }
+
+  // The Count blocks of lanes L (a batch, or one element) at j, j + width, ...: every iteration
+  // of the loop, with the variables in registers. The scalar variables start from `initial`
+  // (every block runs them anew) and end in `final`.
+  template <class L, std::size_t Count, class T, class VisibleCursors, class Scalars>
+  STATICFLOW_INLINE static void run_blocks(const node_type& n, const VisibleCursors& vc, const Scalars& initial,
+                                           Scalars& final, const std::array<T*, V>& data, std::size_t j) {
+    Scalars s = initial;
+    constexpr std::size_t width = [] {
+      if constexpr (std::is_arithmetic_v<L>) return std::size_t{1};
+      else return L::size;
+    }();
+    constexpr auto vars = std::make_index_sequence<V>{};
+    using state = typename block_state<L>::type;
+    auto each_block = [&](auto&& f) STATICFLOW_LAMBDA_INLINE {
+      [&]<std::size_t... B>(std::index_sequence<B...>) STATICFLOW_LAMBDA_INLINE {
+        (f(std::integral_constant<std::size_t, B>{}), ...);
+      }(std::make_index_sequence<Count>{});
+    };
+    std::array<state, Count> st;
+    std::array<decltype(preloaded_all<L>(vc, 0)), Count> visible;
+    each_block([&](auto b) STATICFLOW_LAMBDA_INLINE {
+      st[b] = load_block<L>(data, j + b * width, vars);
+      visible[b] = preloaded_all<L>(vc, j + b * width);
+    });
+    const auto& cond = std::get<0>(n.cond.outputs);
+    for (std::int64_t iteration = 0;; ++iteration) {
+      const auto c0 = block_cursors(visible[0], st[0], s, vars);
+      if (!detail::scalar_at(cond, c0, 0) || iteration == n.max_iterations) break;
+      // every new value from the old ones, then the state replaced
+      std::array<state, Count> next;
+      each_block([&](auto b) STATICFLOW_LAMBDA_INLINE {
+        next[b] = update_block<L, T>(n, block_cursors(visible[b], st[b], s, vars), j + b * width, vars);
+      });
+      s = update_scalars<Scalars>(n, c0, vars);
+      st = next;
+    }
+    each_block([&](auto b) STATICFLOW_LAMBDA_INLINE { store_block(st[b], data, j + b * width, vars); });
+    final = s;
+  }
+
+  // Elements [first, last) in the blocks the fused kernel uses (cpu::detail::run_loop): four
+  // batches at a time, single batches, a half- and a quarter-width batch, then single elements.
+  template <class T, class VisibleCursors, class Scalars>
+  static void run_element_range(const node_type& n, const VisibleCursors& vc, const Scalars& initial, Scalars& s,
+                                const std::array<T*, V>& data, std::size_t first, std::size_t last) {
+    using B = detail::batch_t<T>;
+    constexpr std::size_t W = B::size;
+    std::size_t j = first;
+    if (last - j >= W) {
+      for (; j + 4 * W <= last; j += 4 * W) run_blocks<B, 4>(n, vc, initial, s, data, j);
+      for (; j + W <= last; j += W) run_blocks<B, 1>(n, vc, initial, s, data, j);
+    }
+    auto narrow = [&]<std::size_t L>(std::integral_constant<std::size_t, L>) {
+      if constexpr (L >= 2) {
+        using NB = xsimd::make_sized_batch_t<T, L>;
+        if constexpr (!std::is_void_v<NB>) {
+          if (last - j >= L) {
+            run_blocks<NB, 1>(n, vc, initial, s, data, j);
+            j += L;
+          }
+        }
+      }
+    };
+    narrow(std::integral_constant<std::size_t, W / 2>{});
+    narrow(std::integral_constant<std::size_t, W / 4>{});
+    if constexpr (W >= 8 && !std::is_void_v<xsimd::make_sized_batch_t<T, W / 4>>) {
+      for (std::size_t k = 0; k + 1 < W / 4 && j < last; ++k, ++j) run_blocks<T, 1>(n, vc, initial, s, data, j);
+      return;
+    }
+    for (; j < last; ++j) run_blocks<T, 1>(n, vc, initial, s, data, j);
+  }
+
+  // Variable K's initial value: a vector variable's straight into its output (each element is then
+  // read and written there), a scalar one's returned.
+  template <std::size_t K, class FullSig, class All, class Out, class T>
+  static scalar_of<K> initial_value(const node_type& n, All& all, const Out& out, std::array<T*, V>& data) {
+    const auto& init = std::get<K>(n.inits);
+    if constexpr (is_vector[K]) {
+      constexpr auto ext = std::tuple_element_t<K, specs>::shape_type::dims;
+      data[K] = out.template allocate<K>(ext);
+      evaluate_into<FullSig>(init, all, ext, data[K]);
+      return {};
+    } else {
+      return static_cast<scalar_of<K>>(detail::scalar_value<FullSig>(init, all));
+    }
+  }
+
+  template <std::size_t I, class FullSig, std::size_t Size, class Visible>
+  static auto visible_cursor(const Visible& visible, bool& fits) {
+    using entry = std::tuple_element_t<I, FullSig>;
+    if constexpr (!detail::read_by<I, cond_output, typename BodyPlan::outputs_type>(true, all_mask)) {
+      return detail::unused_cursor{};
+    } else if constexpr (detail::is_static_scalar<entry>()) {
+      return detail::broadcast_cursor<typename entry::value_type>{*std::get<I>(visible).data};
+    } else {
+      fits = fits && std::get<I>(visible).size() == Size;
+      return detail::contiguous_cursor<typename entry::value_type>{std::get<I>(visible).data};
+    }
+  }
+
+  template <class FullSig, class All, class Out>
+  static bool run_element_local(const node_type& n, All& all, const Out& out) {
+    using T = typename std::tuple_element_t<first_vector, specs>::value_type;
+    constexpr std::size_t size = std::tuple_element_t<first_vector, specs>::shape_type::size;
+    const auto visible = detail::first_values<ArgCount>(all);
+    // The visible values the graphs read, as in the fused kernel: a static scalar is broadcast,
+    // anything else must have the variables' size (else the general loop runs).
+    bool fits = true;
+    const auto vc = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple{visible_cursor<I, FullSig, size>(visible, fits)...};
+    }(std::make_index_sequence<ArgCount>{});
+    if (!fits) return false;
+    // Initial values: vector variables straight into their outputs (each element is then read
+    // and written there), scalar ones into registers.
+    std::array<T*, V> data{};
+    using scalars = typename scalar_state<>::type;
+    scalars s = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return scalars{initial_value<K, FullSig>(n, all, out, data)...};
+    }(std::make_index_sequence<V>{});
+    const scalars initial = s;
+    const std::size_t threads = threads_for(size);
+    if (threads <= 1) {
+      run_element_range<T>(n, vc, initial, s, data, 0, size);
+    } else {
+      // blocks of four batches, as the threaded fused kernel splits its loop
+      constexpr std::size_t step = 4 * detail::batch_t<T>::size;
+      parallel_for((size + step - 1) / step, threads, [&](std::size_t b0, std::size_t b1) {
+        scalars mine;  // every range computes the same final scalars; the first one keeps them
+        run_element_range<T>(n, vc, initial, mine, data, b0 * step, std::min(size, b1 * step));
+        if (b0 == 0) s = mine;
+      });
+    }
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        if constexpr (!is_vector[K]) *out.template allocate<K>(extents<0>{}) = std::get<K>(s);
+      }(), ...);
+    }(std::make_index_sequence<V>{});
+    return true;
+  }
+
   template <class Buffer, class Staged>
   static void write_in_place(Buffer& b, const Staged& s, bool grows) {
     constexpr bool growable = requires { b.grow_leading(std::size_t{}); };
@@ -415,6 +748,11 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     std::copy_n(s.value, inner, b.data() + static_cast<std::size_t>(s.index) * inner);
   }
 };
+
+/// Whether while loop W (a graph::while_plan) runs as an element-local loop: block by block of
+/// lanes, its variables in registers across iterations (tests assert it, as for kernel_kind_v).
+template <class W>
+inline constexpr bool element_local_loop_v = slot_evaluator<W>::element_local;
 
 /// The start of a tensor array: `count` zero elements.
 template <class T, class S, class N>

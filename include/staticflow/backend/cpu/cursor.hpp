@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -30,6 +31,16 @@ struct broadcast_cursor {
   T value;
   STATICFLOW_INLINE T scalar(std::size_t) const { return value; }
   template <class B> STATICFLOW_INLINE B batch(std::size_t) const { return B(value); }
+};
+
+/// A loop variable's lanes held in a register (the element-local while loop: backend/cpu/control.hpp).
+template <class B>
+struct register_cursor {
+  B value;
+  template <class B2> STATICFLOW_INLINE B batch(std::size_t) const {
+    static_assert(std::is_same_v<B, B2>);
+    return value;
+  }
 };
 
 /// Reads along a row with a run-time step (1, or 0 where the inner axis is broadcast).
