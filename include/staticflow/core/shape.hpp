@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 
+#include "staticflow/core/config.hpp"
+
 namespace staticflow {
 
 /// A dimension known only at run time (TensorFlow's `None`).
@@ -46,11 +48,22 @@ std::string extents_string(const extents<N>& e) {
   return out + ")";
 }
 
+// The two below are on every call's path: forced inline, as in a translation unit with many
+// functions GCC stops inlining small functions (it called std::array's operator==, and through
+// it memcmp, on every call of a dispatched function: 7 -> 20 ns).
 template <std::size_t N>
-constexpr std::size_t product(const extents<N>& e) {
+STATICFLOW_INLINE constexpr std::size_t product(const extents<N>& e) {
   std::size_t n = 1;
   for (std::size_t d : e) n *= d;
   return n;
+}
+
+/// a == b, element by element (no memcmp).
+template <std::size_t N>
+STATICFLOW_INLINE constexpr bool same_extents(const extents<N>& a, const extents<N>& b) {
+  for (std::size_t d = 0; d < N; ++d)
+    if (a[d] != b[d]) return false;
+  return true;
 }
 }  // namespace detail
 }  // namespace staticflow

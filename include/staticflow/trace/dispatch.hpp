@@ -1002,8 +1002,6 @@ struct call_site {
                       result_info<std::tuple_element_t<K, raws_t>>::rank>(std::get<K>(outs)),
          ...);
         if constexpr (all_fit) {
-          std::unique_ptr<concrete_function_base> traced;
-          if (eager_now()) [[unlikely]] traced = dispatch_access::eager_trace<Sig>(self);
           const auto call_into_with = [&](const auto& c, auto& outputs) STATICFLOW_LAMBDA_INLINE {
             [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
               if constexpr (several) c.call_into(outputs, std::get<I>(views)...);
@@ -1015,10 +1013,13 @@ struct call_site {
               std::get<K>(outs)))...>{
               adapt_output<typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
                            result_info<std::tuple_element_t<K, raws_t>>::rank>(std::get<K>(outs))...};
-          if (traced) [[unlikely]]
+          if (eager_now()) [[unlikely]] {
+            // the eager trace lives in this branch only: its unique_ptr is no cost of the common path
+            const std::unique_ptr<concrete_function_base> traced = dispatch_access::eager_trace<Sig>(self);
             call_into_with(static_cast<const eager_concrete_t<Sig>&>(*traced), adapted);
-          else
+          } else {
             call_into_with(concrete<Sig>(self), adapted);
+          }
         }
       }(std::make_index_sequence<std::tuple_size_v<raws_t>>{});
     }

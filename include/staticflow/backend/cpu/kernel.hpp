@@ -150,7 +150,7 @@ STATICFLOW_INLINE bool all_arguments_have(const Views& v, const extents<R>& ext)
   return [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
     return ([&]() STATICFLOW_LAMBDA_INLINE {
       if constexpr (!graph::uses_argument<I, N>() || is_static_scalar<std::tuple_element_t<I, Sig>>()) return true;
-      else return std::get<I>(v).ext == ext;
+      else return staticflow::detail::same_extents(std::get<I>(v).ext, ext);
     }() && ...);
   }(std::make_index_sequence<std::tuple_size_v<Views>>{});
 }
