@@ -101,28 +101,47 @@ void share_repeated([[maybe_unused]] std::size_t original, [[maybe_unused]] All&
       ...);
 }
 
+// Slot K repeats an earlier slot: its views become that slot's. Returns whether it did.
+template <class Sig, std::size_t K, class Plan, class All>
+STATICFLOW_INLINE bool shares_earlier_slot(const Plan& p, All& all) {
+  if (p.same_as[K] == K) return false;
+  share_repeated<std::tuple_size_v<Sig>, K, Plan>(p.same_as[K], all, std::make_index_sequence<K>{});
+  return true;
+}
+
+template <class Plan, std::size_t K>
+concept self_allocating_slot = requires { std::tuple_element_t<K, typename Plan::slots_type>::self_allocating; };
+
+// A control-flow slot (cond, a while loop) runs its evaluator, inlined into the call: a plan
+// traced at compile time is a constant only where the loop is inlined into the code that reads
+// it (out of line, a scalar loop's literals are loads and `m / 2` a run-time shift).
 template <class Sig, std::size_t K, class Plan, class All, class Storage, class Direct>
-void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& arena, const Direct& direct) {
+  requires self_allocating_slot<Plan, K>
+STATICFLOW_INLINE void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& arena, const Direct&) {
   constexpr std::size_t args = std::tuple_size_v<Sig>;
   constexpr std::size_t base = Plan::template view_base<K>;
   using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
-  if (p.same_as[K] != K) {  // a repeat of an earlier slot: share its values
-    share_repeated<args, K, Plan>(p.same_as[K], all, std::make_index_sequence<K>{});
-    return;
-  }
+  if (shares_earlier_slot<Sig, K>(p, all)) return;
+  slot_evaluator<node_type>::template run<full_signature_t<Sig, Plan>>(
+      std::get<K>(p.slots), all, slot_outputs<args + base, base, All, Storage>{all, storage, arena});
+  ++plan::materialization_counter();
+}
+
+template <class Sig, std::size_t K, class Plan, class All, class Storage, class Direct>
+  requires(!self_allocating_slot<Plan, K>)
+void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& arena, const Direct& direct) {
+  constexpr std::size_t args = std::tuple_size_v<Sig>;
+  constexpr std::size_t base = Plan::template view_base<K>;
+  if (shares_earlier_slot<Sig, K>(p, all)) return;
   using full = full_signature_t<Sig, Plan>;
   const auto& node = std::get<K>(p.slots);
-  if constexpr (requires { node_type::self_allocating; }) {
-    slot_evaluator<node_type>::template run<full>(node, all, slot_outputs<args + base, base, All, Storage>{all, storage, arena});
-  } else {
-    const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
-    auto* data = [&] {
-      if constexpr (Direct::slot == K) return direct.where(ext);
-      else return std::get<base>(storage).get(arena, ext);
-    }();
-    std::get<args + base>(all) = {data, ext};
-    materialize<full>(node, all, ext, data);
-  }
+  const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
+  auto* data = [&] {
+    if constexpr (Direct::slot == K) return direct.where(ext);
+    else return std::get<base>(storage).get(arena, ext);
+  }();
+  std::get<args + base>(all) = {data, ext};
+  materialize<full>(node, all, ext, data);
   ++plan::materialization_counter();
 }
 }  // namespace detail

@@ -2,8 +2,10 @@
 // reference semantics. Used for loop tails and for graphs the SIMD path does not cover.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <tuple>
+#include <type_traits>
 
 #include "staticflow/core/config.hpp"
 #include "staticflow/graph/elementwise.hpp"
@@ -52,6 +54,29 @@ STATICFLOW_INLINE bool scalar_at(const graph::binary<op::equal, graph::binary<op
   if (scalar_at(n.b, c, j) == T(0) && d > T(0) && (d & (d - T(1))) == T(0))
     return (scalar_at(n.a.a, c, j) & (d - T(1))) == T(0);
   return op::equal::apply(op::mod::apply(scalar_at(n.a.a, c, j), d), scalar_at(n.b, c, j));
+}
+// `where(x % d == 0, x / d, other)` with x a variable and d a power-of-two literal (Collatz's
+// even step): where the first branch is taken x is a multiple of d, so x / d is an exact
+// arithmetic shift, without truncating division's sign fix-up (which a compiler cannot drop: it
+// does not carry `x % d == 0` into the other expression). As above, the tests on d and on the
+// literals are free when they are constants the compiler sees.
+template <std::size_t I, class T, class S, class D, class Z, class D2, class B, class Cursors>
+  requires(graph::detail::is_literal<D>::value && graph::detail::is_literal<Z>::value &&
+           graph::detail::is_literal<D2>::value && std::is_integral_v<T> && std::is_signed_v<T> &&
+           std::is_same_v<typename D::value_type, T> && std::is_same_v<typename Z::value_type, T> &&
+           std::is_same_v<typename D2::value_type, T>)
+STATICFLOW_INLINE auto scalar_at(
+    const graph::select<graph::binary<op::equal, graph::binary<op::mod, graph::argument<I, T, S>, D>, Z>,
+                        graph::binary<op::divide, graph::argument<I, T, S>, D2>, B>& n,
+    const Cursors& c, std::size_t j) {
+  using V = typename std::remove_cvref_t<decltype(n)>::value_type;
+  const T d = scalar_at(n.c.a.b, c, j);
+  if (d > T(0) && (d & (d - T(1))) == T(0) && scalar_at(n.c.b, c, j) == T(0) && scalar_at(n.a.b, c, j) == d) {
+    const T x = scalar_at(n.c.a.a, c, j);
+    if ((x & (d - T(1))) == T(0)) return static_cast<V>(x >> std::countr_zero(static_cast<std::make_unsigned_t<T>>(d)));
+    return static_cast<V>(scalar_at(n.b, c, j));
+  }
+  return scalar_at(n.c, c, j) ? static_cast<V>(scalar_at(n.a, c, j)) : static_cast<V>(scalar_at(n.b, c, j));
 }
 template <class Cond, class A, class B, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::select<Cond, A, B>& n, const Cursors& c, std::size_t j) {
