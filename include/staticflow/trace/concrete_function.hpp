@@ -150,11 +150,10 @@ class concrete_function final : public concrete_function_base {
   template <class... Args>
   STATICFLOW_INLINE auto operator()(const Args&... args) const {
     check_arguments<Args...>();
-    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
-    const auto views = make_views(slots, args...);
     if (has_effects()) [[unlikely]]
-      return effects_then_compute(views);
-    return compute(views);
+      return effects_then_compute(args...);
+    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+    return compute(make_views(slots, args...));
   }
 
   /// Evaluates into the caller's container(s): `out` is one container (or a scalar) for one
@@ -163,12 +162,12 @@ class concrete_function final : public concrete_function_base {
   template <class Out, class... Args>
   STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) const {
     check_arguments<Args...>();
+    if (has_effects()) [[unlikely]] {
+      effects_then_compute_into(std::forward<Out>(out), args...);
+      return;
+    }
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
-    const auto views = make_views(slots, args...);
-    if (has_effects()) [[unlikely]]
-      effects_then_compute_into(std::forward<Out>(out), views);
-    else
-      compute_into(std::forward<Out>(out), views);
+    compute_into(std::forward<Out>(out), make_views(slots, args...));
   }
 
   /// Like operator() and call_into, given the views of Sig's values (an eager call of an
@@ -188,15 +187,17 @@ class concrete_function final : public concrete_function_base {
   }
 
  private:
-  // The calls with effects, out of line and given the views by value: were their address taken
-  // on the call's own path, the views would live in memory for every call (no register copies).
-  template <class Views>
-  [[gnu::noinline]] auto effects_then_compute(const Views views) const {
-    return with_effects(views, [&] { return compute(views); });
+  // The calls with effects, out of line and given the arguments, not their views: views passed
+  // from the call's own path would be stored to memory on every call, effects or not.
+  template <class... Args>
+  [[gnu::noinline]] auto effects_then_compute(const Args&... args) const {
+    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+    return call_views(make_views(slots, args...));
   }
-  template <class Out, class Views>
-  [[gnu::noinline]] void effects_then_compute_into(Out&& out, const Views views) const {
-    with_effects(views, [&] { compute_into(std::forward<Out>(out), views); });
+  template <class Out, class... Args>
+  [[gnu::noinline]] void effects_then_compute_into(Out&& out, const Args&... args) const {
+    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+    call_into_views(std::forward<Out>(out), make_views(slots, args...));
   }
 
   template <class Views>
@@ -226,11 +227,26 @@ class concrete_function final : public concrete_function_base {
     static_assert(std::tuple_size_v<decltype(outs)> == output_count,
                   "staticflow: call_into needs one output container per result (std::tie them)");
     if constexpr (equal_extents_path) {
-      if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, decltype(outs)>>>)
+      if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, decltype(outs)>>>) {
         if (compute_equal_extents_into(std::get<0>(outs), arg_views)) [[likely]] return;
+        // (some argument broadcasts, or the output's shape is wrong): out of line, so that the
+        // common path keeps its views in registers
+        compute_general_into(outs, arg_views);
+        return;
+      }
     }
+    compute_general_into_inline(outs, arg_views);
+  }
+
+  template <class Outs, class Views>
+  [[gnu::noinline]] void compute_general_into(Outs& outs, const Views arg_views) const {
+    compute_general_into_inline(outs, arg_views);
+  }
+
+  template <class Outs, class Views>
+  STATICFLOW_INLINE void compute_general_into_inline(Outs& outs, const Views& arg_views) const {
     if constexpr (direct_slot < plan_type::slot_count) {
-      if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, decltype(outs)>>>)
+      if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, Outs>>>)
         if (compute_direct_into(std::get<0>(outs), arg_views)) return;
     }
     with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
@@ -269,7 +285,7 @@ class concrete_function final : public concrete_function_base {
     } else {
       extents<R> ext;
       for (std::size_t d = 0; d < R; ++d) ext[d] = static_cast<std::size_t>(out.shape()[d]);
-      if (!cpu::detail::all_arguments_have<Sig, lowered_output<0>>(views, ext)) return false;
+      if (!cpu::detail::all_arguments_have<Sig, lowered_output<0>>(views, ext)) [[unlikely]] return false;
       check_output<0>(out, ext);  // the compile-time checks (the extents are equal by construction)
       auto* data = detail::output_data(out);
       const std::size_t size = detail::product(ext);

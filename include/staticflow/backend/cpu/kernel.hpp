@@ -55,7 +55,10 @@ STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_
   if constexpr (takes_simd_path<N>) {
     using B = batch_t<T>;
     constexpr std::size_t W = B::size;
-    if (size - j >= W) [[likely]] {
+    // Laid out as the branch not taken: a run-time size below one batch (a call on a few
+    // elements, where the call's overhead is what counts) then runs straight through, while a
+    // large one pays one taken branch per call.
+    if (__builtin_expect(size - j >= W, 0)) {
       for (; j + 4 * W <= size; j += 4 * W) {
         const B v0 = simd_at<B>(n, c, j);
         const B v1 = simd_at<B>(n, c, j + W);
@@ -275,7 +278,7 @@ STATICFLOW_INLINE void evaluate_flat_into(const N& n, const Views& views, std::s
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
   // a small static result never goes near the thread pool (decided at compile time)
   constexpr bool small_static = N::shape_type::is_static && N::shape_type::size < parallel_grain;
-  if (small_static || size < parallel_grain) {
+  if (small_static || size < parallel_grain) [[likely]] {
     detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
     return;
   }
