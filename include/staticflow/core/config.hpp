@@ -33,3 +33,12 @@
 #else
 #define STATICFLOW_LAMBDA_INLINE
 #endif
+
+/// Whether sf::run_functions_eagerly can switch calls to eager mode (1, the default). Each call
+/// site of an sf::function then also compiles the eager path: the lambda run over eager values and
+/// its op-by-op evaluation, about a third of the compile time of a typical translation unit.
+/// 0 compiles that path out: calls always run traced, and sf::run_functions_eagerly(true) throws
+/// sf::trace_error. Like NDEBUG, define it the same way in every translation unit of a program.
+#ifndef STATICFLOW_EAGER_MODE
+#define STATICFLOW_EAGER_MODE 1
+#endif

@@ -857,22 +857,19 @@ struct call_site {
     using result_type = result_t<>;
     using Sig = choice_t<C>;
     const auto views = make_views<Sig>(self, args...);  // every check before anything runs
-    if (eager_now()) [[unlikely]] {
-      const auto traced = dispatch_access::eager_trace<Sig>(self);
-      const auto& e = static_cast<const eager_concrete_t<Sig>&>(*traced);
-      if constexpr (std::is_void_v<result_type>) return apply_views(e, views);
-      else return to_result<result_type>(apply_views(e, views));
+    if constexpr (Self::eager_path) {
+      if (functions_run_eagerly()) [[unlikely]] {
+        const auto traced = dispatch_access::eager_trace<Sig>(self);
+        const auto& e = static_cast<const eager_concrete_t<Sig>&>(*traced);
+        if constexpr (std::is_void_v<result_type>) return apply_views(e, views);
+        else return to_result<result_type>(apply_views(e, views));
+      }
     }
     const auto& c = concrete<Sig>(self);
     if constexpr (std::is_void_v<result_type>) apply_views(c, views);
     else return to_result<result_type>(apply_views(c, views));
   }
 
-  /// Whether calls run eagerly now (sf::run_functions_eagerly; a CPU debugging aid).
-  STATICFLOW_INLINE static bool eager_now() {
-    if constexpr (std::is_same_v<typename Self::backend_type, backend::thrust_t>) return false;
-    else return functions_run_eagerly();
-  }
   template <class Sig>
   using eager_concrete_t = typename Self::template concrete_for_signature<Sig, backend::eager_t>;
 
@@ -1013,13 +1010,15 @@ struct call_site {
               std::get<K>(outs)))...>{
               adapt_output<typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
                            result_info<std::tuple_element_t<K, raws_t>>::rank>(std::get<K>(outs))...};
-          if (eager_now()) [[unlikely]] {
-            // the eager trace lives in this branch only: its unique_ptr is no cost of the common path
-            const std::unique_ptr<concrete_function_base> traced = dispatch_access::eager_trace<Sig>(self);
-            call_into_with(static_cast<const eager_concrete_t<Sig>&>(*traced), adapted);
-          } else {
-            call_into_with(concrete<Sig>(self), adapted);
+          if constexpr (Self::eager_path) {
+            if (functions_run_eagerly()) [[unlikely]] {
+              // the eager trace lives in this branch only: its unique_ptr is no cost of the common path
+              const std::unique_ptr<concrete_function_base> traced = dispatch_access::eager_trace<Sig>(self);
+              call_into_with(static_cast<const eager_concrete_t<Sig>&>(*traced), adapted);
+              return;
+            }
           }
+          call_into_with(concrete<Sig>(self), adapted);
         }
       }(std::make_index_sequence<std::tuple_size_v<raws_t>>{});
     }

@@ -194,6 +194,9 @@ class polymorphic_function {
  public:
   using config_type = Config;
   using backend_type = Backend;
+  /// Whether calls compile a branch to eager mode (sf::run_functions_eagerly): not on the Thrust
+  /// backend (eager mode is a CPU debugging aid), nor with STATICFLOW_EAGER_MODE=0.
+  static constexpr bool eager_path = eager_mode_compiled && !std::is_same_v<Backend, backend::thrust_t>;
   /// The concrete function type for a signature (a std::tuple of entries).
   template <class Sig, class B = Backend>
   using concrete_for_signature = concrete_function<B, Sig, typename detail::traced_result<Fn, Sig>::type, Fn>;
@@ -225,7 +228,7 @@ class polymorphic_function {
     } else if constexpr (!std::is_same_v<detail::call_backend_t<Backend, Args...>, Backend>) {
       return (*this)(backend::thrust, args...);  // device arguments: the Thrust backend
     } else if constexpr (detail::is_direct<Config, Args...>()) {
-      if constexpr (!std::is_same_v<Backend, backend::thrust_t>)  // eager mode is a CPU debugging aid
+      if constexpr (eager_path)
         if (functions_run_eagerly()) [[unlikely]]
           return eager_call<detail::signature_of_t<Args...>>(args...);
       return concrete<detail::signature_of_t<Args...>>()(args...);
@@ -344,7 +347,7 @@ class polymorphic_function {
                     "staticflow: sf::backend::thrust needs #include <staticflow/backend/thrust/thrust.hpp> (and Thrust)");
       concrete<detail::signature_of_t<Args...>, B>().call_into(std::forward<Out>(out), args...);
     } else if constexpr (detail::is_direct<Config, Args...>()) {
-      if constexpr (!std::is_same_v<Backend, backend::thrust_t>) {
+      if constexpr (eager_path) {
         if (functions_run_eagerly()) [[unlikely]] {
           eager_call_into<detail::signature_of_t<Args...>>(std::forward<Out>(out), args...);
           return;
