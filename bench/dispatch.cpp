@@ -7,6 +7,10 @@
 //   (a) static signature      xt::xtensor_fixed<float, xshape<4>> arguments: the direct path
 //       StaticCallInto          sf::function(body).call_into(o, x, y)
 //       SignatureStaticCallInto sf::function<spec<float, 4>, spec<float, 4>>(body): the same path
+//       StaticOpaqueCallInto    the static call on containers reached through pointers the
+//                               compiler must reload every iteration: it cannot hoist the
+//                               output/argument overlap test out of the loop, as it does above
+//                               (and cannot for (b), whose data pointers live in the containers)
 //   (b) run-time dims         xt::xtensor<float, 1> of 4: one kernel for every length
 //       RuntimeDimsCallInto     sf::function(body)
 //       SignatureDynCallInto    sf::function<spec<float, dyn>, spec<float, dyn>>(body)
@@ -104,6 +108,26 @@ void SignatureStaticCallInto(benchmark::State& state) {
   run_call_into(state, f, fixed4{}, fixed4{}, fixed4{});
 }
 
+void StaticOpaqueCallInto(benchmark::State& state) {
+  auto f = sf::function(body);
+  fixed4 x{}, y{}, o{};
+  fill(x, y);
+  fixed4* px = &x;
+  fixed4* py = &y;
+  fixed4* po = &o;
+  f.call_into(o, x, y);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(px);  // the addresses may have changed: the overlap test runs
+    benchmark::DoNotOptimize(py);
+    benchmark::DoNotOptimize(po);
+    f.call_into(*po, *px, *py);
+    benchmark::DoNotOptimize(*po);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+  check(state, o.data());
+}
+
 void RuntimeDimsCallInto(benchmark::State& state) {
   auto f = sf::function(body);
   run_call_into(state, f, vec::from_shape({4}), vec::from_shape({4}), vec::from_shape({4}));
@@ -170,6 +194,7 @@ void XarrayReturn(benchmark::State& state) {
 
 BENCHMARK(StaticCallInto)->Apply(sf_bench::add_min);
 BENCHMARK(SignatureStaticCallInto)->Apply(sf_bench::add_min);
+BENCHMARK(StaticOpaqueCallInto)->Apply(sf_bench::add_min);
 BENCHMARK(RuntimeDimsCallInto)->Apply(sf_bench::add_min);
 BENCHMARK(SignatureDynCallInto)->Apply(sf_bench::add_min);
 BENCHMARK(SpecializedCallInto)->Apply(sf_bench::add_min);
