@@ -5,6 +5,11 @@
 //   auto f = sf::function([](auto x, auto y) { return x * x + y; });
 #pragma once
 
+#include "staticflow/autodiff/adjoint_shape.hpp"
+#include "staticflow/autodiff/backprop.hpp"
+#include "staticflow/autodiff/grad.hpp"
+#include "staticflow/autodiff/gradients.hpp"
+#include "staticflow/autodiff/rules.hpp"
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/broadcast.hpp"
 #include "staticflow/core/config.hpp"

@@ -76,6 +76,10 @@ template <class T> struct simd_op<op::relu, T> {
   static constexpr bool supported = true;
   template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::select((a > B(T(0))) || (a != a), a, B(T(0))); }
 };
+template <class T> struct simd_op<op::stop_gradient, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return a; }
+};
 template <class T> struct simd_op<op::logical_not, T> {
   static constexpr bool supported = true;
   template <class M> STATICFLOW_INLINE static M apply(const M& a) { return !a; }

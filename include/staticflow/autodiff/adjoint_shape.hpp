@@ -1,0 +1,125 @@
+// staticflow/autodiff/adjoint_shape.hpp -- bringing an adjoint back to the spec of the value it
+// belongs to.
+//
+// Adjoints flow down elementwise chains *unreduced*: the adjoint handed to an operand that was
+// broadcast keeps the broadcast shape, so the whole backward chain stays one fused loop, and is
+// summed over the broadcast axes only where an exact shape is needed (at a materialized node, and
+// for the final gradient of a source). That is valid because every factor met on the way down an
+// elementwise chain is constant along the axes the operand was broadcast over.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/core/axes.hpp"
+#include "staticflow/core/shape.hpp"
+#include "staticflow/graph/elementwise.hpp"
+#include "staticflow/graph/leaf.hpp"
+#include "staticflow/graph/reduce.hpp"
+#include "staticflow/graph/shape_ops.hpp"
+
+namespace staticflow::autodiff {
+
+/// The adjoint of a value the target does not depend on (no node is built for it).
+struct zero_adjoint {};
+
+namespace detail {
+template <class X>
+inline constexpr bool is_zero = std::is_same_v<std::remove_cvref_t<X>, zero_adjoint>;
+
+/// The axes of an adjoint of shape GS that broadcasting against a value of shape S added: the
+/// leading axes beyond S's rank (summed away) and the aligned axes where S has extent 1 and GS
+/// does not (summed, kept with extent 1). A run-time extent of S is taken to equal the adjoint's
+/// (a run-time dimension of extent 1 broadcast against a larger one is the case this misses).
+template <class GS, class S>
+struct broadcast_added_axes {
+  static constexpr std::size_t R = GS::rank, r = S::rank;
+  static constexpr std::size_t lead = R > r ? R - r : 0;
+  static constexpr bool added(std::size_t i) {
+    if (i < lead) return false;
+    const std::size_t s = i + r - R;  // the aligned axis of S
+    return S::dims[s] == 1 && GS::dims[i] != 1;
+  }
+  static constexpr std::size_t inner_count = [] {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < R; ++i) n += added(i);
+    return n;
+  }();
+  static constexpr std::array<int, inner_count> inner = [] {
+    std::array<int, inner_count> a{};
+    for (std::size_t i = 0, j = 0; i < R; ++i)
+      if (added(i)) a[j++] = static_cast<int>(i);
+    return a;
+  }();
+};
+
+/// g summed over the axes broadcasting against shape S added (a reduce node, fused over g).
+template <class S, class G>
+constexpr auto sum_to_shape(const G& g) {
+  using added = broadcast_added_axes<typename G::shape_type, S>;
+  const auto inner = [&] {
+    if constexpr (added::inner_count == 0) return g;
+    else
+      return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return graph::reduce<op::reduce_sum, G, axes<added::inner[K]...>, true>(g, {});
+      }(std::make_index_sequence<added::inner_count>{});
+  }();
+  using I = std::remove_cvref_t<decltype(inner)>;
+  if constexpr (added::lead == 0) return inner;
+  else
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return graph::reduce<op::reduce_sum, I, axes<static_cast<int>(K)...>, false>(inner, {});
+    }(std::make_index_sequence<added::lead>{});
+}
+
+/// x as dtype T (a cast node only where the dtypes differ).
+template <class T, class X>
+constexpr auto as_dtype(const X& x) {
+  if constexpr (std::is_same_v<typename X::value_type, T>) return x;
+  else return graph::cast<T, X>(x);
+}
+
+/// A true condition the compiler sees: `select(always, x, ref)` is x broadcast to ref's shape
+/// (ref's run-time extents, when they are not static; ref's value is never used).
+using always = graph::static_literal<bool, true>;
+
+/// x broadcast to the shape of ref (x must broadcast to it).
+template <class X, class Ref>
+constexpr auto broadcast_like(const X& x, const Ref& ref) {
+  using S = typename Ref::shape_type;
+  if constexpr (std::is_same_v<typename X::shape_type, S>) return x;
+  else if constexpr (S::is_static) return graph::broadcast<S, X>(x);
+  else return graph::select<always, X, Ref>(always{}, x, ref);
+}
+
+/// The adjoint g brought to the spec of `value`: summed over broadcast axes, cast to its dtype,
+/// broadcast up where g is smaller (a reduction's adjoint, a scalar seed).
+template <class G, class V>
+constexpr auto to_value_spec(const G& g, const V& value) {
+  return broadcast_like(as_dtype<typename V::value_type>(sum_to_shape<typename V::shape_type>(g)), value);
+}
+
+/// Zeros of value's spec (TensorFlow's UnconnectedGradients.ZERO).
+template <class V>
+constexpr auto zeros_like(const V& value) {
+  using T = typename V::value_type;
+  return broadcast_like(graph::literal<T>(T(0)), value);
+}
+
+/// a + b, where either may be the zero adjoint.
+template <class A, class B>
+constexpr auto add_adjoints(const A& a, const B& b) {
+  if constexpr (is_zero<A>) return b;
+  else if constexpr (is_zero<B>) return a;
+  else return graph::binary<op::add, A, B>(a, b);
+}
+constexpr zero_adjoint sum_adjoints() { return {}; }
+template <class A, class... Rest>
+constexpr auto sum_adjoints(const A& a, const Rest&... rest) {
+  return add_adjoints(a, sum_adjoints(rest...));
+}
+
+}  // namespace detail
+}  // namespace staticflow::autodiff

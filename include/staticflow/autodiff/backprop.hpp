@@ -1,0 +1,99 @@
+// staticflow/autodiff/backprop.hpp -- reverse mode over a graph's type.
+//
+// `backprop(n, g, source)` is the adjoint that node n, whose value has adjoint g, sends to
+// `source` (a leaf): the sum, over n's children that depend on the source, of each child's
+// backprop with the child's adjoint (autodiff/rules.hpp). The walk is over types: a child that
+// cannot reach the source, or whose value is not float (integer and bool values stop gradients,
+// as in TensorFlow), contributes nothing and builds nothing. The result is a graph like any
+// other: the planner fuses its elementwise parts (recomputing the forward values they read inside
+// the loop) and computes each materialized forward node once, shared with the forward outputs
+// (plan/plan.hpp's common-subexpression rule).
+//
+// Which leaves are the source: an argument by its index (a type), a value read from outside the
+// arguments (an eager value, an sf::variable) by its type and, at run time, its source pointer.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/autodiff/adjoint_shape.hpp"
+#include "staticflow/autodiff/rules.hpp"
+#include "staticflow/graph/external.hpp"
+#include "staticflow/graph/traversal.hpp"
+
+namespace staticflow::autodiff::detail {
+
+/// Whether node type N can depend on the leaf type Source.
+template <class Source, class N>
+constexpr bool reaches() {
+  if constexpr (std::is_same_v<N, Source>) {
+    return true;
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (reaches<Source, std::remove_cvref_t<std::tuple_element_t<K, kids>>>() || ...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}
+
+template <class N>
+inline constexpr bool carries_adjoint = floating_dtype<typename N::value_type>;
+
+/// The adjoint a leaf of the source's type sends: g itself for an argument (its type is its
+/// identity); for a value read from outside, g where its source is the one asked for, else 0.
+template <class Leaf, class G, class Source>
+constexpr auto leaf_adjoint(const Leaf& leaf, const G& g, const Source& source) {
+  if constexpr (graph::detail::is_argument<Leaf>::value) {
+    return g;
+  } else {
+    using T = typename G::value_type;
+    return where(graph::literal<bool>(leaf.source == source.source), g, T(0));
+  }
+}
+
+/// g, broadcast to n's shape where it does not cover it already.
+template <class G, class N>
+constexpr auto covering(const G& g, const N& n) {
+  using GS = typename G::shape_type;
+  if constexpr (std::is_same_v<broadcast_shape_t<GS, typename N::shape_type>, GS>) return g;
+  else return broadcast_like(g, n);
+}
+
+template <class N, class G, class Source>
+constexpr auto backprop(const N& n, const G& g, const Source& source);
+
+template <std::size_t K, class N, class G, class Child, class Source>
+constexpr auto child_backprop(const N& n, const G& g, const Child& child, const Source& source) {
+  if constexpr (!reaches<Source, Child>() || !carries_adjoint<Child>) {
+    return zero_adjoint{};
+  } else {
+    const auto adjoint = child_adjoint<K>(n, g);
+    if constexpr (is_zero<decltype(adjoint)>) return zero_adjoint{};
+    else return backprop(child, adjoint, source);
+  }
+}
+
+template <class N, class G, class Source>
+constexpr auto backprop(const N& n, const G& g, const Source& source) {
+  if constexpr (!reaches<Source, N>() || !carries_adjoint<N>) {
+    return zero_adjoint{};
+  } else {
+    const auto gd = as_dtype<typename N::value_type>(g);
+    if constexpr (std::is_same_v<N, Source>) {
+      return leaf_adjoint(n, gd, source);
+    } else {
+      // The adjoint must cover n's shape before it is handed to n's children: a child that n
+      // broadcast is summed over the broadcast axes later, and a smaller adjoint (a seed, a
+      // reduction's) would lose how many times the child was used.
+      const auto gn = covering(gd, n);
+      const auto kids = graph::children(n);
+      return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return sum_adjoints(child_backprop<K>(n, gn, std::get<K>(kids), source)...);
+      }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(kids)>>>{});
+    }
+  }
+}
+
+}  // namespace staticflow::autodiff::detail

@@ -1,0 +1,86 @@
+// staticflow/autodiff/grad.hpp -- sf::grad and sf::value_and_grad (JAX's names and argnums):
+// functions that return gradients, traced and cached per signature like any sf::function.
+//
+//   auto loss = [](auto w, auto b, auto x, auto y) { return sf::reduce_mean(sf::square(x * w + b - y)); };
+//   auto vg = sf::value_and_grad<0, 1>(loss);      // d/dw and d/db
+//   auto [l, dw, db] = vg(w, b, x, y);              // the value first, then one gradient per argnum
+//   auto g = sf::grad<0>(loss);                     // g(w, b, x, y) is dl/dw alone
+//
+// Without argnums, argument 0 (JAX's default). The result is flat (C++ binds it with one
+// structured binding): value_and_grad gives (value, grad...), grad gives the gradient alone for
+// one argnum and a std::tuple for several. The value may be any float tensor; the gradient is that
+// of its sum (TensorFlow's rule; jax.grad asks for a scalar). `sf::grad_fn` / `sf::value_and_grad_fn`
+// are the same functions untraced, to hand to sf::function with an input signature.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/autodiff/gradients.hpp"
+#include "staticflow/trace/function.hpp"
+
+namespace staticflow {
+namespace autodiff::detail {
+template <class X> struct is_std_tuple : std::false_type {};
+template <class... X> struct is_std_tuple<std::tuple<X...>> : std::true_type {};
+
+template <class G>
+constexpr auto as_tuple(const G& g) {
+  if constexpr (is_std_tuple<G>::value) return g;
+  else return std::tuple<G>{g};
+}
+
+template <bool WithValue, class Fn, std::size_t... Argnums>
+struct differentiated {
+  [[no_unique_address]] Fn fn;
+
+  template <class... Args>
+  constexpr auto operator()(const Args&... args) const {
+    static_assert(((Argnums < sizeof...(Args)) && ...),
+                  "staticflow: sf::grad / sf::value_and_grad: an argnum is not the index of an argument of the call");
+    const auto value = fn(args...);
+    static_assert(symbolic<decltype(value)>,
+                  "staticflow: sf::grad / sf::value_and_grad: the function must return one tensor (the value "
+                  "to differentiate)");
+    const auto all = std::forward_as_tuple(args...);
+    static_assert((symbolic<std::tuple_element_t<Argnums, std::tuple<Args...>>> && ...),
+                  "staticflow: sf::grad / sf::value_and_grad: an argnum names a static argument, which has no gradient");
+    const auto grads = gradients(value, std::get<Argnums>(all)...);
+    if constexpr (WithValue) return std::tuple_cat(std::tuple{value}, as_tuple(grads));
+    else return grads;
+  }
+};
+
+template <bool WithValue, class Fn, std::size_t... Argnums>
+constexpr auto make_differentiated(Fn fn, std::index_sequence<Argnums...>) {
+  return differentiated<WithValue, Fn, Argnums...>{std::move(fn)};
+}
+template <std::size_t... Argnums>
+using argnums_or_first = std::conditional_t<sizeof...(Argnums) == 0, std::index_sequence<0>, std::index_sequence<Argnums...>>;
+}  // namespace autodiff::detail
+
+/// fn's gradient with respect to arguments Argnums... (default 0), as an untraced function.
+template <std::size_t... Argnums, class Fn>
+constexpr auto grad_fn(Fn fn) {
+  return autodiff::detail::make_differentiated<false>(std::move(fn), autodiff::detail::argnums_or_first<Argnums...>{});
+}
+/// fn's value and its gradient with respect to arguments Argnums... (default 0), untraced.
+template <std::size_t... Argnums, class Fn>
+constexpr auto value_and_grad_fn(Fn fn) {
+  return autodiff::detail::make_differentiated<true>(std::move(fn), autodiff::detail::argnums_or_first<Argnums...>{});
+}
+
+/// jax.grad as an sf::function: options (backend, names, cache capacity) as for sf::function.
+template <std::size_t... Argnums, class Fn, class... Options>
+auto grad(Fn fn, Options... options) {
+  return function(grad_fn<Argnums...>(std::move(fn)), std::move(options)...);
+}
+/// jax.value_and_grad as an sf::function: calls return (value, grad...).
+template <std::size_t... Argnums, class Fn, class... Options>
+auto value_and_grad(Fn fn, Options... options) {
+  return function(value_and_grad_fn<Argnums...>(std::move(fn)), std::move(options)...);
+}
+
+}  // namespace staticflow

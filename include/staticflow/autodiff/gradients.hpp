@@ -1,0 +1,65 @@
+// staticflow/autodiff/gradients.hpp -- sf::gradients(y, xs...) inside a traced function (the
+// graph-mode tf.gradients), and sf::stop_gradient.
+//
+//   auto f = sf::function([](auto x, auto w) {
+//     auto y = sf::reduce_sum(sf::tanh(x * w));
+//     auto [dx, dw] = sf::gradients(y, x, w);    // graphs, planned and fused with y
+//     return std::tuple{y, dw};
+//   });
+//
+// A non-scalar y is summed first (TensorFlow's rule: the gradient of reduce_sum(y)). A source y
+// does not depend on gets zeros of its spec (tf.UnconnectedGradients.ZERO). Integer and bool
+// values on the way stop the gradient (their adjoint is not defined), as in TensorFlow.
+#pragma once
+
+#include <tuple>
+#include <type_traits>
+
+#include "staticflow/autodiff/adjoint_shape.hpp"
+#include "staticflow/autodiff/backprop.hpp"
+#include "staticflow/graph/external.hpp"
+#include "staticflow/graph/leaf.hpp"
+#include "staticflow/graph/operators.hpp"
+
+namespace staticflow {
+namespace autodiff::detail {
+template <class X> struct is_source_leaf : std::false_type {};
+template <std::size_t I, class T, class S> struct is_source_leaf<graph::argument<I, T, S>> : std::true_type {};
+template <class T, class S, class K> struct is_source_leaf<graph::external_leaf<T, S, K>> : std::true_type {};
+
+/// The gradient of y (summed over its elements) with respect to the leaf x, with x's spec.
+template <class Y, class X>
+constexpr auto gradient_of(const Y& y, const X& x) {
+  using T = typename Y::value_type;
+  const auto total = backprop(y, graph::literal<T>(T(1)), x);
+  if constexpr (is_zero<decltype(total)>) return zeros_like(x);
+  else return to_value_spec(total, x);
+}
+}  // namespace autodiff::detail
+
+/// The gradients of y with respect to xs... (tf.gradients in graph mode): one tensor with x's spec
+/// for each x, alone for one x, a std::tuple for several. Each x is a leaf of the traced function:
+/// one of its arguments (or, in eager mode, the value the lambda was handed for it).
+template <symbolic Y, symbolic... X>
+constexpr auto gradients(const Y& y, const X&... xs) {
+  static_assert(sizeof...(X) >= 1, "staticflow: sf::gradients(y, xs...) needs at least one source x");
+  static_assert(floating_dtype<typename Y::value_type>,
+                "staticflow: sf::gradients: the target y is not a float tensor, so it has no gradient");
+  static_assert((autodiff::detail::is_source_leaf<X>::value && ...),
+                "staticflow: sf::gradients: each source must be an argument of the traced function as the "
+                "lambda received it, not an expression computed from one");
+  static_assert((floating_dtype<typename X::value_type> && ...),
+                "staticflow: sf::gradients: a gradient is defined for float32 / float64 sources, not for "
+                "integer or bool ones");
+  if constexpr (sizeof...(X) == 1) return autodiff::detail::gradient_of(y, xs...);
+  else return std::tuple{autodiff::detail::gradient_of(y, xs)...};
+}
+
+/// x in the forward pass; no gradient flows through it (tf.stop_gradient, lax.stop_gradient).
+template <detail::tensor_operand A>
+constexpr auto stop_gradient(const A& a) {
+  const auto n = detail::as_node<void>(a);
+  return graph::unary<op::stop_gradient, std::remove_cvref_t<decltype(n)>>(n);
+}
+
+}  // namespace staticflow

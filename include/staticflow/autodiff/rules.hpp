@@ -1,0 +1,299 @@
+// staticflow/autodiff/rules.hpp -- the adjoint of each op: given a node n and the adjoint g of its
+// value, `child_adjoint<K>(n, g)` is the adjoint of n's K-th child (before it is brought back to
+// the child's shape), built as a graph over n's own operands and n itself. Only float values carry
+// adjoints (autodiff/backprop.hpp skips integer and bool children).
+//
+// Conventions (TensorFlow's, where JAX differs it is said):
+//  * maximum(a, b) sends the adjoint to a where a >= b, minimum(a, b) where a <= b (JAX splits a
+//    tie in halves);
+//  * abs and relu have slope 0 at 0; reduce_max / reduce_min split the adjoint equally among the
+//    elements that tie for the maximum (TF's rule);
+//  * floordiv has no gradient (zero), fmod (`%`) and floormod pass g to the dividend and
+//    -g * trunc(a / b) / -g * floor(a / b) to the divisor; pow's exponent gets g * a^b * log(a)
+//    where a > 0, else 0.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/autodiff/adjoint_shape.hpp"
+#include "staticflow/control/index.hpp"
+#include "staticflow/graph/composites.hpp"
+#include "staticflow/graph/matmul.hpp"
+#include "staticflow/graph/operators.hpp"
+#include "staticflow/graph/reduce.hpp"
+#include "staticflow/graph/shape_ops.hpp"
+
+namespace staticflow::autodiff::detail {
+using staticflow::detail::always_false;
+
+/// Any node without a rule: a compile error (the node's type is in the instantiation context).
+template <std::size_t K, class N, class G>
+constexpr zero_adjoint child_adjoint(const N&, const G&) {
+  static_assert(always_false<N>,
+                "staticflow: sf::gradients: this op has no gradient rule yet (the node type is named in "
+                "the instantiation context: child_adjoint<K, node, adjoint>)");
+  return {};
+}
+
+// ---- elementwise ----
+template <std::size_t K, class Op, class A, class G>
+constexpr auto child_adjoint(const graph::unary<Op, A>& n, const G& g) {
+  using T = typename graph::unary<Op, A>::value_type;
+  const auto& a = n.a;
+  if constexpr (std::is_same_v<Op, op::negate>) return -g;
+  else if constexpr (std::is_same_v<Op, op::abs>) return where(a > T(0), g, where(a < T(0), -g, T(0)));
+  else if constexpr (std::is_same_v<Op, op::square>) return g * a * T(2);
+  else if constexpr (std::is_same_v<Op, op::sqrt>) return g * T(0.5) / n;
+  else if constexpr (std::is_same_v<Op, op::exp>) return g * n;
+  else if constexpr (std::is_same_v<Op, op::log>) return g / a;
+  else if constexpr (std::is_same_v<Op, op::tanh>) return g * (T(1) - n * n);
+  else if constexpr (std::is_same_v<Op, op::sigmoid>) return g * n * (T(1) - n);
+  else if constexpr (std::is_same_v<Op, op::relu>) return where(a > T(0), g, T(0));
+  else if constexpr (std::is_same_v<Op, op::identity>) return g;
+  else if constexpr (std::is_same_v<Op, op::stop_gradient>) return zero_adjoint{};
+  else {
+    static_assert(always_false<Op>, "staticflow: sf::gradients: this elementwise op has no gradient rule");
+    return zero_adjoint{};
+  }
+}
+
+template <std::size_t K, class Op, class A, class B, class G>
+constexpr auto child_adjoint(const graph::binary<Op, A, B>& n, const G& g) {
+  using T = typename graph::binary<Op, A, B>::compute_type;
+  const auto& a = n.a;
+  const auto& b = n.b;
+  if constexpr (std::is_same_v<Op, op::add>) return g;
+  else if constexpr (std::is_same_v<Op, op::subtract>) {
+    if constexpr (K == 0) return g;
+    else return -g;
+  } else if constexpr (std::is_same_v<Op, op::multiply>) {
+    if constexpr (K == 0) return g * b;
+    else return g * a;
+  } else if constexpr (std::is_same_v<Op, op::divide>) {
+    if constexpr (K == 0) return g / b;
+    else return -g * n / b;
+  } else if constexpr (std::is_same_v<Op, op::mod>) {
+    if constexpr (K == 0) return g;
+    else return -g * cast<T>(cast<std::int64_t>(a / b));  // trunc(a / b)
+  } else if constexpr (std::is_same_v<Op, op::floormod>) {
+    if constexpr (K == 0) return g;
+    else return -g * floordiv(a, b);
+  } else if constexpr (std::is_same_v<Op, op::floordiv>) {
+    return zero_adjoint{};
+  } else if constexpr (std::is_same_v<Op, op::pow>) {
+    if constexpr (K == 0) return g * b * pow(a, b - T(1));
+    else return where(a > T(0), g * n * log(a), T(0));
+  } else if constexpr (std::is_same_v<Op, op::maximum>) {
+    if constexpr (K == 0) return where(a >= b, g, T(0));
+    else return where(a >= b, T(0), g);
+  } else if constexpr (std::is_same_v<Op, op::minimum>) {
+    if constexpr (K == 0) return where(a <= b, g, T(0));
+    else return where(a <= b, T(0), g);
+  } else {
+    static_assert(always_false<Op>, "staticflow: sf::gradients: this elementwise op has no gradient rule");
+    return zero_adjoint{};
+  }
+}
+
+// where(c, a, b): the adjoint goes to the operand chosen, element by element.
+template <std::size_t K, class C, class A, class B, class G>
+constexpr auto child_adjoint(const graph::select<C, A, B>& n, const G& g) {
+  using T = typename graph::select<C, A, B>::value_type;
+  static_assert(K != 0);  // the condition is bool: no adjoint
+  if constexpr (K == 1) return where(n.c, g, T(0));
+  else return where(n.c, T(0), g);
+}
+
+template <std::size_t K, class U, class A, class G>
+constexpr auto child_adjoint(const graph::cast<U, A>&, const G& g) {
+  return g;  // brought to the operand's dtype by the walk
+}
+
+template <std::size_t K, class S, class A, class G>
+constexpr auto child_adjoint(const graph::broadcast<S, A>&, const G& g) {
+  return g;  // summed back over the broadcast axes where the operand's shape is needed
+}
+
+template <std::size_t K, class A, class G>
+constexpr auto child_adjoint(const graph::stored<A>& n, const G& g) {
+  return to_value_spec(g, n);
+}
+
+// ---- reductions ----
+/// The reduced axes of reduction N (operand rank R), in increasing order.
+template <class N, std::size_t R>
+struct reduced_axes_of {
+  static constexpr auto mask = graph::detail::reduced_axes<typename N::axes_type, R>::mask;
+  static constexpr std::size_t count = [] {
+    std::size_t c = 0;
+    for (bool b : mask) c += b;
+    return c;
+  }();
+  static constexpr std::array<int, count> value = [] {
+    std::array<int, count> r{};
+    for (std::size_t i = 0, j = 0; i < R; ++i)
+      if (mask[i]) r[j++] = static_cast<int>(i);
+    return r;
+  }();
+};
+/// x with an axis of extent 1 inserted at each of Reduced::value[J...] (increasing).
+template <class Reduced, std::size_t J, class X>
+constexpr auto expand_each(const X& x) {
+  if constexpr (J == Reduced::count) return x;
+  else return expand_each<Reduced, J + 1>(expand_dims(x, axes<Reduced::value[J]>{}));
+}
+
+/// x (shaped like reduction N's result) with N's reduced axes put back with extent 1, so that it
+/// broadcasts against N's operand. Not needed when N kept them, reduced every axis (x is 0-d), or
+/// reduced only leading axes (NumPy broadcasting aligns on the right).
+template <class N, class X>
+constexpr auto with_reduced_axes_kept(const X& x) {
+  constexpr std::size_t R = std::remove_cvref_t<decltype(N::a)>::shape_type::rank;
+  constexpr auto mask = graph::detail::reduced_axes<typename N::axes_type, R>::mask;
+  constexpr bool leading_only = [=] {
+    bool seen_kept = false;
+    for (std::size_t i = 0; i < R; ++i) {
+      if (!mask[i]) seen_kept = true;
+      else if (seen_kept) return false;
+    }
+    return true;
+  }();
+  if constexpr (N::keep_dims || N::shape_type::rank == 0 || leading_only) {
+    return x;
+  } else {
+    return expand_each<reduced_axes_of<N, R>, 0>(x);
+  }
+}
+
+/// The number of elements each result element of reduction n summed, as a T scalar node.
+template <class T, class N>
+constexpr auto reduced_count(const N& n) {
+  using S = typename std::remove_cvref_t<decltype(n.a)>::shape_type;
+  constexpr auto mask = graph::detail::reduced_axes<typename N::axes_type, S::rank>::mask;
+  constexpr bool static_count = [=] {
+    for (std::size_t i = 0; i < S::rank; ++i)
+      if (mask[i] && S::dims[i] == dyn) return false;
+    return true;
+  }();
+  if constexpr (static_count) {
+    constexpr std::size_t c = [=] {
+      std::size_t p = 1;
+      for (std::size_t i = 0; i < S::rank; ++i)
+        if (mask[i]) p *= S::dims[i];
+      return p;
+    }();
+    return graph::literal<T>(static_cast<T>(c));
+  } else {
+    return cast<T>(staticflow::size(n.a)) / cast<T>(staticflow::size(n));
+  }
+}
+
+template <std::size_t K, class Op, class A, class Axes, bool Keep, class G>
+constexpr auto child_adjoint(const graph::reduce<Op, A, Axes, Keep>& n, const G& g) {
+  using N = graph::reduce<Op, A, Axes, Keep>;
+  using T = typename N::value_type;
+  static_assert(!std::is_same_v<Axes, runtime_axis>,
+                "staticflow: sf::gradients: a reduction along a run-time axis (a plain int) has no gradient "
+                "rule yet; write the axis as sf::axes<k>{}");
+  const auto gk = with_reduced_axes_kept<N>(to_value_spec(g, n));
+  if constexpr (std::is_same_v<Op, op::reduce_sum>) {
+    return gk;
+  } else if constexpr (std::is_same_v<Op, op::reduce_mean>) {
+    return gk / reduced_count<T>(n);
+  } else if constexpr (std::is_same_v<Op, op::reduce_max> || std::is_same_v<Op, op::reduce_min>) {
+    // the elements equal to the extremum share the adjoint equally
+    const auto hit = cast<T>(n.a == with_reduced_axes_kept<N>(n));
+    return gk * hit / graph::reduce<op::reduce_sum, std::remove_cvref_t<decltype(hit)>, Axes, true>(hit, n.axes);
+  } else {
+    static_assert(always_false<Op>, "staticflow: sf::gradients: reduce_prod has no gradient rule yet");
+    return zero_adjoint{};
+  }
+}
+
+// ---- matmul ----
+/// x with its last two axes swapped.
+template <class X>
+constexpr auto swap_last_axes(const X& x) {
+  constexpr std::size_t R = X::shape_type::rank;
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return transpose(x, axes<(I + 2 < R ? static_cast<int>(I) : I + 2 == R ? static_cast<int>(R - 1) : static_cast<int>(R - 2))...>{});
+  }(std::make_index_sequence<R>{});
+}
+
+template <std::size_t K, class A, class B, class G>
+constexpr auto child_adjoint(const graph::matmul<A, B>& n, const G& g) {
+  constexpr std::size_t ra = A::shape_type::rank, rb = B::shape_type::rank;
+  const auto ge = to_value_spec(g, n);
+  if constexpr (ra == 1 && rb == 1) {  // dot product
+    if constexpr (K == 0) return ge * n.b;
+    else return ge * n.a;
+  } else if constexpr (ra == 2 && rb == 1) {  // [M,K] x [K] -> [M]
+    if constexpr (K == 0) return expand_dims(ge, axes<-1>{}) * n.b;  // outer product, elementwise
+    else return matmul(transpose(n.a), ge);
+  } else if constexpr (ra == 1 && rb == 2) {  // [K] x [K,N] -> [N]
+    if constexpr (K == 0) return matmul(n.b, ge);
+    else return expand_dims(n.a, axes<-1>{}) * ge;
+  } else if constexpr (ra >= 2 && rb >= 2) {  // (batched) matrices; broadcast batches are summed by the walk
+    if constexpr (K == 0) return matmul(ge, swap_last_axes(n.b));
+    else return matmul(swap_last_axes(n.a), ge);
+  } else {
+    static_assert(always_false<A>, "staticflow: sf::gradients: a batched matmul with a vector operand has no gradient rule yet");
+    return zero_adjoint{};
+  }
+}
+
+// ---- shape ops ----
+template <int... P>
+constexpr auto inverse_transpose(graph::transpose_kind<P...>) {
+  constexpr std::array<int, sizeof...(P)> perm{P...};
+  constexpr auto inverse = [] {
+    std::array<int, sizeof...(P)> q{};
+    for (std::size_t i = 0; i < q.size(); ++i) q[static_cast<std::size_t>(perm[i])] = static_cast<int>(i);
+    return q;
+  }();
+  return [&]<std::size_t... I>(std::index_sequence<I...>) { return graph::transpose_kind<inverse[I]...>{}; }(
+      std::make_index_sequence<sizeof...(P)>{});
+}
+
+template <class K> struct is_transpose_kind : std::false_type {};
+template <int... P> struct is_transpose_kind<graph::transpose_kind<P...>> : std::true_type {};
+template <class K> struct is_reshape_kind : std::false_type {};
+template <class T> struct is_reshape_kind<graph::reshape_kind<T>> : std::true_type {};
+template <class K> struct expand_dims_axis : std::integral_constant<int, 0> { static constexpr bool is = false; };
+template <int A> struct expand_dims_axis<graph::expand_dims_kind<A>> : std::integral_constant<int, A> { static constexpr bool is = true; };
+template <class K> struct is_squeeze_kind : std::false_type {};
+template <int... A> struct is_squeeze_kind<graph::squeeze_kind<A...>> : std::true_type {};
+
+template <std::size_t K, class Kind, class A, class G>
+constexpr auto child_adjoint(const graph::rearrange<Kind, A>& n, const G& g) {
+  const auto ge = to_value_spec(g, n);
+  using GE = std::remove_cvref_t<decltype(ge)>;
+  if constexpr (is_transpose_kind<Kind>::value) {
+    using inverse = decltype(inverse_transpose(Kind{}));
+    return graph::rearrange<inverse, GE>(ge, inverse{});
+  } else if constexpr (is_reshape_kind<Kind>::value || is_squeeze_kind<Kind>::value) {
+    return reshape<typename A::shape_type>(ge);
+  } else if constexpr (expand_dims_axis<Kind>::is) {
+    return squeeze(ge, axes<expand_dims_axis<Kind>::value>{});
+  } else {
+    static_assert(always_false<Kind>, "staticflow: sf::gradients: this shape op (slice, one_hot) has no gradient rule yet");
+    return zero_adjoint{};
+  }
+}
+
+// ---- softmax / log_softmax ----
+template <std::size_t K, class Kind, class A, int Axis, class G>
+constexpr auto child_adjoint(const graph::softmax_node<Kind, A, Axis>& n, const G& g) {
+  constexpr int ax = static_cast<int>(graph::softmax_node<Kind, A, Axis>::axis);
+  const auto ge = to_value_spec(g, n);
+  if constexpr (std::is_same_v<Kind, graph::softmax_kind>)
+    return n * (ge - reduce_sum(ge * n, axes<ax>{}, keepdims));  // y (g - <g, y>)
+  else
+    return ge - exp(n) * reduce_sum(ge, axes<ax>{}, keepdims);    // g - softmax * sum(g)
+}
+
+}  // namespace staticflow::autodiff::detail

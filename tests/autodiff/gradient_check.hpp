@@ -1,0 +1,117 @@
+// tests/autodiff/gradient_check.hpp -- gradients against central finite differences (float64).
+//
+// check_gradients(fn, args...) traces fn as an sf::function and sf::value_and_grad with respect
+// to every argument, checks the value against the forward call, and each element of each gradient
+// against (f(x + h) - f(x - h)) / 2h of the summed forward value (TensorFlow's rule for
+// non-scalar targets).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <catch2/catch.hpp>
+#include <xtensor/xfixed.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include <staticflow/staticflow.hpp>
+
+namespace gradient_check {
+namespace sf = staticflow;
+
+inline std::mt19937& rng() {
+  static std::mt19937 g(20261124);
+  return g;
+}
+
+/// A value in [lo, hi), away from 0 by at least `gap` (kinks of abs / relu sit at 0).
+inline double uniform(double lo = -2, double hi = 2, double gap = 0.05) {
+  std::uniform_real_distribution<double> d(lo, hi);
+  for (;;) {
+    const double v = d(rng());
+    if (std::fabs(v) >= gap) return v;
+  }
+}
+inline std::size_t extent(std::size_t lo = 1, std::size_t hi = 9) {
+  return std::uniform_int_distribution<std::size_t>(lo, hi)(rng());
+}
+
+template <class C>
+void fill(C& c, double lo = -2, double hi = 2) {
+  for (auto& v : c) v = uniform(lo, hi);
+}
+/// An xt::xtensor<double, R> of the given extents filled with random values.
+template <std::size_t R>
+xt::xtensor<double, R> random_tensor(std::array<std::size_t, R> ext, double lo = -2, double hi = 2) {
+  auto t = xt::xtensor<double, R>::from_shape(ext);
+  fill(t, lo, hi);
+  return t;
+}
+
+template <class X>
+double total(const X& x) {
+  if constexpr (std::is_arithmetic_v<X>) {
+    return static_cast<double>(x);
+  } else {
+    double s = 0;
+    for (auto v : x) s += static_cast<double>(v);
+    return s;
+  }
+}
+template <class X>
+std::size_t element_count(const X& x) {
+  if constexpr (std::is_arithmetic_v<X>) return 1;
+  else return x.size();
+}
+template <class X>
+double& element(X& x, std::size_t i) {
+  if constexpr (std::is_arithmetic_v<X>) return (void)i, x;
+  else return x.data()[i];
+}
+template <class X>
+double element_of(const X& x, std::size_t i) {
+  if constexpr (std::is_arithmetic_v<X>) return (void)i, static_cast<double>(x);
+  else return static_cast<double>(x.data()[i]);
+}
+
+/// Checks every gradient of sum(fn(args...)) against central differences; returns how many
+/// elements were checked.
+template <class Fn, class... Args>
+std::size_t check_gradients(Fn fn, const Args&... args) {
+  auto forward = sf::function(fn);
+  auto vg = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return sf::value_and_grad<I...>(fn);
+  }(std::index_sequence_for<Args...>{});
+  const auto result = vg(args...);
+  const double value = total(std::get<0>(result));
+  CHECK(value == Approx(total(forward(args...))).epsilon(1e-12).margin(1e-12));
+  std::size_t checked = 0;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ([&] {
+      const auto& grad = std::get<I + 1>(result);
+      auto point = std::tuple<Args...>{args...};
+      auto& x = std::get<I>(point);
+      REQUIRE(element_count(grad) == element_count(x));
+      for (std::size_t e = 0; e < element_count(x); ++e) {
+        const double x0 = element(x, e);
+        const double h = 1e-6 * std::max(1.0, std::fabs(x0));
+        element(x, e) = x0 + h;
+        const double up = std::apply([&](const auto&... a) { return total(forward(a...)); }, point);
+        element(x, e) = x0 - h;
+        const double down = std::apply([&](const auto&... a) { return total(forward(a...)); }, point);
+        element(x, e) = x0;
+        const double numeric = (up - down) / (2 * h);
+        INFO("argument " << I << ", element " << e << " of " << element_count(x));
+        CHECK(element_of(grad, e) == Approx(numeric).epsilon(1e-6).margin(1e-6));
+        ++checked;
+      }
+    }(), ...);
+  }(std::index_sequence_for<Args...>{});
+  return checked;
+}
+
+}  // namespace gradient_check
