@@ -250,7 +250,7 @@ constexpr auto child_adjoint(const graph::matmul<A, B>& n, const G& g) {
 template <int... P>
 constexpr auto inverse_transpose(graph::transpose_kind<P...>) {
   constexpr std::array<int, sizeof...(P)> perm{P...};
-  constexpr auto inverse = [] {
+  constexpr auto inverse = [=] {
     std::array<int, sizeof...(P)> q{};
     for (std::size_t i = 0; i < q.size(); ++i) q[static_cast<std::size_t>(perm[i])] = static_cast<int>(i);
     return q;

@@ -52,7 +52,7 @@ void materialize(const graph::matmul<A, B>& n, const Views& views, const extents
       sb *= db;
     }
     std::array<std::size_t, br> index{};
-    const std::size_t batches = staticflow::detail::product(out_ext) / (m * cols ? m * cols : 1);
+    const std::size_t batches = staticflow::detail::product(out_ext) / (m * cols != 0 ? m * cols : 1);
     for (std::size_t bi = 0; bi < batches; ++bi) {
       std::size_t oa = 0, ob = 0;
       for (std::size_t i = 0; i < br; ++i) oa += index[i] * stride_a[i], ob += index[i] * stride_b[i];
