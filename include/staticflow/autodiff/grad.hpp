@@ -35,11 +35,23 @@ constexpr auto as_tuple(const G& g) {
 template <bool WithValue, class Fn, std::size_t... Argnums>
 struct differentiated {
   [[no_unique_address]] Fn fn;
+  /// Under sf::run_functions_eagerly(true) a gradient function runs its traced graph: handed
+  /// eager values (which all share one type per spec), the lambda would build the adjoint of
+  /// every leaf of that spec and select at run time, a graph that took the compiler over 6 GB for
+  /// a 3-op loss. For an op-by-op reference, build it with sf::backend::eager.
+  static constexpr bool traced_in_eager_mode = true;
 
   template <class... Args>
   constexpr auto operator()(const Args&... args) const {
     static_assert(((Argnums < sizeof...(Args)) && ...),
                   "staticflow: sf::grad / sf::value_and_grad: an argnum is not the index of an argument of the call");
+    if constexpr (((Argnums < sizeof...(Args)) && ...)) return differentiate(args...);
+    else return graph::literal<float>(0.f);  // (after the error above: no second one)
+  }
+
+ private:
+  template <class... Args>
+  constexpr auto differentiate(const Args&... args) const {
     const auto value = fn(args...);
     static_assert(symbolic<decltype(value)>,
                   "staticflow: sf::grad / sf::value_and_grad: the function must return one tensor (the value "

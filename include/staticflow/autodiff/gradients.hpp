@@ -51,7 +51,11 @@ constexpr auto gradients(const Y& y, const X&... xs) {
   static_assert((floating_dtype<typename X::value_type> && ...),
                 "staticflow: sf::gradients: a gradient is defined for float32 / float64 sources, not for "
                 "integer or bool ones");
-  if constexpr (sizeof...(X) == 1) return autodiff::detail::gradient_of(y, xs...);
+  // one error per mistake: nothing below is instantiated once a check above has failed
+  constexpr bool valid = floating_dtype<typename Y::value_type> && (autodiff::detail::is_source_leaf<X>::value && ...) &&
+                         (floating_dtype<typename X::value_type> && ...);
+  if constexpr (!valid) return graph::literal<float>(0.f);
+  else if constexpr (sizeof...(X) == 1) return autodiff::detail::gradient_of(y, xs...);
   else return std::tuple{autodiff::detail::gradient_of(y, xs)...};
 }
 

@@ -187,6 +187,14 @@ struct eager_call_target {
 /// lambda with symbolic tensors the first time that signature is seen by this object, and then
 /// evaluates the traced graph. Move-only: the cache is identity.
 ///
+namespace detail {
+template <class Fn>
+inline constexpr bool traced_in_eager_mode = [] {
+  if constexpr (requires { Fn::traced_in_eager_mode; }) return bool(Fn::traced_in_eager_mode);
+  else return false;
+}();
+}  // namespace detail
+
 /// `Config` holds the template arguments of sf::function<...>: the input signature, shape
 /// specializations, the dtypes and ranks compiled for run-time arguments (trace/options.hpp).
 template <class Fn, class Backend = backend::cpu_t, class Config = detail::function_config<>>
@@ -196,7 +204,10 @@ class polymorphic_function {
   using backend_type = Backend;
   /// Whether calls compile a branch to eager mode (sf::run_functions_eagerly): not on the Thrust
   /// backend (eager mode is a CPU debugging aid), nor with STATICFLOW_EAGER_MODE=0.
-  static constexpr bool eager_path = eager_mode_compiled && !std::is_same_v<Backend, backend::thrust_t>;
+  /// A function object that declares `static constexpr bool traced_in_eager_mode = true` (the
+  /// gradient functions of autodiff/grad.hpp) runs its traced graph in eager mode too.
+  static constexpr bool eager_path = eager_mode_compiled && !std::is_same_v<Backend, backend::thrust_t> &&
+                                     !detail::traced_in_eager_mode<Fn>;
   /// The concrete function type for a signature (a std::tuple of entries).
   template <class Sig, class B = Backend>
   using concrete_for_signature = concrete_function<B, Sig, typename detail::traced_result<Fn, Sig>::type, Fn>;
