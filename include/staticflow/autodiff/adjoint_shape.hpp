@@ -81,17 +81,14 @@ constexpr auto as_dtype(const X& x) {
   else return graph::cast<T, X>(x);
 }
 
-/// A true condition the compiler sees: `select(always, x, ref)` is x broadcast to ref's shape
-/// (ref's run-time extents, when they are not static; ref's value is never used).
-using always = graph::static_literal<bool, true>;
-
-/// x broadcast to the shape of ref (x must broadcast to it).
+/// x broadcast to the shape of ref (x must broadcast to it): a static broadcast, or one that takes
+/// ref's run-time extents (ref is not evaluated).
 template <class X, class Ref>
 constexpr auto broadcast_like(const X& x, const Ref& ref) {
   using S = typename Ref::shape_type;
   if constexpr (std::is_same_v<typename X::shape_type, S>) return x;
   else if constexpr (S::is_static) return graph::broadcast<S, X>(x);
-  else return graph::select<always, X, Ref>(always{}, x, ref);
+  else return graph::broadcast_as<X, Ref>(x, ref);
 }
 
 /// The adjoint g brought to the spec of `value`: summed over broadcast axes, cast to its dtype,

@@ -274,6 +274,26 @@ struct broadcast : node<broadcast<Target, A>> {
   }
 };
 
+/// a broadcast to the shape of ref, run-time extents included (ref is never evaluated: it gives
+/// the extents only). What autodiff uses to broadcast an adjoint where shapes are not static.
+template <class A, class Ref>
+struct broadcast_as : node<broadcast_as<A, Ref>> {
+  static constexpr bool custom_extents = true;
+  using value_type = typename A::value_type;
+  using shape_type = broadcast_shape_t<typename A::shape_type, typename Ref::shape_type>;
+  A a;
+  Ref ref;
+  constexpr broadcast_as(A a_, Ref r) : a(a_), ref(r) {}
+  constexpr std::tuple<const A&, const Ref&> children() const { return {a, ref}; }
+  template <class C, class R>
+  constexpr auto with_children(const C& c, const R& r) const { return broadcast_as<C, R>(c, r); }
+  std::string name() const { return "broadcast_in_dim[like]"; }
+  extents<shape_type::rank> result_extents(const extents<A::shape_type::rank>& in,
+                                           const extents<Ref::shape_type::rank>& like) const {
+    return staticflow::detail::broadcast_extents<shape_type::rank>(in, like);
+  }
+};
+
 /// materialize(x): the value of x computed once per call into a buffer, then read by every use
 /// (an evaluation barrier: worth it when x is expensive and used by several consumers).
 template <class A>

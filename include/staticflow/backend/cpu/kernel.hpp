@@ -127,6 +127,9 @@ template <class C, class A, class B>
 struct is_elementwise_graph<graph::select<C, A, B>>
     : std::bool_constant<is_elementwise_graph<C>::value && is_elementwise_graph<A>::value &&
                          is_elementwise_graph<B>::value> {};
+template <class A, class R>
+struct is_elementwise_graph<graph::broadcast_as<A, R>>
+    : std::bool_constant<is_elementwise_graph<A>::value && is_elementwise_graph<R>::value> {};
 
 /// Whether graph N over arguments Sig may take the equal-extents path: an elementwise graph with
 /// a run-time shape whose arguments (other than static scalars) all have the result's rank.

@@ -92,5 +92,9 @@ template <class S, class A, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::broadcast<S, A>& n, const Cursors& c, std::size_t j) {
   return scalar_at(n.a, c, j);
 }
+template <class A, class R, class Cursors>
+STATICFLOW_INLINE auto scalar_at(const graph::broadcast_as<A, R>& n, const Cursors& c, std::size_t j) {
+  return scalar_at(n.a, c, j);  // ref gives the extents only
+}
 
 }  // namespace staticflow::cpu::detail

@@ -184,6 +184,8 @@ struct vectorizes<T, graph::cast<U, A>>
 
 template <class T, class S, class A>
 struct vectorizes<T, graph::broadcast<S, A>> : vectorizes<T, A> {};
+template <class T, class A, class R>
+struct vectorizes<T, graph::broadcast_as<A, R>> : vectorizes<T, A> {};
 
 /// True when the fused loop for graph N uses xsimd batches (the result must not be bool).
 template <class N>
@@ -229,6 +231,10 @@ STATICFLOW_INLINE auto simd_at(const graph::cast<U, A>& n, const Cursors& c, std
 
 template <class B, class S, class A, class Cursors>
 STATICFLOW_INLINE auto simd_at(const graph::broadcast<S, A>& n, const Cursors& c, std::size_t j) {
+  return simd_at<B>(n.a, c, j);
+}
+template <class B, class A, class R, class Cursors>
+STATICFLOW_INLINE auto simd_at(const graph::broadcast_as<A, R>& n, const Cursors& c, std::size_t j) {
   return simd_at<B>(n.a, c, j);
 }
 

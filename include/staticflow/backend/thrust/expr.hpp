@@ -162,6 +162,10 @@ template <class Views, std::size_t R, class S, class A>
 auto make_expr(const graph::broadcast<S, A>& n, const Views& v, const read_plan<R>& rp) {
   return make_expr(n.a, v, rp);  // the strides of the tensors below do the broadcasting
 }
+template <class Views, std::size_t R, class A, class Ref>
+auto make_expr(const graph::broadcast_as<A, Ref>& n, const Views& v, const read_plan<R>& rp) {
+  return make_expr(n.a, v, rp);  // ref gives the extents only
+}
 
 /// Whether the flat index serves: every tensor argument the graph reads has the result's size or
 /// one element (same size and valid broadcasting imply the same row-major layout).
