@@ -120,3 +120,25 @@ TEST_CASE("gradients are bit-for-bit equal with 1 and 2 threads") {
   CHECK((dx1 == dx2));
   CHECK((db1 == db2));
 }
+
+TEST_CASE("README: the Gradients snippet") {
+  auto loss = [](auto w, auto b, auto x) { return sf::reduce_mean(sf::square(x * w + b)); };
+  auto vg = sf::value_and_grad<0, 1>(loss);
+  xt::xtensor<float, 1> w = {0.5f, -1.f}, x = {2.f, 3.f};
+  const float b = 1.f;
+  auto [l, dw, db] = vg(w, b, x);
+  auto g = sf::grad<0>(loss);
+  CHECK((g(w, b, x) == dw));
+  CHECK(l == Approx((2.f * 2.f + (-2.f) * (-2.f)) / 2));  // residuals 2 and -2
+  CHECK(db == Approx(0.f).margin(1e-6));
+  CHECK(sf::grad<0>([](auto a, auto c) { return a + c; })(1.0f, 1.0f) == 1.0f);
+  auto f = sf::function([](auto xs, auto ws) {
+    auto y = sf::reduce_sum(sf::tanh(xs * ws));
+    auto [dx, dws] = sf::gradients(y, xs, ws);
+    (void)dx;
+    return std::tuple{y, dws};
+  });
+  auto [y, dws] = f(x, w);
+  CHECK(y == Approx(std::tanh(1.f) + std::tanh(-3.f)));
+  CHECK(dws(0) == Approx((1 - std::tanh(1.f) * std::tanh(1.f)) * 2.f));
+}
