@@ -4,6 +4,7 @@
 #
 #   bash bench/compile_time.sh            # N = 10 50 200, best of 3 compiles each
 #   REPEAT=5 bash bench/compile_time.sh 10 100
+#   GRADIENT=1 bash bench/compile_time.sh 5 10 # also: the gradient function against the forward
 #   PROBE_DEPTH=1 bash bench/compile_time.sh   # also: the largest N each library compiles with
 #                                              # g++'s default -ftemplate-depth (900)
 #
@@ -72,6 +73,20 @@ for n in "${rows[@]}"; do
   [ "$n" != 0 ] || label="0 (includes only)"
   echo "| $label | $sf_wall | $xt_wall | $(ratio "$sf_wall" "$xt_wall") | $sf_cpu | $xt_cpu | $(ratio "$sf_cpu" "$xt_cpu") |"
 done
+
+# GRADIENT=1: the gradient function of each chain (sf::grad with respect to all four arguments)
+# against the forward function (issue 18's target (d): at most 2x).
+if [ "${GRADIENT:-0}" = 1 ]; then
+  echo
+  echo "| N nodes | forward CPU (s) | gradient CPU (s) | ratio |"
+  echo "|--------:|----------------:|-----------------:|------:|"
+  for n in "${rows[@]}"; do
+    [ "$n" != 0 ] || continue
+    read -r _ sf_cpu <<<"$(best_of "$work/sf_$n.cpp")"
+    read -r _ gr_cpu <<<"$(best_of "$work/gr_$n.cpp")"
+    echo "| $n | $sf_cpu | $gr_cpu | $(ratio "$gr_cpu" "$sf_cpu") |"
+  done
+fi
 
 # The largest chain length each library compiles at g++'s default template depth (binary search
 # with -fsyntax-only, which instantiates the same templates).

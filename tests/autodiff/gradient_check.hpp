@@ -6,6 +6,7 @@
 // non-scalar targets).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <random>
@@ -78,23 +79,22 @@ double element_of(const X& x, std::size_t i) {
   else return static_cast<double>(x.data()[i]);
 }
 
-/// Checks every gradient of sum(fn(args...)) against central differences; returns how many
-/// elements were checked.
-template <class Fn, class... Args>
-std::size_t check_gradients(Fn fn, const Args&... args) {
+/// Checks the gradients of sum(fn(args...)) with respect to arguments I... against central
+/// differences; returns how many elements were checked.
+template <std::size_t... I, class Fn, class... Args>
+std::size_t check_gradients_of(std::index_sequence<I...>, Fn fn, const Args&... args) {
   auto forward = sf::function(fn);
-  auto vg = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return sf::value_and_grad<I...>(fn);
-  }(std::index_sequence_for<Args...>{});
+  auto vg = sf::value_and_grad<I...>(fn);
   const auto result = vg(args...);
   const double value = total(std::get<0>(result));
   CHECK(value == Approx(total(forward(args...))).epsilon(1e-12).margin(1e-12));
   std::size_t checked = 0;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
     ([&] {
-      const auto& grad = std::get<I + 1>(result);
+      constexpr std::size_t arg = std::get<K>(std::array<std::size_t, sizeof...(I)>{I...});
+      const auto& grad = std::get<K + 1>(result);
       auto point = std::tuple<Args...>{args...};
-      auto& x = std::get<I>(point);
+      auto& x = std::get<arg>(point);
       REQUIRE(element_count(grad) == element_count(x));
       for (std::size_t e = 0; e < element_count(x); ++e) {
         const double x0 = element(x, e);
@@ -105,13 +105,19 @@ std::size_t check_gradients(Fn fn, const Args&... args) {
         const double down = std::apply([&](const auto&... a) { return total(forward(a...)); }, point);
         element(x, e) = x0;
         const double numeric = (up - down) / (2 * h);
-        INFO("argument " << I << ", element " << e << " of " << element_count(x));
+        INFO("argument " << arg << ", element " << e << " of " << element_count(x));
         CHECK(element_of(grad, e) == Approx(numeric).epsilon(1e-6).margin(1e-6));
         ++checked;
       }
     }(), ...);
-  }(std::index_sequence_for<Args...>{});
+  }(std::make_index_sequence<sizeof...(I)>{});
   return checked;
+}
+
+/// Checks every gradient of sum(fn(args...)) against central differences.
+template <class Fn, class... Args>
+std::size_t check_gradients(Fn fn, const Args&... args) {
+  return check_gradients_of(std::index_sequence_for<Args...>{}, fn, args...);
 }
 
 }  // namespace gradient_check
