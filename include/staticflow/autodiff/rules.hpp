@@ -26,6 +26,7 @@
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/reduce.hpp"
 #include "staticflow/graph/shape_ops.hpp"
+#include "staticflow/graph/traversal.hpp"
 
 namespace staticflow::autodiff::detail {
 using staticflow::detail::always_false;

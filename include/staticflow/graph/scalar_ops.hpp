@@ -128,7 +128,7 @@ struct relu : elementwise_op<relu, operands::numeric> {
   template <class T> STATICFLOW_HD static constexpr T apply(T a) { return (a > T(0) || a != a) ? a : T(0); }
 };
 /// The identity in the forward pass; sf::gradients sends no adjoint through it
-/// (tf.stop_gradient, jax.lax.stop_gradient; autodiff/stop_gradient.hpp).
+/// (tf.stop_gradient, jax.lax.stop_gradient; sf::stop_gradient in autodiff/gradients.hpp).
 struct stop_gradient : elementwise_op<stop_gradient, operands::any> {
   static constexpr std::string_view name = "stop_gradient";
   template <class T> STATICFLOW_HD static constexpr T apply(T a) { return a; }
