@@ -10,7 +10,8 @@
 // (plan/plan.hpp's common-subexpression rule).
 //
 // Which leaves are the source: an argument by its index (a type), a value read from outside the
-// arguments (an eager value, an sf::variable) by its type and, at run time, its source pointer.
+// arguments (an eager value, one read of an sf::variable) by its type and, at run time, its source
+// pointer; every read of an sf::variable (variable_source) by its type and its source's origin.
 #pragma once
 
 #include <cstddef>
@@ -25,10 +26,32 @@
 
 namespace staticflow::autodiff::detail {
 
+/// Every read of one sf::variable as a gradient source: the leaves of type external<T, S> whose
+/// source belongs to the variable (`origin`). Reads are separate leaves (each sees the assignments
+/// recorded before it), and the gradient with respect to the variable is the sum over all of them,
+/// as TensorFlow's tape sums over every ReadVariableOp of a watched variable.
+template <class T, class S>
+struct variable_source {
+  const void* origin;
+};
+
+/// The leaf type a source stands for: the source itself (an argument, one external value), or the
+/// reads of a variable.
+template <class Source>
+struct source_leaf {
+  using type = Source;
+};
+template <class T, class S>
+struct source_leaf<variable_source<T, S>> {
+  using type = graph::external<T, S>;
+};
+template <class Source>
+using source_leaf_t = typename source_leaf<Source>::type;
+
 /// Whether node type N can depend on the leaf type Source.
 template <class Source, class N>
 constexpr bool reaches() {
-  if constexpr (std::is_same_v<N, Source>) {
+  if constexpr (std::is_same_v<N, source_leaf_t<Source>>) {
     return true;
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
@@ -42,13 +65,16 @@ template <class N>
 inline constexpr bool carries_adjoint = floating_dtype<typename N::value_type>;
 
 /// The adjoint a leaf of the source's type sends: g itself for an argument (its type is its
-/// identity); for a value read from outside, g where its source is the one asked for, else 0.
+/// identity); for a value read from outside, g where its source is the one asked for (for a
+/// variable_source, where it is a read of that variable), else 0.
 template <class Leaf, class G, class Source>
 constexpr auto leaf_adjoint(const Leaf& leaf, const G& g, const Source& source) {
+  using T = typename G::value_type;
   if constexpr (graph::detail::is_argument<Leaf>::value) {
     return g;
+  } else if constexpr (!std::is_same_v<Leaf, Source>) {  // a variable_source: any read of that variable
+    return where(graph::literal<bool>(leaf.source->origin == source.origin), g, T(0));
   } else {
-    using T = typename G::value_type;
     return where(graph::literal<bool>(leaf.source == source.source), g, T(0));
   }
 }
@@ -81,7 +107,7 @@ constexpr auto backprop(const N& n, const G& g, const Source& source) {
     return zero_adjoint{};
   } else {
     const auto gd = as_dtype<typename N::value_type>(g);
-    if constexpr (std::is_same_v<N, Source>) {
+    if constexpr (std::is_same_v<N, source_leaf_t<Source>>) {
       return leaf_adjoint(n, gd, source);
     } else {
       // The adjoint must cover n's shape before it is handed to n's children: a child that n

@@ -12,6 +12,7 @@
 // values on the way stop the gradient (their adjoint is not defined), as in TensorFlow.
 #pragma once
 
+#include <concepts>
 #include <tuple>
 #include <type_traits>
 
@@ -27,33 +28,65 @@ template <class X> struct is_source_leaf : std::false_type {};
 template <std::size_t I, class T, class S> struct is_source_leaf<graph::argument<I, T, S>> : std::true_type {};
 template <class T, class S, class K> struct is_source_leaf<graph::external_leaf<T, S, K>> : std::true_type {};
 
-/// The gradient of y (summed over its elements) with respect to the leaf x, with x's spec.
+/// An sf::variable (or anything that, like it, has a spec and a live external source): a
+/// gradient with respect to it gathers every read of it in the graph.
+template <class X>
+concept variable_like = !symbolic<X> && requires(const X& x) {
+  typename X::value_type;
+  typename X::shape_type;
+  { x.live_source() } -> std::convertible_to<const graph::external_source*>;
+};
+
+template <class X>
+struct is_source : is_source_leaf<X> {};
+template <variable_like X>
+struct is_source<X> : std::true_type {};
+
+/// What backprop looks for (the leaf itself, or every read of a variable), and a node with the
+/// source's spec and run-time extents (the shape its gradient takes).
+template <class X>
+constexpr auto source_key(const X& x) {
+  if constexpr (variable_like<X>) return variable_source<typename X::value_type, typename X::shape_type>{x.live_source()->origin};
+  else return x;
+}
+template <class X>
+constexpr auto source_value(const X& x) {
+  if constexpr (variable_like<X>) return graph::external<typename X::value_type, typename X::shape_type>(x.live_source());
+  else return x;
+}
+
+/// The gradient of y (summed over its elements) with respect to the source x, with x's spec.
 template <class Y, class X>
 constexpr auto gradient_of(const Y& y, const X& x) {
   using T = typename Y::value_type;
-  const auto total = backprop(y, graph::literal<T>(T(1)), x);
-  if constexpr (is_zero<decltype(total)>) return zeros_like(x);
-  else return to_value_spec(total, x);
+  const auto total = backprop(y, graph::literal<T>(T(1)), source_key(x));
+  if constexpr (is_zero<decltype(total)>) return zeros_like(source_value(x));
+  else return to_value_spec(total, source_value(x));
 }
 }  // namespace autodiff::detail
 
 /// The gradients of y with respect to xs... (tf.gradients in graph mode): one tensor with x's spec
-/// for each x, alone for one x, a std::tuple for several. Each x is a leaf of the traced function:
-/// one of its arguments (or, in eager mode, the value the lambda was handed for it).
-template <symbolic Y, symbolic... X>
+/// for each x, alone for one x, a std::tuple for several. Each x is a leaf of the traced function
+/// (one of its arguments as the lambda received it, or in eager mode the value it was handed) or an
+/// sf::variable (the gradient with respect to its value: the sum over every read of it).
+template <symbolic Y, class... X>
 constexpr auto gradients(const Y& y, const X&... xs) {
   static_assert(sizeof...(X) >= 1, "staticflow: sf::gradients(y, xs...) needs at least one source x");
   static_assert(floating_dtype<typename Y::value_type>,
                 "staticflow: sf::gradients: the target y is not a float tensor, so it has no gradient");
-  static_assert((autodiff::detail::is_source_leaf<X>::value && ...),
+  static_assert((autodiff::detail::is_source<X>::value && ...),
                 "staticflow: sf::gradients: each source must be an argument of the traced function as the "
-                "lambda received it, not an expression computed from one");
-  static_assert((floating_dtype<typename X::value_type> && ...),
+                "lambda received it, or an sf::variable, not an expression computed from one");
+  constexpr bool sources = (autodiff::detail::is_source<X>::value && ...);
+  constexpr bool float_sources = [] {
+    if constexpr (sources) return (floating_dtype<typename X::value_type> && ...);
+    else return true;  // (one error per mistake: the one above)
+  }();
+  static_assert(float_sources,
                 "staticflow: sf::gradients: a gradient is defined for float32 / float64 sources, not for "
                 "integer or bool ones");
   // one error per mistake: nothing below is instantiated once a check above has failed
-  constexpr bool valid = floating_dtype<typename Y::value_type> && (autodiff::detail::is_source_leaf<X>::value && ...) &&
-                         (floating_dtype<typename X::value_type> && ...);
+  constexpr bool valid = floating_dtype<typename Y::value_type> && sources && float_sources;
   if constexpr (!valid) return graph::literal<float>(0.f);
   else if constexpr (sizeof...(X) == 1) return autodiff::detail::gradient_of(y, xs...);
   else return std::tuple{autodiff::detail::gradient_of(y, xs)...};

@@ -97,7 +97,7 @@ class variable_base {
   std::size_t rank_ = 0;
   std::size_t element_bytes_ = 1;
   mutable std::mutex mutex_;
-  graph::external_source live_{&data_, ext_.data(), "read_variable"};
+  graph::external_source live_{&data_, ext_.data(), "read_variable", this};
   std::vector<unsigned char> backup_;
   std::array<std::size_t, max_variable_rank> backup_ext_{};
 };

@@ -8,12 +8,15 @@
 // run on every call, in program order (effects/recorder.hpp).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
@@ -58,7 +61,7 @@ constexpr bool assignable_shape() {
   }
 }
 
-template <class Var, class G>
+template <class Vars, class... G>
 class assign_effect;
 }  // namespace detail
 
@@ -129,7 +132,7 @@ class variable final : public detail::variable_base {
   }
 
  private:
-  template <class Var, class G>
+  template <class Vars, class... G>
   friend class detail::assign_effect;
 
   void init() {
@@ -260,7 +263,7 @@ class variable final : public detail::variable_base {
         else if constexpr (Mode == detail::assign_mode::add) return detail::make_binary<op::add>(live, value);
         else return detail::make_binary<op::subtract>(live, value);
       }();
-      auto e = std::make_unique<detail::assign_effect<variable, decltype(graph)>>(*this, graph, Mode);
+      auto e = std::make_unique<detail::assign_effect<std::tuple<variable>, decltype(graph)>>(std::tie(*this), Mode, graph);
       detail::traced_program(detail::assign_name(Mode)).touched.push_back(this);
       detail::record_effect(std::move(e), detail::assign_name(Mode));
     }
@@ -270,17 +273,20 @@ class variable final : public detail::variable_base {
 };
 
 namespace detail {
-/// Evaluates a graph into a variable: in place when the extents are the variable's (elementwise
-/// reads of the variable itself see each element before it is replaced; any other use of it is
-/// a materialized slot, computed first), through a temporary when `assign` changes the extents
-/// of a variable with `sf::dyn` dims. Any other extents throw before anything is written.
-template <class Var, class G>
-class assign_effect final : public effect {
-  using T = typename Var::value_type;
-  static constexpr std::size_t R = Var::rank;
+/// Evaluates graphs G... into variables Var... (graph k into variable k, all from one plan): in
+/// place when the extents are the variable's (elementwise reads of the variable itself see each
+/// element before it is replaced; any other use of it is a materialized slot, computed first),
+/// through a temporary when `assign` changes the extents of a variable with `sf::dyn` dims. Any
+/// other extents throw (the call then puts every variable it wrote back).
+template <class... Var, class... G>
+class assign_effect<std::tuple<Var...>, G...> final : public effect {
+  static_assert(sizeof...(Var) == sizeof...(G));
 
  public:
-  assign_effect(Var& v, const G& g, assign_mode mode) : var_(&v), value_(g), mode_(mode) { writes.push_back(&v); }
+  assign_effect(std::tuple<Var&...> vars, assign_mode mode, const G&... g)
+      : vars_(std::apply([](Var&... v) { return std::tuple<Var*...>{&v...}; }, vars)), value_(g...), mode_(mode) {
+    std::apply([&](Var*... v) { (writes.push_back(v), ...); }, vars_);
+  }
 
   void run(erased_args args) override { assign(args); }
   void run_counted(erased_args args, std::int32_t* counter, std::int32_t lo, std::int32_t hi) override {
@@ -291,33 +297,70 @@ class assign_effect final : public effect {
   }
 
  private:
+  /// Where a value whose extents differ from its variable's waits until the variable is resized.
+  template <class V>
+  struct staging {
+    std::unique_ptr<typename V::value_type[]> data;
+    std::size_t size = 0;
+    bool used = false;
+    extents<V::rank> ext{};
+  };
+
   STATICFLOW_INLINE void assign(erased_args args) {
-    bool resized = false;
-    extents<R> new_ext{};
-    value_.run(args, [&](const extents<R>& ext) -> T* {
-      if constexpr (G::shape_type::is_static && Var::shape_type::is_static) return var_->data();  // checked when traced
-      if (ext == var_->current_extents()) return var_->data();
-      if (mode_ != assign_mode::assign || Var::shape_type::is_static)
-        throw shape_error(std::string(assign_name(mode_)) + ": the value has shape " + staticflow::detail::extents_string(ext) +
-                          ", the variable has shape " + staticflow::detail::extents_string(var_->current_extents()));
-      const std::size_t n = staticflow::detail::product(ext);
-      if (n > staging_size_) staging_.reset(new T[n]), staging_size_ = n;
-      resized = true;
-      new_ext = ext;
-      return staging_.get();
+    value_.run(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
+      return target<K>(ext);
     });
-    if (resized) [[unlikely]] {
-      var_->resize_storage(new_ext.data());
-      std::copy_n(staging_.get(), staticflow::detail::product(new_ext), var_->data());
+    [&]<std::size_t... K>(std::index_sequence<K...>) { (finish<K>(), ...); }(std::index_sequence_for<Var...>{});
+  }
+
+  template <std::size_t K, class Ext>
+  STATICFLOW_INLINE auto* target(const Ext& ext) {
+    using V = std::tuple_element_t<K, std::tuple<Var...>>;
+    using Gk = std::tuple_element_t<K, std::tuple<G...>>;
+    using T = typename V::value_type;
+    V* var = std::get<K>(vars_);
+    auto& stage = std::get<K>(staging_);
+    stage.used = false;
+    if constexpr (Gk::shape_type::is_static && V::shape_type::is_static) return var->data();  // checked when traced
+    if (ext == var->current_extents()) return var->data();
+    if (mode_ != assign_mode::assign || V::shape_type::is_static)
+      throw shape_error(std::string(assign_name(mode_)) + ": the value has shape " + staticflow::detail::extents_string(ext) +
+                        ", the variable has shape " + staticflow::detail::extents_string(var->current_extents()));
+    const std::size_t n = staticflow::detail::product(ext);
+    if (n > stage.size) stage.data.reset(new T[n]), stage.size = n;
+    stage.used = true;
+    stage.ext = ext;
+    return stage.data.get();
+  }
+
+  template <std::size_t K>
+  STATICFLOW_INLINE void finish() {
+    auto& stage = std::get<K>(staging_);
+    if (stage.used) [[unlikely]] {
+      auto* var = std::get<K>(vars_);
+      var->resize_storage(stage.ext.data());
+      std::copy_n(stage.data.get(), staticflow::detail::product(stage.ext), var->data());
     }
   }
 
-  Var* var_;
-  cpu::effect_graph<G> value_;
+  std::tuple<Var*...> vars_;
+  cpu::effect_graph<G...> value_;
   assign_mode mode_;
-  std::unique_ptr<T[]> staging_;
-  std::size_t staging_size_ = 0;
+  std::tuple<staging<Var>...> staging_;
 };
+
+/// Records one effect that assigns graph k to variable k for every k, all computed from one plan
+/// (what they share is computed once): what an optimizer uses to store a step's gradients.
+template <class... Var, class... G>
+void record_assign_group(std::tuple<Var&...> vars, const G&... values) {
+  static_assert(sizeof...(Var) == sizeof...(G) && sizeof...(Var) >= 1);
+  static_assert(((std::is_same_v<typename Var::value_type, typename G::value_type> &&
+                  assignable_shape<typename G::shape_type, typename Var::shape_type>()) && ...),
+                "staticflow: record_assign_group: each value must have its variable's dtype and a shape that fits it");
+  auto e = std::make_unique<assign_effect<std::tuple<Var...>, G...>>(vars, assign_mode::assign, values...);
+  std::apply([](Var&... v) { (traced_program("assign").touched.push_back(&v), ...); }, vars);
+  record_effect(std::move(e), "assign");
+}
 }  // namespace detail
 
 }  // namespace staticflow

@@ -17,11 +17,14 @@
 namespace staticflow::graph {
 
 /// Where an external value is: `*data` is its first element, `ext` its extents (rank entries;
-/// unused for a static shape), `label` its name in graph listings.
+/// unused for a static shape), `label` its name in graph listings, `origin` the object the value
+/// belongs to (the sf::variable a read is of; null for other values): every read of one variable
+/// has its own source, and gradients with respect to the variable gather them by their origin.
 struct external_source {
   const void* const* data = nullptr;
   const std::size_t* ext = nullptr;
   const char* label = "external";
+  const void* origin = nullptr;
 };
 
 /// The kind of external leaf that eager mode hands the lambda (trace/eager_mode.hpp): its value

@@ -1,6 +1,7 @@
-// staticflow/backend/cpu/effect_graph.hpp -- the graph an effect evaluates on every call (the
-// value assigned to a variable, a tensor sf::print shows, a for_range bound), planned once when
-// the effect is recorded, and the CPU evaluation of external leaves.
+// staticflow/backend/cpu/effect_graph.hpp -- the graphs an effect evaluates on every call (the
+// value assigned to a variable, the gradients an optimizer applies, a tensor sf::print shows, a
+// for_range bound), planned once when the effect is recorded, and the CPU evaluation of external
+// leaves.
 //
 // An effect is recorded while the function is traced, where the signature's type is not known;
 // its graph knows the arguments it reads from its own argument leaves. So the effect builds its
@@ -100,12 +101,20 @@ struct argument_entry<I, graph::argument<J, T, S>> {
   using type = std::conditional_t<I == J, spec_of_t<T, S>, void>;
 };
 
-/// The signature an effect's graph is evaluated with: the spec of each argument it reads, a
-/// placeholder (a static value, which has no data) for the others.
-template <class N, std::size_t... I>
+/// The spec of argument I in any of the graphs Gs (void when none reads it).
+template <std::size_t I, class Gs>
+struct argument_entry_of_all;
+template <std::size_t I, class... G>
+struct argument_entry_of_all<I, std::tuple<G...>> {
+  using type = typename first_non_void<typename argument_entry<I, G>::type...>::type;
+};
+
+/// The signature the graphs Gs (a std::tuple) of an effect are evaluated with: the spec of each
+/// argument they read, a placeholder (a static value, which has no data) for the others.
+template <class Gs, std::size_t... I>
 auto effect_signature(std::index_sequence<I...>)
-    -> std::tuple<std::conditional_t<std::is_void_v<typename argument_entry<I, N>::type>, std::integral_constant<int, 0>,
-                                     typename argument_entry<I, N>::type>...>;
+    -> std::tuple<std::conditional_t<std::is_void_v<typename argument_entry_of_all<I, Gs>::type>, std::integral_constant<int, 0>,
+                                     typename argument_entry_of_all<I, Gs>::type>...>;
 
 template <class Entry>
 STATICFLOW_INLINE auto typed_view(const staticflow::detail::erased_view& e) {
@@ -141,25 +150,30 @@ STATICFLOW_INLINE auto erase_views(const Views& views) {
       views);
 }
 
-/// Graph G planned for evaluation by an effect.
-template <class G>
+/// Graphs G... planned together for evaluation by an effect: one plan, so a materialized node
+/// the graphs share (a matmul both the gradients of a layer's weights and of its bias read) is
+/// computed once. One graph is the common case (a value assigned, printed, a loop bound).
+template <class... G>
 class effect_graph {
-  static_assert(detail::effect_supported<G>(),
+  static_assert(sizeof...(G) >= 1);
+  static_assert((detail::effect_supported<G>() && ...),
                 "staticflow: a variable assignment, sf::print or sf::for_range bound cannot use the "
                 "variables of an sf::while_loop / scan body or hold an sf::cond; compute the value as "
                 "a result of the function, or assign it outside the loop");
+  using first = std::tuple_element_t<0, std::tuple<G...>>;
 
  public:
-  static constexpr std::size_t arg_count = detail::argument_bound<G>();
-  using signature = decltype(detail::effect_signature<G>(std::make_index_sequence<arg_count>{}));
-  using plan_type = plan::evaluation_plan<arg_count, std::tuple<G>>;
-  using value_type = typename G::value_type;
-  static constexpr std::size_t rank = G::shape_type::rank;
+  static constexpr std::size_t arg_count = std::max({detail::argument_bound<G>()...});
+  using signature = decltype(detail::effect_signature<std::tuple<G...>>(std::make_index_sequence<arg_count>{}));
+  using plan_type = plan::evaluation_plan<arg_count, std::tuple<G...>>;
+  using value_type = typename first::value_type;
+  static constexpr std::size_t rank = first::shape_type::rank;
 
-  explicit effect_graph(const G& g) : plan_(std::tuple<G>{g}) {}
+  explicit effect_graph(const G&... g) : plan_(std::tuple<G...>{g...}) {}
 
-  /// Evaluates the graph: `target(ext)` is called once the value's extents are known (it may
-  /// throw: nothing has been written) and returns where to write them.
+  /// Evaluates the graphs in order: `target(k, ext)` (k a std::integral_constant) is called once
+  /// graph k's extents are known (it may throw: graphs before k have been written) and returns
+  /// where to write its value. For one graph, `target(ext)` will do.
   template <class Target>
   void run(staticflow::detail::erased_args args, Target&& target) const {
     const auto views = [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
@@ -167,10 +181,18 @@ class effect_graph {
     }(std::make_index_sequence<arg_count>{});
     using full = full_signature_t<signature, plan_type>;
     auto body = [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
-      const auto& node = std::get<0>(plan_.outputs);
-      const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
-      value_type* out = target(ext);
-      evaluate_into<full>(node, all, ext, out);
+      [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+        ([&]() STATICFLOW_LAMBDA_INLINE {
+          const auto& node = std::get<K>(plan_.outputs);
+          const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
+          auto* out = [&]() STATICFLOW_LAMBDA_INLINE {
+            if constexpr (requires { target(std::integral_constant<std::size_t, K>{}, ext); })
+              return target(std::integral_constant<std::size_t, K>{}, ext);
+            else return target(ext);
+          }();
+          evaluate_into<full>(node, all, ext, out);
+        }(), ...);
+      }(std::index_sequence_for<G...>{});
     };
     if constexpr (needs_arena) {
       plan::arena_scope scope;
@@ -189,7 +211,7 @@ class effect_graph {
 
   /// The value of a scalar graph.
   value_type scalar(staticflow::detail::erased_args args) const {
-    static_assert(rank == 0);
+    static_assert(sizeof...(G) == 1 && rank == 0);
     value_type v{};
     run(args, [&](const extents<0>&) { return &v; });
     return v;

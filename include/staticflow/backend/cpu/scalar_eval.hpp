@@ -27,6 +27,22 @@ template <class T, T V, class Cursors>
 STATICFLOW_INLINE T scalar_at(const graph::static_literal<T, V>&, const Cursors&, std::size_t) {
   return V;  // a constant the compiler sees
 }
+// Declared before any definition: a node's children are found by ordinary lookup, not only by
+// argument-dependent lookup (which misses these overloads when no cursor type lives in this
+// namespace, e.g. a graph that reads no argument).
+template <class Op, class A, class Cursors>
+STATICFLOW_INLINE auto scalar_at(const graph::unary<Op, A>& n, const Cursors& c, std::size_t j);
+template <class Op, class A, class B, class Cursors>
+STATICFLOW_INLINE auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors& c, std::size_t j);
+template <class Cond, class A, class B, class Cursors>
+STATICFLOW_INLINE auto scalar_at(const graph::select<Cond, A, B>& n, const Cursors& c, std::size_t j);
+template <class T, class A, class Cursors>
+STATICFLOW_INLINE T scalar_at(const graph::cast<T, A>& n, const Cursors& c, std::size_t j);
+template <class S, class A, class Cursors>
+STATICFLOW_INLINE auto scalar_at(const graph::broadcast<S, A>& n, const Cursors& c, std::size_t j);
+template <class A, class R, class Cursors>
+STATICFLOW_INLINE auto scalar_at(const graph::broadcast_as<A, R>& n, const Cursors& c, std::size_t j);
+
 template <class Op, class A, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::unary<Op, A>& n, const Cursors& c, std::size_t j) {
   using C = typename graph::unary<Op, A>::compute_type;

@@ -207,6 +207,20 @@ STATICFLOW_INLINE auto simd_at(const graph::static_literal<V, X>&, const Cursors
   if constexpr (std::is_same_v<V, bool>) return typename B::batch_bool_type(X);
   else return B(X);
 }
+// Declared before any definition (see scalar_eval.hpp: lookup of a child's overload).
+template <class B, class Op, class A, class Cursors>
+STATICFLOW_INLINE auto simd_at(const graph::unary<Op, A>& n, const Cursors& c, std::size_t j);
+template <class B, class Op, class A, class X, class Cursors>
+STATICFLOW_INLINE auto simd_at(const graph::binary<Op, A, X>& n, const Cursors& c, std::size_t j);
+template <class B, class C, class A, class X, class Cursors>
+STATICFLOW_INLINE B simd_at(const graph::select<C, A, X>& n, const Cursors& c, std::size_t j);
+template <class B, class U, class A, class Cursors>
+STATICFLOW_INLINE auto simd_at(const graph::cast<U, A>& n, const Cursors& c, std::size_t j);
+template <class B, class S, class A, class Cursors>
+STATICFLOW_INLINE auto simd_at(const graph::broadcast<S, A>& n, const Cursors& c, std::size_t j);
+template <class B, class A, class R, class Cursors>
+STATICFLOW_INLINE auto simd_at(const graph::broadcast_as<A, R>& n, const Cursors& c, std::size_t j);
+
 template <class B, class Op, class A, class Cursors>
 STATICFLOW_INLINE auto simd_at(const graph::unary<Op, A>& n, const Cursors& c, std::size_t j) {
   return simd_op<Op, typename B::value_type>::apply(simd_at<B>(n.a, c, j));
