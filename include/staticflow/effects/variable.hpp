@@ -63,6 +63,12 @@ constexpr bool assignable_shape() {
 
 template <class Vars, class... G>
 class assign_effect;
+
+/// Tag of the constructor that makes an optimizer's slot variable.
+struct slot_of_t {
+  explicit slot_of_t() = default;
+};
+inline constexpr slot_of_t slot_of{};
 }  // namespace detail
 
 /// A mutable tensor of dtype T and shape (Dims...) (`sf::dyn` for a dimension whose extent may
@@ -101,6 +107,15 @@ class variable final : public detail::variable_base {
     requires(rank > 0 && !std::is_same_v<std::remove_cvref_t<E>, container_type> && requires(const E& e) { e.shape(); })
   explicit variable(const E& e) : storage_(e) {
     init();
+  }
+
+  /// Zeros with the extents `like` has now: an optimizer's slot for `like` (momentum, moments).
+  /// Unlike other variables a slot may be made while a function is traced: Keras makes them on
+  /// the first apply_gradients, inside the first trace of the training step.
+  variable(detail::slot_of_t, const variable& like) {
+    if constexpr (rank > 0 && !shape_type::is_static) storage_ = container_type::from_shape(like.storage_.shape());
+    std::fill(storage_.begin(), storage_.end(), value_type(0));
+    refresh_storage();
   }
 
   /// The current contents (outside traced code; a traced function reads with read()).
