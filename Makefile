@@ -17,7 +17,7 @@ ASAN_DIR   ?= build-asan
 BENCH_ARGS ?= --benchmark_min_time=0.2
 
 DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
-                xtl-dev catch2 libbenchmark-dev libeigen3-dev graphviz ccache \
+                xtl-dev catch2 libbenchmark-dev libeigen3-dev graphviz gnuplot-nox ccache \
                 python3-pip
 
 SHELL := /bin/bash

@@ -10,6 +10,7 @@
 
 #include "staticflow/core/broadcast.hpp"
 #include "staticflow/graph/elementwise.hpp"
+#include "staticflow/graph/operators.hpp"
 
 namespace staticflow {
 namespace graph {
@@ -96,6 +97,12 @@ struct matmul : node<matmul<A, B>> {
 template <symbolic A, symbolic B>
 constexpr auto matmul(const A& a, const B& b) {
   return graph::matmul<A, B>(a, b);
+}
+/// ... where either may be an sf::variable, read at this point of the traced function.
+template <detail::tensor_operand A, detail::tensor_operand B>
+  requires(!symbolic<A> || !symbolic<B>)
+constexpr auto matmul(const A& a, const B& b) {
+  return matmul(detail::as_node<void>(a), detail::as_node<void>(b));
 }
 
 }  // namespace staticflow
