@@ -1,4 +1,4 @@
-// expect: static assertion failed: staticflow: sf::gradients: each source must be an argument of the traced function as the lambda received it, not an expression computed from one
+// expect: static assertion failed: staticflow: sf::gradients: each source must be an argument of the traced function as the lambda received it, or an sf::variable, not an expression computed from one
 // The sources of sf::gradients are leaves: arguments, not expressions built from them.
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;

@@ -251,3 +251,25 @@ TEST_CASE("sf::cond with branches that return nothing runs the effects of one br
   CHECK(positive.value() == 0);
   CHECK_THROWS_WITH(sf::cond(sf::variable<int>{1} > 0, [] {}, [] {}), Catch::Contains("only possible inside a traced function"));
 }
+
+TEST_CASE("a variable is an operand of matmul, reductions and argmax, read where it is used", "[variable]") {
+  sf::variable<float, 2, 2> w{{{1.f, 2.f}, {3.f, 4.f}}};
+  sf::variable<float, 3> v{{5.f, -1.f, 7.f}};
+  auto f = sf::function([&](auto x) {
+    auto product = sf::matmul(x, w);        // (1, 2) @ (2, 2)
+    auto total = sf::reduce_sum(v);
+    auto largest = sf::reduce_max(v, sf::axes<0>{}, sf::keepdims);
+    auto where_largest = sf::argmax(v, sf::axes<0>{});
+    auto row_sums = sf::reduce_sum(w, 1);  // a run-time axis
+    return std::tuple{product, total, largest, where_largest, row_sums};
+  });
+  xt::xtensor_fixed<float, xt::xshape<1, 2>> x = {{1.f, 1.f}};
+  auto [product, total, largest, where_largest, row_sums] = f(x);
+  CHECK((product == xt::xtensor<float, 2>{{4.f, 6.f}}));
+  CHECK(total == 11.f);
+  CHECK((largest == xt::xtensor<float, 1>{7.f}));
+  CHECK(where_largest == 2);
+  CHECK((row_sums == xt::xtensor<float, 1>{3.f, 7.f}));
+  v.assign(xt::xtensor<float, 1>{9.f, 0.f, 1.f});  // the next call reads the new contents
+  CHECK(std::get<3>(f(x)) == 0);
+}

@@ -13,6 +13,7 @@
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/shape.hpp"
 #include "staticflow/graph/elementwise.hpp"
+#include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/scalar_ops.hpp"
 
 namespace staticflow {
@@ -264,26 +265,31 @@ template <class Op, bool Keep, class A, class Axes>
 constexpr auto make_reduce(const A& a, Axes axes) {
   return graph::reduce<Op, A, Axes, Keep>(a, axes);
 }
+template <class Op, class Axes, class A>
+constexpr auto arg_reduce_of(const A& a, Axes axes) {
+  return graph::arg_reduce<Op, A, Axes>(a, axes);
+}
 }  // namespace detail
 
 // reduce_sum(x), reduce_sum(x, sf::axes<1>{}), reduce_sum(x, 1), each optionally followed by
-// sf::keepdims. A plain int axis is a run-time value: the result's dims become sf::dyn.
+// sf::keepdims. A plain int axis is a run-time value: the result's dims become sf::dyn. x may be an
+// sf::variable, read at that point of the traced function.
 #define STATICFLOW_REDUCTION(NAME)                                                             \
-  template <symbolic A>                                                                        \
-  constexpr auto NAME(const A& a) { return detail::make_reduce<op::NAME, false>(a, all_axes{}); } \
-  template <symbolic A>                                                                        \
-  constexpr auto NAME(const A& a, keepdims_t) { return detail::make_reduce<op::NAME, true>(a, all_axes{}); } \
-  template <symbolic A, int... X>                                                              \
-  constexpr auto NAME(const A& a, axes<X...> ax) { return detail::make_reduce<op::NAME, false>(a, ax); } \
-  template <symbolic A, int... X>                                                              \
+  template <detail::tensor_operand A>                                                                        \
+  constexpr auto NAME(const A& a) { return detail::make_reduce<op::NAME, false>(detail::as_node<void>(a), all_axes{}); } \
+  template <detail::tensor_operand A>                                                                        \
+  constexpr auto NAME(const A& a, keepdims_t) { return detail::make_reduce<op::NAME, true>(detail::as_node<void>(a), all_axes{}); } \
+  template <detail::tensor_operand A, int... X>                                                              \
+  constexpr auto NAME(const A& a, axes<X...> ax) { return detail::make_reduce<op::NAME, false>(detail::as_node<void>(a), ax); } \
+  template <detail::tensor_operand A, int... X>                                                              \
   constexpr auto NAME(const A& a, axes<X...> ax, keepdims_t) {                                 \
-    return detail::make_reduce<op::NAME, true>(a, ax);                                         \
+    return detail::make_reduce<op::NAME, true>(detail::as_node<void>(a), ax);                                         \
   }                                                                                            \
-  template <symbolic A>                                                                        \
-  constexpr auto NAME(const A& a, int axis) { return detail::make_reduce<op::NAME, false>(a, runtime_axis{axis}); } \
-  template <symbolic A>                                                                        \
+  template <detail::tensor_operand A>                                                                        \
+  constexpr auto NAME(const A& a, int axis) { return detail::make_reduce<op::NAME, false>(detail::as_node<void>(a), runtime_axis{axis}); } \
+  template <detail::tensor_operand A>                                                                        \
   constexpr auto NAME(const A& a, int axis, keepdims_t) {                                      \
-    return detail::make_reduce<op::NAME, true>(a, runtime_axis{axis});                         \
+    return detail::make_reduce<op::NAME, true>(detail::as_node<void>(a), runtime_axis{axis});                         \
   }
 STATICFLOW_REDUCTION(reduce_sum)
 STATICFLOW_REDUCTION(reduce_prod)
@@ -295,13 +301,13 @@ STATICFLOW_REDUCTION(reduce_all)
 #undef STATICFLOW_REDUCTION
 
 /// argmax(x, sf::axes<1>{}) or argmax(x, 1); without an axis, axis 0 (as tf.math.argmax).
-template <symbolic A, int X>
-constexpr auto argmax(const A& a, axes<X>) { return graph::arg_reduce<op::argmax, A, axes<X>>(a, {}); }
-template <symbolic A>
-constexpr auto argmax(const A& a, int axis = 0) { return graph::arg_reduce<op::argmax, A, runtime_axis>(a, {axis}); }
-template <symbolic A, int X>
-constexpr auto argmin(const A& a, axes<X>) { return graph::arg_reduce<op::argmin, A, axes<X>>(a, {}); }
-template <symbolic A>
-constexpr auto argmin(const A& a, int axis = 0) { return graph::arg_reduce<op::argmin, A, runtime_axis>(a, {axis}); }
+template <detail::tensor_operand A, int X>
+constexpr auto argmax(const A& a, axes<X>) { return arg_reduce_of<op::argmax, axes<X>>(detail::as_node<void>(a), {}); }
+template <detail::tensor_operand A>
+constexpr auto argmax(const A& a, int axis = 0) { return arg_reduce_of<op::argmax, runtime_axis>(detail::as_node<void>(a), {axis}); }
+template <detail::tensor_operand A, int X>
+constexpr auto argmin(const A& a, axes<X>) { return arg_reduce_of<op::argmin, axes<X>>(detail::as_node<void>(a), {}); }
+template <detail::tensor_operand A>
+constexpr auto argmin(const A& a, int axis = 0) { return arg_reduce_of<op::argmin, runtime_axis>(detail::as_node<void>(a), {axis}); }
 
 }  // namespace staticflow
