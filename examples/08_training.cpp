@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
   xt::xtensor_fixed<float, xt::xshape<hidden, 2>> w2_init;
   glorot(2, hidden, w1_init);
   glorot(hidden, 2, w2_init);
-  sf::variable<float, 2, hidden> w1{w1_init};
-  sf::variable<float, hidden> b1;
+  sf::variable<float, 2, hidden> w1{w1_init};   // variables are made outside the step
+  sf::variable<float, hidden> b1;               // (zeros)
   sf::variable<float, hidden, 2> w2{w2_init};
   sf::variable<float, 2> b2;
 
