@@ -101,6 +101,29 @@ TEST_CASE("float binary ops match the scalar reference at every size", "[cpu][op
         [](float a, float b) { return a > b ? a : b * 2.f; }, 0);
 }
 
+TEST_CASE("NaN lanes: maximum, minimum and relu propagate NaN, != is true against NaN", "[cpu][ops][nan]") {
+  // the SIMD forms once used xsimd's `!=`, an ordered compare on AVX2 (false for NaN)
+  auto f = sf::function([](auto x, auto y) {
+    return std::tuple{sf::maximum(x, y), sf::minimum(x, y), sf::relu(x), x != y, sf::reduce_max(x), sf::reduce_min(x)};
+  });
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::size_t n : sizes) {
+    auto x = random_vector<float>(n, -8, 8, 3 + static_cast<unsigned>(n));
+    auto y = random_vector<float>(n, -8, 8, 4 + static_cast<unsigned>(n));
+    x(n / 2) = nan;
+    const auto [mx, mn, r, ne, rmax, rmin] = f(x, y);
+    for (std::size_t i = 0; i < n; ++i) {
+      INFO("n=" << n << " i=" << i);
+      CHECK(std::isnan(mx(i)) == (i == n / 2));
+      CHECK(std::isnan(mn(i)) == (i == n / 2));
+      CHECK(std::isnan(r(i)) == (i == n / 2));
+      CHECK(ne(i) == (i == n / 2 || x(i) != y(i)));
+    }
+    CHECK(std::isnan(rmax));
+    CHECK(std::isnan(rmin));
+  }
+}
+
 TEST_CASE("integer ops are exact and wrap, with XLA's division rules", "[cpu][ops]") {
   auto f = sf::function([](auto x, auto y) {
     return std::tuple{x + y, x - y, x * y, x / y, x % y, sf::floordiv(x, y), sf::floormod(x, y),

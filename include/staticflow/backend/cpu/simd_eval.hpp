@@ -34,6 +34,14 @@ using simd_arch = xsimd::default_arch;
 template <class T>
 using batch_t = xsimd::batch<T, simd_arch>;
 
+/// The lanes of a that are NaN. Not `a != a`: xsimd 8.1 compiles that to an *ordered* compare on
+/// AVX/AVX2 (_CMP_NEQ_OQ), false for NaN, so NaN-propagating max/min/relu lost their NaN there.
+template <class B>
+STATICFLOW_INLINE auto nan_lanes(const B& a) {
+  if constexpr (std::is_floating_point_v<typename B::value_type>) return xsimd::isnan(a);
+  else return a != a;  // never true for integers
+}
+
 /// The batch form of Op for lane dtype T; `supported` is false where there is none.
 template <class Op, class T>
 struct simd_op {
@@ -74,7 +82,7 @@ template <class T> struct simd_op<op::sigmoid, T> {
 };
 template <class T> struct simd_op<op::relu, T> {
   static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::select((a > B(T(0))) || (a != a), a, B(T(0))); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::select((a > B(T(0))) || nan_lanes(a), a, B(T(0))); }
 };
 template <class T> struct simd_op<op::stop_gradient, T> {
   static constexpr bool supported = true;
@@ -110,11 +118,11 @@ template <class T> struct simd_op<op::pow, T> {
 };
 template <class T> struct simd_op<op::maximum, T> {
   static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::select((a > b) || (a != a), a, b); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::select((a > b) || nan_lanes(a), a, b); }
 };
 template <class T> struct simd_op<op::minimum, T> {
   static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::select((a < b) || (a != a), a, b); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::select((a < b) || nan_lanes(a), a, b); }
 };
 template <class T> struct simd_op<op::less, T> {
   static constexpr bool supported = true;
@@ -138,7 +146,8 @@ template <class T> struct simd_op<op::equal, T> {
 };
 template <class T> struct simd_op<op::not_equal, T> {
   static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a != b; }
+  // true where either is NaN, as in C++ (xsimd 8.1's `!=` on AVX is an ordered compare)
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return !(a == b); }
 };
 template <class T> struct simd_op<op::logical_and, T> {
   static constexpr bool supported = true;

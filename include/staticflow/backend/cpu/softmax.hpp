@@ -35,7 +35,7 @@ namespace detail {
 
 template <class B>
 STATICFLOW_INLINE B nan_max(const B& a, const B& b) {
-  return xsimd::select((a > b) || (a != a), a, b);
+  return xsimd::select((a > b) || nan_lanes(a), a, b);
 }
 template <class T>
 STATICFLOW_INLINE T nan_max_scalar(T a, T b) {
