@@ -22,7 +22,10 @@
 #include "staticflow/autodiff/adjoint_shape.hpp"
 #include "staticflow/autodiff/rules.hpp"
 #include "staticflow/graph/external.hpp"
+#include "staticflow/graph/shape_ops.hpp"
+#include "staticflow/graph/shared.hpp"
 #include "staticflow/graph/traversal.hpp"
+#include "staticflow/plan/plan.hpp"
 
 namespace staticflow::autodiff::detail {
 
@@ -87,21 +90,44 @@ constexpr auto covering(const G& g, const N& n) {
   else return broadcast_like(g, n);
 }
 
-template <class N, class G, class Source>
+template <class Path, std::size_t K>
+struct append_index;
+template <std::size_t... I, std::size_t K>
+struct append_index<std::index_sequence<I...>, K> {
+  using type = std::index_sequence<I..., K>;
+};
+
+/// The tag of the adjoint at the node with this path (graph/shared.hpp).
+template <class Path>
+struct adjoint_at {};
+
+/// g, marked shared when it holds a materialized node of its own (a reduction or matmul that a
+/// rule made): the adjoint at one node is the same for every source, and each source's walk would
+/// otherwise copy it, and compile it, into its gradient. An adjoint of elementwise ops only stays
+/// as it is, fused into the loops below it.
+template <class Root, class Path, class G>
+constexpr auto share_adjoint(const G& g) {
+  if constexpr (plan::materialized_count<G>() == 0) return g;
+  else return graph::shared<graph::path_tag<Root, adjoint_at<Path>>, graph::stored<G>>(graph::stored<G>(g));
+}
+
+template <class Root, class Path, class N, class G, class Source>
 constexpr auto backprop(const N& n, const G& g, const Source& source);
 
-template <std::size_t K, class N, class G, class Child, class Source>
+template <class Root, class Path, std::size_t K, class N, class G, class Child, class Source>
 constexpr auto child_backprop(const N& n, const G& g, const Child& child, const Source& source) {
   if constexpr (!reaches<Source, Child>() || !carries_adjoint<Child>) {
     return zero_adjoint{};
   } else {
     const auto adjoint = child_adjoint<K>(n, g);
     if constexpr (is_zero<decltype(adjoint)>) return zero_adjoint{};
-    else return backprop(child, adjoint, source);
+    else return backprop<Root, typename append_index<Path, K>::type>(child, adjoint, source);
   }
 }
 
-template <class N, class G, class Source>
+/// Root and Path name node n (the differentiated graph's type, n's child indices from it): the
+/// tags of shared adjoints.
+template <class Root, class Path, class N, class G, class Source>
 constexpr auto backprop(const N& n, const G& g, const Source& source) {
   if constexpr (!reaches<Source, N>() || !carries_adjoint<N>) {
     return zero_adjoint{};
@@ -113,10 +139,10 @@ constexpr auto backprop(const N& n, const G& g, const Source& source) {
       // The adjoint must cover n's shape before it is handed to n's children: a child that n
       // broadcast is summed over the broadcast axes later, and a smaller adjoint (a seed, a
       // reduction's) would lose how many times the child was used.
-      const auto gn = covering(gd, n);
+      const auto gn = share_adjoint<Root, Path>(covering(gd, n));
       const auto kids = graph::children(n);
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return sum_adjoints(child_backprop<K>(n, gn, std::get<K>(kids), source)...);
+        return sum_adjoints(child_backprop<Root, Path, K>(n, gn, std::get<K>(kids), source)...);
       }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(kids)>>>{});
     }
   }

@@ -21,6 +21,8 @@
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/operators.hpp"
+#include "staticflow/graph/shared.hpp"
+#include "staticflow/plan/plan.hpp"
 
 namespace staticflow {
 namespace autodiff::detail {
@@ -55,11 +57,40 @@ constexpr auto source_value(const X& x) {
   else return x;
 }
 
+/// Whether the gradient builder marks node N as shared (graph/shared.hpp): a materialized node
+/// with one value that computes something (not a value read from outside).
+template <class N>
+constexpr bool shareable() {
+  if constexpr (!plan::materializes_v<N> || graph::detail::is_shared<N>::value) return false;
+  else if constexpr (requires { N::self_allocating; } || requires { N::projected_output; }) return false;
+  else return plan::view_count_v<N> == 1;
+}
+
+/// n with every materialized node below it marked shared<path_tag<Root, path>, node>: the adjoint
+/// rules copy forward nodes into every gradient, and the copies of one node then have one type,
+/// which the planner computes and compiles once.
+template <class Root, class Path, class N>
+constexpr auto share_materialized(const N& n) {
+  using kids = decltype(graph::children(n));
+  if constexpr (std::tuple_size_v<kids> == 0) {
+    return n;
+  } else {
+    const auto rebuilt = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      const auto c = graph::children(n);
+      return graph::with_children(n, share_materialized<Root, typename append_index<Path, K>::type>(std::get<K>(c))...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    using R = std::remove_cvref_t<decltype(rebuilt)>;
+    if constexpr (shareable<R>()) return graph::shared<graph::path_tag<Root, Path>, R>(rebuilt);
+    else return rebuilt;
+  }
+}
+
 /// The gradient of y (summed over its elements) with respect to the source x, with x's spec.
 template <class Y, class X>
 constexpr auto gradient_of(const Y& y, const X& x) {
   using T = typename Y::value_type;
-  const auto total = backprop(y, graph::literal<T>(T(1)), source_key(x));
+  const auto total =
+      backprop<Y, std::index_sequence<>>(share_materialized<Y, std::index_sequence<>>(y), graph::literal<T>(T(1)), source_key(x));
   if constexpr (is_zero<decltype(total)>) return zeros_like(source_value(x));
   else return to_value_spec(total, source_value(x));
 }

@@ -148,6 +148,11 @@ constexpr auto child_adjoint(const graph::stored<A>& n, const G& g) {
   return to_value_spec(g, n);
 }
 
+template <std::size_t K, class Tag, class M, class G>
+constexpr auto child_adjoint(const graph::shared<Tag, M>&, const G& g) {
+  return g;  // a planner's mark: the value is its child's
+}
+
 // ---- reductions ----
 /// The reduced axes of reduction N (operand rank R), in increasing order.
 template <class N, std::size_t R>

@@ -79,6 +79,8 @@ class listing {
       return ssa_name(N::index);
     } else if constexpr (is_literal<N>::value) {
       return format_scalar(n.value) + ":" + short_spec_string(spec_of_node_t<N>{});
+    } else if constexpr (is_shared<N>::value) {
+      return emit(n.m);  // a planner's mark, not an op
     } else {
       equation e{op_name(n), {}, spec_text<N>(), 0};
       std::apply([&](const auto&... kid) { (e.operands.push_back(emit(kid)), ...); }, children(n));

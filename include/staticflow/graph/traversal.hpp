@@ -9,6 +9,7 @@
 #include "staticflow/core/broadcast.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
+#include "staticflow/graph/shared.hpp"
 
 namespace staticflow::graph {
 

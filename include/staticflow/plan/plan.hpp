@@ -23,6 +23,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/errors.hpp"
 #include "staticflow/graph/traversal.hpp"
 
 namespace staticflow::plan {
@@ -55,8 +56,17 @@ struct output_specs_of<N> {
 
 /// How many values the materialized nodes of subtree N produce, N included: the number of views
 /// (argument slots) the subtree's slots occupy.
+/// Whether N is a shared node the planner computes once, in the plan's prelude (its child is
+/// materialized); a shared node over anything else is its child.
+template <class N>
+constexpr bool prelude_node() {
+  if constexpr (graph::detail::is_shared<N>::value) return materializes_v<std::remove_cvref_t<decltype(std::declval<const N&>().m)>>;
+  else return false;
+}
+
 template <class N>
 constexpr std::size_t materialized_count() {
+  if constexpr (prelude_node<N>()) return 0;  // its slot is in the prelude, counted there
   using kids = decltype(graph::children(std::declval<const N&>()));
   const std::size_t below = []<std::size_t... K>(std::index_sequence<K...>) {
     return (std::size_t{0} + ... + materialized_count<std::remove_cvref_t<std::tuple_element_t<K, kids>>>());
@@ -73,23 +83,101 @@ constexpr std::size_t count_before() {
   }(std::make_index_sequence<K>{});
 }
 
-template <std::size_t ArgCount, std::size_t Base, class N>
+// ---- the prelude: the distinct shared nodes of a plan's outputs, each computed once ----
+template <class... S>
+struct prelude_list {
+  static constexpr std::size_t size = sizeof...(S);
+};
+template <class L, class S>
+struct prelude_contains;
+template <class... T, class S>
+struct prelude_contains<prelude_list<T...>, S> : std::bool_constant<(std::is_same_v<T, S> || ...)> {};
+template <class L, class S>
+struct prelude_append;
+template <class... T, class S>
+struct prelude_append<prelude_list<T...>, S> {
+  using type = prelude_list<T..., S>;
+};
+
+// L with the shared nodes of N added, each after the shared nodes inside it (post-order).
+template <class L, class N>
+struct prelude_add;
+template <class L, class Kids>
+struct prelude_fold;
+template <class L>
+struct prelude_fold<L, std::tuple<>> {
+  using type = L;
+};
+template <class L, class K0, class... K>
+struct prelude_fold<L, std::tuple<K0, K...>> {
+  using type = typename prelude_fold<typename prelude_add<L, std::remove_cvref_t<K0>>::type, std::tuple<K...>>::type;
+};
+template <class L, class N>
+struct prelude_add {
+  using kids = decltype(graph::children(std::declval<const N&>()));
+  using type = typename prelude_fold<L, kids>::type;
+};
+template <class L, class Tag, class M>
+  requires(prelude_node<graph::shared<Tag, M>>())
+struct prelude_add<L, graph::shared<Tag, M>> {
+  using S = graph::shared<Tag, M>;
+  using type = std::conditional_t<prelude_contains<L, S>::value, L,
+                                  typename prelude_append<typename prelude_add<L, M>::type, S>::type>;
+};
+template <class Outputs>
+using prelude_of_t = typename prelude_fold<prelude_list<>, Outputs>::type;
+
+// Entry I of the prelude: the slots of its node's subtree, then its own (materialized_count of
+// the node it shares); where they start, where the node's own view is, how many views in all.
+template <class L, std::size_t I>
+struct prelude_entry;
+template <class... S, std::size_t I>
+struct prelude_entry<prelude_list<S...>, I> {
+  using shared_type = std::tuple_element_t<I, std::tuple<S...>>;
+  using node_type = std::remove_cvref_t<decltype(std::declval<const shared_type&>().m)>;
+  static constexpr std::size_t base = []<std::size_t... J>(std::index_sequence<J...>) {
+    return (std::size_t{0} + ... +
+            materialized_count<std::remove_cvref_t<decltype(std::declval<const std::tuple_element_t<J, std::tuple<S...>>&>().m)>>());
+  }(std::make_index_sequence<I>{});
+  static constexpr std::size_t view = base + materialized_count<node_type>() - 1;
+};
+template <class L>
+constexpr std::size_t prelude_views() {
+  if constexpr (L::size == 0) return 0;
+  else return prelude_entry<L, L::size - 1>::view + 1;
+}
+template <class L, class S>
+constexpr std::size_t prelude_index() {
+  return []<class... T>(std::type_identity<prelude_list<T...>>) {
+    std::size_t i = 0, found = 0;
+    ((std::is_same_v<T, S> ? (found = i, ++i) : ++i), ...);
+    return found;
+  }(std::type_identity<L>{});
+}
+
+template <std::size_t ArgCount, std::size_t Base, class L, class N>
 constexpr auto lower(const N& n);
 
 // N with each child lowered (its materialized descendants replaced by slot reads).
-template <std::size_t ArgCount, std::size_t Base, class N>
+template <std::size_t ArgCount, std::size_t Base, class L, class N>
 constexpr auto lower_children(const N& n) {
   using kids = decltype(graph::children(n));
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
     [[maybe_unused]] const auto c = graph::children(n);
-    return graph::with_children(n, lower<ArgCount, Base + count_before<kids, K>()>(std::get<K>(c))...);
+    return graph::with_children(n, lower<ArgCount, Base + count_before<kids, K>(), L>(std::get<K>(c))...);
   }(std::make_index_sequence<std::tuple_size_v<kids>>{});
 }
 
-template <std::size_t ArgCount, std::size_t Base, class N>
+template <std::size_t ArgCount, std::size_t Base, class L, class N>
 constexpr auto lower(const N& n) {
   if constexpr (graph::detail::is_argument<N>::value || graph::detail::is_literal<N>::value) {
     return n;
+  } else if constexpr (prelude_node<N>()) {
+    // every occurrence reads the one slot of its prelude entry
+    constexpr std::size_t view = prelude_entry<L, prelude_index<L, N>()>::view;
+    return graph::argument<ArgCount + view, typename N::value_type, typename N::shape_type>{};
+  } else if constexpr (graph::detail::is_shared<N>::value) {
+    return lower<ArgCount, Base, L>(n.m);
   } else if constexpr (requires { N::projected_output; }) {
     // output K of a node with several results: the K-th of the views that node's slot fills
     using source = std::remove_cvref_t<decltype(n.source)>;
@@ -102,39 +190,52 @@ constexpr auto lower(const N& n) {
     return graph::argument<ArgCount + Base + materialized_count<N>() - 1, typename N::value_type,
                            typename N::shape_type>{};
   } else {
-    return lower_children<ArgCount, Base>(n);
+    return lower_children<ArgCount, Base, L>(n);
   }
 }
 
 // A materialized node as its slot holds it: children lowered and, for nodes that hold graphs of
 // their own (cond branches, loop bodies), those graphs planned over the ArgCount values visible
 // here (`with_plans<ArgCount>()`).
-template <std::size_t ArgCount, std::size_t Base, class N>
+template <std::size_t ArgCount, std::size_t Base, class L, class N>
 constexpr auto lower_slot(const N& n) {
-  auto lowered = lower_children<ArgCount, Base>(n);
+  auto lowered = lower_children<ArgCount, Base, L>(n);
   if constexpr (requires { lowered.template with_plans<ArgCount>(); }) return lowered.template with_plans<ArgCount>();
   else return lowered;
 }
 
-// The lowered materialized nodes of subtree n, in post-order, as a tuple.
-template <std::size_t ArgCount, std::size_t Base, class N>
+// The lowered materialized nodes of subtree n, in post-order, as a tuple (a shared node's are in
+// the prelude).
+template <std::size_t ArgCount, std::size_t Base, class L, class N>
 constexpr auto collect(const N& n) {
-  using kids = decltype(graph::children(n));
-  auto below = [&]<std::size_t... K>(std::index_sequence<K...>) {
-    [[maybe_unused]] const auto c = graph::children(n);
-    return std::tuple_cat(collect<ArgCount, Base + count_before<kids, K>()>(std::get<K>(c))...);
-  }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple{lower_slot<ArgCount, Base>(n)});
-  else return below;
+  if constexpr (prelude_node<N>()) {
+    return std::tuple<>{};
+  } else if constexpr (graph::detail::is_shared<N>::value) {
+    return collect<ArgCount, Base, L>(n.m);
+  } else {
+    using kids = decltype(graph::children(n));
+    auto below = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      [[maybe_unused]] const auto c = graph::children(n);
+      return std::tuple_cat(collect<ArgCount, Base + count_before<kids, K>(), L>(std::get<K>(c))...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple{lower_slot<ArgCount, Base, L>(n)});
+    else return below;
+  }
 }
 
 // The materialized nodes of subtree n as traced (not lowered), in the same post-order as collect:
 // equal traced subgraphs compute equal values, whichever slots their lowered forms read.
 template <class N>
 constexpr auto collect_traced(const N& n) {
-  auto below = std::apply([](const auto&... kid) { return std::tuple_cat(collect_traced(kid)...); }, graph::children(n));
-  if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple<const N*>{&n});
-  else return below;
+  if constexpr (prelude_node<N>()) {
+    return std::tuple<>{};
+  } else if constexpr (graph::detail::is_shared<N>::value) {
+    return collect_traced(n.m);
+  } else {
+    auto below = std::apply([](const auto&... kid) { return std::tuple_cat(collect_traced(kid)...); }, graph::children(n));
+    if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple<const N*>{&n});
+    else return below;
+  }
 }
 
 /// Structural equality of two nodes of the same type: equal literal values and parameters.
@@ -153,6 +254,32 @@ constexpr bool structurally_equal(const N& a, const N& b) {
     return same;
   }
 }
+
+// The first occurrence of each prelude entry in subtree n, into ptrs (a tuple of pointers, one per
+// entry); every later occurrence must hold the same values (see graph/shared.hpp).
+template <class L, class N, class Ptrs>
+constexpr void find_shared(const N& n, Ptrs& ptrs) {
+  if constexpr (prelude_node<N>()) {
+    auto& first = std::get<prelude_index<L, N>()>(ptrs);
+    if (first == nullptr) {
+      first = &n;
+      std::apply([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n.m));
+    } else if (!structurally_equal(first->m, n.m)) {
+      throw trace_error(
+          "a graph holds two different values under one shared tag: two sf::gradients calls in one function "
+          "differentiate graphs of the same type whose values differ (literals or variable reads); compute "
+          "them with one sf::gradients call, or in separate functions");
+    }
+  } else {
+    std::apply([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
+  }
+}
+template <class L>
+struct prelude_pointers;
+template <class... S>
+struct prelude_pointers<prelude_list<S...>> {
+  using type = std::tuple<const S*...>;
+};
 }  // namespace detail
 
 /// The plan of a graph with outputs `Outputs` (a tuple of nodes) over ArgCount arguments:
@@ -162,24 +289,37 @@ struct evaluation_plan {
   static constexpr std::size_t output_count = std::tuple_size_v<Outputs>;
 
  private:
+  // The shared nodes (graph/shared.hpp), computed first: slots [0, prelude views).
+  using prelude = detail::prelude_of_t<Outputs>;
+  using prelude_pointers = typename detail::prelude_pointers<prelude>::type;
+
   template <std::size_t K>
   static constexpr std::size_t output_base() {
-    return detail::count_before<Outputs, K>();
+    return detail::prelude_views<prelude>() + detail::count_before<Outputs, K>();
   }
   static constexpr auto lower_outputs(const Outputs& outs) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{detail::lower<ArgCount, output_base<K>()>(std::get<K>(outs))...};
+      return std::tuple{detail::lower<ArgCount, output_base<K>(), prelude>(std::get<K>(outs))...};
     }(std::make_index_sequence<output_count>{});
   }
-  static constexpr auto collect_slots(const Outputs& outs) {
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple_cat(detail::collect<ArgCount, output_base<K>()>(std::get<K>(outs))...);
-    }(std::make_index_sequence<output_count>{});
+  static constexpr auto collect_slots(const Outputs& outs, const prelude_pointers& shared) {
+    auto first = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple_cat(
+          detail::collect<ArgCount, detail::prelude_entry<prelude, I>::base, prelude>(std::get<I>(shared)->m)...);
+    }(std::make_index_sequence<prelude::size>{});
+    return std::tuple_cat(first, [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return std::tuple_cat(detail::collect<ArgCount, output_base<K>(), prelude>(std::get<K>(outs))...);
+    }(std::make_index_sequence<output_count>{}));
+  }
+  static constexpr prelude_pointers find_prelude(const Outputs& outs) {
+    prelude_pointers p{};
+    if constexpr (prelude::size > 0) std::apply([&](const auto&... o) { (detail::find_shared<prelude>(o, p), ...); }, outs);
+    return p;
   }
 
  public:
   using outputs_type = decltype(lower_outputs(std::declval<const Outputs&>()));
-  using slots_type = decltype(collect_slots(std::declval<const Outputs&>()));
+  using slots_type = decltype(collect_slots(std::declval<const Outputs&>(), std::declval<const prelude_pointers&>()));
   static constexpr std::size_t slot_count = std::tuple_size_v<slots_type>;
 
   /// The specs of the values the slots fill, in order: slot K fills views
@@ -198,11 +338,18 @@ struct evaluation_plan {
   /// same_as[k] == j < k when slot k is structurally equal to slot j (it is not computed again).
   std::array<std::size_t, slot_count> same_as{};
 
-  constexpr explicit evaluation_plan(const Outputs& outs) : outputs(lower_outputs(outs)), slots(collect_slots(outs)) {
+  constexpr explicit evaluation_plan(const Outputs& outs) : evaluation_plan(outs, find_prelude(outs)) {}
+
+ private:
+  constexpr evaluation_plan(const Outputs& outs, const prelude_pointers& shared)
+      : outputs(lower_outputs(outs)), slots(collect_slots(outs, shared)) {
     // Repeats are found on the traced nodes: two copies of one node (say both results of a
     // while_loop, each holding the loop) lower to different types when their own inputs sit in
-    // different slots, but as traced they are the same type with equal values.
-    const auto traced = std::apply([](const auto&... o) { return std::tuple_cat(detail::collect_traced(o)...); }, outs);
+    // different slots, but as traced they are the same type with equal values. A prelude entry is
+    // traced as the node it shares, so a plain copy of that node elsewhere is found equal to it.
+    const auto traced = std::tuple_cat(
+        std::apply([](const auto*... p) { return std::tuple_cat(detail::collect_traced(p->m)...); }, shared),
+        std::apply([](const auto&... o) { return std::tuple_cat(detail::collect_traced(o)...); }, outs));
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((same_as[K] = first_equal<K>(traced, std::make_index_sequence<K>{})), ...);
     }(std::make_index_sequence<slot_count>{});
