@@ -5,6 +5,8 @@
 #   make test           configure (preset release), build, run the whole CTest suite
 #   make test-sanitize  ASan+UBSan build (preset asan) and its tests
 #   make bench          build and run the benchmarks
+#   make bench-anchors  pip-install TensorFlow and JAX (bench/requirements.txt) and run bench/*.py,
+#                       the same computations timed with tf.function / jax.jit (never in CI)
 #   make cuda-build     nvcc builds (compile + link, nothing run) of the CUDA example, the Thrust
 #                       backend's suite and its GPU benchmark for sm_80 and sm_90 (build-cuda/)
 #   make clean          remove the build trees
@@ -23,7 +25,7 @@ DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-.PHONY: all deps configure build demo test test-sanitize bench cuda-build clean
+.PHONY: all deps configure build demo test test-sanitize bench bench-anchors cuda-build clean
 
 all: build
 
@@ -83,6 +85,11 @@ test-sanitize: deps
 bench: deps
 	$(CMAKE) --preset release -DSTATICFLOW_BENCH_ARGS="$(BENCH_ARGS)"
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target run_benchmarks
+
+bench-anchors:
+	python3 -m pip install --quiet --disable-pip-version-check -r bench/requirements.txt 2>/dev/null \
+	  || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages -r bench/requirements.txt
+	for script in bench/*.py; do echo "==================== $$script ===================="; python3 "$$script"; done
 
 CUDA_DIR ?= build-cuda
 cuda-build: deps
