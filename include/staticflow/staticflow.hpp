@@ -7,6 +7,7 @@
 
 #include "staticflow/autodiff/adjoint_shape.hpp"
 #include "staticflow/autodiff/backprop.hpp"
+#include "staticflow/autodiff/custom_gradient.hpp"
 #include "staticflow/autodiff/grad.hpp"
 #include "staticflow/autodiff/gradient_tape.hpp"
 #include "staticflow/autodiff/gradients.hpp"

@@ -21,6 +21,9 @@
 
 #include "staticflow/autodiff/adjoint_shape.hpp"
 #include "staticflow/autodiff/rules.hpp"
+#include "staticflow/control/cond.hpp"
+#include "staticflow/control/while_loop.hpp"
+#include "staticflow/graph/custom_gradient.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/shape_ops.hpp"
 #include "staticflow/graph/shared.hpp"
@@ -51,11 +54,48 @@ struct source_leaf<variable_source<T, S>> {
 template <class Source>
 using source_leaf_t = typename source_leaf<Source>::type;
 
-/// Whether node type N can depend on the leaf type Source.
+template <class N> struct is_branch_node : std::false_type {};
+template <class Kind, class P, class... B> struct is_branch_node<graph::branch_node<Kind, P, B...>> : std::true_type {};
+template <class N> struct is_branch_output : std::false_type {};
+template <std::size_t K, class Kind, class P, class... B>
+struct is_branch_output<graph::output_of<K, graph::branch_node<Kind, P, B...>>> : std::true_type {};
+template <class N> struct is_while_node : std::false_type {};
+template <class N> struct is_loop_output : std::false_type {};
+template <std::size_t K, class Scope, class I, class C, class B>
+struct is_loop_output<graph::output_of<K, graph::while_node<Scope, I, C, B>>> : std::true_type {};
+template <class Scope, class I, class C, class B>
+struct is_while_node<graph::while_node<Scope, I, C, B>> : std::true_type {};
+
+template <class Source, class N>
+constexpr bool reaches();
+/// Whether any graph of a tuple (of nodes, or of tuples of nodes: a cond's branches) reaches Source.
+template <class Source, class Tuple>
+constexpr bool reaches_any() {
+  return []<class... E>(std::type_identity<std::tuple<E...>>) {
+    return ([] {
+      if constexpr (symbolic<E>) return reaches<Source, std::remove_cvref_t<E>>();
+      else return reaches_any<Source, E>();
+    }() || ...);
+  }(std::type_identity<Tuple>{});
+}
+
+/// Whether node type N can depend on the leaf type Source (through a custom gradient's inputs,
+/// where the reverse walk goes, rather than its forward graph).
 template <class Source, class N>
 constexpr bool reaches() {
   if constexpr (std::is_same_v<N, source_leaf_t<Source>>) {
     return true;
+  } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
+    return []<class... X>(std::type_identity<std::tuple<X...>>) {
+      return (reaches<Source, X>() || ...);
+    }(std::type_identity<decltype(N::inputs)>{});
+  } else if constexpr (is_branch_node<N>::value) {
+    // cond / switch_case: its branches are graphs of their own, not children
+    return reaches<Source, decltype(N::pred)>() || reaches_any<Source, decltype(N::branches)>();
+  } else if constexpr (is_while_node<N>::value) {
+    // a loop's condition and body read captured values besides the loop variables
+    return reaches_any<Source, decltype(N::inits)>() || reaches<Source, decltype(N::cond)>() ||
+           reaches_any<Source, decltype(N::body)>();
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
@@ -125,6 +165,97 @@ constexpr auto child_backprop(const N& n, const G& g, const Child& child, const 
   }
 }
 
+template <class G>
+constexpr auto gradients_as_tuple(const G& g) {
+  if constexpr (requires { std::tuple_size<G>::value; }) return std::apply([](const auto&... e) { return std::tuple{e...}; }, g);
+  else return std::tuple<G>{g};
+}
+
+/// The adjoint a custom gradient's input X sends to the source, given the adjoint `given` that the
+/// user's vjp returned for it (a graph or a number; brought to X's spec first, summed over the axes
+/// X was broadcast along).
+template <class Root, class Path, class X, class Given, class Source>
+constexpr auto custom_input_backprop(const X& x, const Given& given, const Source& source) {
+  if constexpr (!reaches<Source, X>() || !carries_adjoint<X>) {
+    return zero_adjoint{};
+  } else {
+    const auto g = staticflow::detail::as_node<X>(given);
+    using GS = typename std::remove_cvref_t<decltype(g)>::shape_type;
+    static_assert(staticflow::detail::shapes_broadcast<GS, typename X::shape_type>(),
+                  "staticflow: sf::custom_gradient: a gradient the vjp returned does not broadcast to its input's "
+                  "shape (the input's position and both shapes are in the instantiation context)");
+    if constexpr (!staticflow::detail::shapes_broadcast<GS, typename X::shape_type>()) return zero_adjoint{};
+    else return backprop<Root, Path>(x, to_value_spec(g, x), source);
+  }
+}
+
+/// A custom gradient's node: the walk does not enter its forward graph; each input gets what the
+/// user's vjp returns for it (child paths 1, 2, ...: 0 is the forward graph, the node's child).
+template <class Root, class Path, class N, class G, class Source>
+constexpr auto custom_backprop(const N& n, const G& g, const Source& source) {
+  constexpr std::size_t inputs = std::tuple_size_v<decltype(n.inputs)>;
+  const auto given = gradients_as_tuple(n.vjp(g));
+  constexpr std::size_t returned = std::tuple_size_v<std::remove_cvref_t<decltype(given)>>;
+  static_assert(returned == inputs,
+                "staticflow: sf::custom_gradient: the vjp must return one gradient per input of the function "
+                "(a std::tuple when there are several)");
+  if constexpr (returned != inputs) {
+    return zero_adjoint{};
+  } else {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return sum_adjoints(custom_input_backprop<Root, typename append_index<Path, K + 1>::type>(
+          std::get<K>(n.inputs), std::get<K>(given), source)...);
+    }(std::make_index_sequence<inputs>{});
+  }
+}
+
+/// The adjoint g (a source's contribution, possibly unreduced, or zero) brought to the source's
+/// spec: what each branch of a differentiated cond returns, so that the branches agree.
+template <class G, class Source>
+constexpr auto at_source_spec(const G& g, const Source& source) {
+  using L = source_leaf_t<Source>;
+  using T = typename L::value_type;
+  using S = typename L::shape_type;
+  constexpr bool by_type = S::is_static;  // a variable's reads: no node holds its run-time extents
+  static_assert(by_type || !std::is_same_v<L, graph::external<T, S>> || std::is_same_v<L, Source>,
+                "staticflow: sf::gradients through sf::cond / sf::switch_case with respect to an sf::variable "
+                "of run-time shape are not supported yet");
+  const auto full = [&] {
+    if constexpr (is_zero<G>) return graph::literal<T>(T(0));
+    else return as_dtype<T>(sum_to_shape<S>(g));
+  }();
+  using F = std::remove_cvref_t<decltype(full)>;
+  if constexpr (std::is_same_v<typename F::shape_type, S>) return full;
+  else if constexpr (by_type) return graph::broadcast<S, F>(full);
+  else return broadcast_like(full, source);
+}
+
+template <class Path, std::size_t... K>
+struct append_indices;
+template <std::size_t... I, std::size_t... K>
+struct append_indices<std::index_sequence<I...>, K...> {
+  using type = std::index_sequence<I..., K...>;
+};
+
+/// Result K of a cond / switch_case: a cond on the same predicate whose branch J returns what the
+/// source receives through branch J's K-th result, at the source's spec. Only the branch taken
+/// runs, forward values it needs included (TensorFlow's rule for tf.cond). Paths: (0: the node,
+/// J + 1: branch J, K: its result).
+template <class Root, class Path, std::size_t K, class Kind, class P, class... B, class G, class Source>
+constexpr auto branch_backprop(const graph::output_of<K, graph::branch_node<Kind, P, B...>>& n, const G& g,
+                               const Source& source) {
+  const auto& forward = n.source;
+  const auto adjoints = [&]<std::size_t... J>(std::index_sequence<J...>) {
+    return std::tuple{std::tuple{at_source_spec(
+        backprop<Root, typename append_indices<Path, 0, J + 1, K>::type>(std::get<K>(std::get<J>(forward.branches)), g, source),
+        source)}...};
+  }(std::index_sequence_for<B...>{});
+  return std::apply([&](const auto&... a) {
+    const graph::branch_node<Kind, P, std::remove_cvref_t<decltype(a)>...> backward{{}, forward.pred, {a...}};
+    return graph::output_of<0, std::remove_cvref_t<decltype(backward)>>(backward);
+  }, adjoints);
+}
+
 /// Root and Path name node n (the differentiated graph's type, n's child indices from it): the
 /// tags of shared adjoints.
 template <class Root, class Path, class N, class G, class Source>
@@ -135,6 +266,16 @@ constexpr auto backprop(const N& n, const G& g, const Source& source) {
     const auto gd = as_dtype<typename N::value_type>(g);
     if constexpr (std::is_same_v<N, source_leaf_t<Source>>) {
       return leaf_adjoint(n, gd, source);
+    } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
+      return custom_backprop<Root, Path>(n, share_adjoint<Root, Path>(covering(gd, n)), source);
+    } else if constexpr (is_branch_output<N>::value) {
+      return branch_backprop<Root, Path>(n, covering(gd, n), source);
+    } else if constexpr (is_loop_output<N>::value) {
+      static_assert(staticflow::detail::always_false<N>,
+                    "staticflow: sf::gradients: gradients through sf::while_loop / sf::fori_loop / sf::scan / "
+                    "sf::map_fn are not supported yet (a loop with sf::static_value bounds is unrolled while "
+                    "tracing, and differentiable)");
+      return zero_adjoint{};
     } else {
       // The adjoint must cover n's shape before it is handed to n's children: a child that n
       // broadcast is summed over the broadcast axes later, and a smaller adjoint (a seed, a

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "staticflow/core/errors.hpp"
+#include "staticflow/graph/custom_gradient.hpp"
 #include "staticflow/graph/traversal.hpp"
 
 namespace staticflow::plan {
@@ -178,6 +179,8 @@ constexpr auto lower(const N& n) {
     return graph::argument<ArgCount + view, typename N::value_type, typename N::shape_type>{};
   } else if constexpr (graph::detail::is_shared<N>::value) {
     return lower<ArgCount, Base, L>(n.m);
+  } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
+    return lower<ArgCount, Base, L>(n.y);  // only the reverse walk reads what the node adds to y
   } else if constexpr (requires { N::projected_output; }) {
     // output K of a node with several results: the K-th of the views that node's slot fills
     using source = std::remove_cvref_t<decltype(n.source)>;
