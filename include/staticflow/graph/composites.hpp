@@ -12,8 +12,10 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "staticflow/core/axes.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -88,16 +90,38 @@ constexpr auto log_softmax(const A& x, axes<K> ax = {}) {
   }
 }
 
-/// tf.math.reduce_logsumexp over static axes (all of them by default).
+namespace detail {
+/// The shift reduce_logsumexp subtracts before exp: the max where it is finite, else 0 (a slice of
+/// -inf only, or one holding +inf or NaN), as tf.math.reduce_logsumexp does; no gradient flows
+/// through it (it cancels out of the value).
+template <class M>
+constexpr auto logsumexp_shift(const M& m) {
+  using T = typename M::value_type;
+  const auto shift = where(abs(m) < std::numeric_limits<T>::infinity(), m, T(0));
+  return graph::unary<op::stop_gradient, std::remove_cvref_t<decltype(shift)>>(shift);
+}
+/// log(s) + shift for s = sum(exp(x - shift)): -inf where s is 0 (every element -inf), and there
+/// log reads 1 instead of 0, so the gradient of such a slice is 0 rather than 0 / 0 = NaN
+/// (jax#6811).
+template <class S, class Shift>
+constexpr auto logsumexp_from(const S& s, const Shift& shift) {
+  using T = typename S::value_type;
+  const auto empty = s == T(0);
+  return where(empty, -std::numeric_limits<T>::infinity(), log(where(empty, T(1), s))) + shift;
+}
+}  // namespace detail
+
+/// tf.math.reduce_logsumexp over static axes (all of them by default): -inf for a slice of -inf
+/// only, whose gradient is 0.
 template <symbolic A>
 constexpr auto reduce_logsumexp(const A& x) {
-  const auto m = reduce_max(x, keepdims);
-  return log(reduce_sum(exp(x - m))) + reduce_max(x);
+  return detail::logsumexp_from(reduce_sum(exp(x - detail::logsumexp_shift(reduce_max(x, keepdims)))),
+                                detail::logsumexp_shift(reduce_max(x)));
 }
 template <symbolic A, int... K>
 constexpr auto reduce_logsumexp(const A& x, axes<K...> ax) {
-  const auto m = reduce_max(x, ax, keepdims);
-  return log(reduce_sum(exp(x - m), ax)) + reduce_max(x, ax);
+  return detail::logsumexp_from(reduce_sum(exp(x - detail::logsumexp_shift(reduce_max(x, ax, keepdims))), ax),
+                                detail::logsumexp_shift(reduce_max(x, ax)));
 }
 
 /// tf.math.l2_normalize along static axes: x / sqrt(max(sum(x^2), epsilon)).
