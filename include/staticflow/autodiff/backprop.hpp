@@ -54,17 +54,19 @@ struct source_leaf<variable_source<T, S>> {
 template <class Source>
 using source_leaf_t = typename source_leaf<Source>::type;
 
+// The nodes that hold graphs of their own besides their children (control/cond.hpp,
+// control/while_loop.hpp), and their results.
 template <class N> struct is_branch_node : std::false_type {};
 template <class Kind, class P, class... B> struct is_branch_node<graph::branch_node<Kind, P, B...>> : std::true_type {};
 template <class N> struct is_branch_output : std::false_type {};
 template <std::size_t K, class Kind, class P, class... B>
 struct is_branch_output<graph::output_of<K, graph::branch_node<Kind, P, B...>>> : std::true_type {};
 template <class N> struct is_while_node : std::false_type {};
+template <class Scope, class I, class C, class B>
+struct is_while_node<graph::while_node<Scope, I, C, B>> : std::true_type {};
 template <class N> struct is_loop_output : std::false_type {};
 template <std::size_t K, class Scope, class I, class C, class B>
 struct is_loop_output<graph::output_of<K, graph::while_node<Scope, I, C, B>>> : std::true_type {};
-template <class Scope, class I, class C, class B>
-struct is_while_node<graph::while_node<Scope, I, C, B>> : std::true_type {};
 
 template <class Source, class N>
 constexpr bool reaches();
@@ -216,8 +218,9 @@ constexpr auto at_source_spec(const G& g, const Source& source) {
   using L = source_leaf_t<Source>;
   using T = typename L::value_type;
   using S = typename L::shape_type;
-  constexpr bool by_type = S::is_static;  // a variable's reads: no node holds its run-time extents
-  static_assert(by_type || !std::is_same_v<L, graph::external<T, S>> || std::is_same_v<L, Source>,
+  // A source that is a leaf holds its run-time extents; a variable's reads (many leaves) do not.
+  constexpr bool has_extents = S::is_static || std::is_same_v<L, Source>;
+  static_assert(has_extents,
                 "staticflow: sf::gradients through sf::cond / sf::switch_case with respect to an sf::variable "
                 "of run-time shape are not supported yet");
   const auto full = [&] {
@@ -225,8 +228,8 @@ constexpr auto at_source_spec(const G& g, const Source& source) {
     else return as_dtype<T>(sum_to_shape<S>(g));
   }();
   using F = std::remove_cvref_t<decltype(full)>;
-  if constexpr (std::is_same_v<typename F::shape_type, S>) return full;
-  else if constexpr (by_type) return graph::broadcast<S, F>(full);
+  if constexpr (std::is_same_v<typename F::shape_type, S> || !has_extents) return full;
+  else if constexpr (S::is_static) return graph::broadcast<S, F>(full);
   else return broadcast_like(full, source);
 }
 
