@@ -47,18 +47,23 @@ constexpr auto custom_gradient_node(const Y& y, const Vjp& vjp, const X&... inpu
   else return graph::custom_gradient<Y, Vjp, X...>(y, vjp, std::tuple<X...>{inputs...});
 }
 
-template <class Fwd, class Vjp>
-struct custom_vjp_function {
-  [[no_unique_address]] Fwd fwd;
-  [[no_unique_address]] Vjp vjp;
-
+/// The call of a function with a custom gradient: its inputs as the function sees them, symbolic
+/// tensors (a variable is read where the function is called, a number is a literal).
+template <class Derived>
+struct custom_gradient_call {
   template <class... X>
     requires((staticflow::detail::operand<X> && ...) && (staticflow::detail::tensor_operand<X> || ...))
   constexpr auto operator()(const X&... xs) const {
-    return apply(staticflow::detail::as_node<void>(xs)...);
+    return static_cast<const Derived&>(*this).apply(staticflow::detail::as_node<void>(xs)...);
   }
+};
 
- private:
+/// custom_gradient(fwd, vjp).
+template <class Fwd, class Vjp>
+struct custom_vjp_function : custom_gradient_call<custom_vjp_function<Fwd, Vjp>> {
+  [[no_unique_address]] Fwd fwd;
+  [[no_unique_address]] Vjp vjp;
+
   template <class... N>
   constexpr auto apply(const N&... inputs) const {
     // the adjoint function as the node holds it: vjp over the inputs as the function saw them
@@ -67,17 +72,11 @@ struct custom_vjp_function {
   }
 };
 
+/// custom_gradient(f), f returning std::pair{y, grad_fn}.
 template <class F>
-struct tf_custom_gradient_function {
+struct tf_custom_gradient_function : custom_gradient_call<tf_custom_gradient_function<F>> {
   [[no_unique_address]] F f;
 
-  template <class... X>
-    requires((staticflow::detail::operand<X> && ...) && (staticflow::detail::tensor_operand<X> || ...))
-  constexpr auto operator()(const X&... xs) const {
-    return apply(staticflow::detail::as_node<void>(xs)...);
-  }
-
- private:
   template <class... N>
   constexpr auto apply(const N&... inputs) const {
     const auto result = f(inputs...);
@@ -94,14 +93,14 @@ struct tf_custom_gradient_function {
 /// for the adjoint g of the value (jax.custom_vjp). Call it inside a traced function.
 template <class Fwd, class Vjp>
 constexpr auto custom_gradient(Fwd fwd, Vjp vjp) {
-  return autodiff::detail::custom_vjp_function<Fwd, Vjp>{std::move(fwd), std::move(vjp)};
+  return autodiff::detail::custom_vjp_function<Fwd, Vjp>{{}, std::move(fwd), std::move(vjp)};
 }
 
 /// tf.custom_gradient: f(xs...) returns std::pair{y, grad_fn}; grad_fn(g) gives the adjoints of
 /// xs... (one, or a std::tuple of several).
 template <class F>
 constexpr auto custom_gradient(F f) {
-  return autodiff::detail::tf_custom_gradient_function<F>{std::move(f)};
+  return autodiff::detail::tf_custom_gradient_function<F>{{}, std::move(f)};
 }
 
 }  // namespace staticflow
