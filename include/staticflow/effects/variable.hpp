@@ -109,6 +109,15 @@ class variable final : public detail::variable_base {
     init();
   }
 
+  /// Zeros: an optimizer's slot of a static shape that belongs to no variable (the loss that
+  /// optimizer::minimize keeps). May be made while a function is traced, as the slots below.
+  explicit variable(detail::slot_of_t)
+    requires(shape_type::is_static)
+  {
+    std::fill(storage_.begin(), storage_.end(), value_type(0));
+    refresh_storage();
+  }
+
   /// Zeros with the extents `like` has now: an optimizer's slot for `like` (momentum, moments).
   /// Unlike other variables a slot may be made while a function is traced: Keras makes them on
   /// the first apply_gradients, inside the first trace of the training step.

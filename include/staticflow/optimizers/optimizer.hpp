@@ -54,6 +54,14 @@ constexpr auto gradient_tuple(const G& g) {
   else return std::tuple<G>{g};
 }
 
+/// The sf::variable of dtype T and static shape S.
+template <class T, class S>
+struct variable_of_spec;
+template <class T, std::size_t... D>
+struct variable_of_spec<T, shape<D...>> {
+  using type = variable<T, D...>;
+};
+
 /// Whether gradient G fits variable V: same dtype, a shape that assigns to V's.
 template <class G, class V>
 constexpr bool fits() {
@@ -95,13 +103,35 @@ class optimizer {
       }(std::index_sequence_for<Var...>{}),
                     "staticflow: apply_gradients(grads, vars...): a gradient's dtype or shape does not fit its variable "
                     "(the k-th gradient goes to the k-th variable)");
-      const auto gs = optimizers::detail::gradient_tuple(grads);
-      auto& self = static_cast<Derived&>(*this);
-      // 1. every gradient from one plan, into the variables' gradient slots
-      std::apply([&](const auto&... g) { staticflow::detail::record_assign_group(std::tie(slot_for(vars, "gradient")...), g...); }, gs);
-      // 2. the updates; 3. the step count
-      (self.update(vars, live(slot_for(vars, "gradient"))), ...);
-      iterations.assign_add(std::int64_t{1});
+      apply(optimizers::detail::gradient_tuple(grads), std::tuple<>{}, std::tuple<>{}, vars...);
+    }
+  }
+
+  /// Keras's optimizer.minimize(loss, var_list) in a traced step: the gradients of loss with
+  /// respect to vars..., applied as apply_gradients applies them, and loss as this step computed
+  /// it (with the variables before the step), to return from the step:
+  ///
+  ///   auto train_step = sf::function([&](auto x, auto y) { return opt.minimize(model_loss(x, y), w, b); });
+  ///
+  /// The loss is planned with the gradients (one plan: the forward matmuls and reductions they
+  /// share are computed once) into a slot that the returned tensor reads. Returning the loss
+  /// after apply_gradients instead evaluates it again, after the effects: a second forward pass.
+  template <symbolic Loss, class... Var>
+  auto minimize(const Loss& loss, Var&... vars) {
+    static_assert(sizeof...(Var) >= 1, "staticflow: optimizer::minimize(loss, vars...) needs at least one variable");
+    static_assert((optimizers::detail::is_variable<Var>::value && ...),
+                  "staticflow: optimizer::minimize(loss, vars...): each var must be an sf::variable");
+    static_assert(Loss::shape_type::is_static,
+                  "staticflow: optimizer::minimize: the loss needs a static shape (a scalar, as a rule)");
+    using loss_slot_type = typename optimizers::detail::variable_of_spec<typename Loss::value_type, typename Loss::shape_type>::type;
+    if constexpr ((optimizers::detail::is_variable<Var>::value && ...) && Loss::shape_type::is_static) {
+      auto& loss_slot = own_slot<loss_slot_type>("loss");
+      // the loss's materialized nodes tagged as the gradients' are (graph/shared.hpp): one slot each
+      const auto value = autodiff::detail::share_materialized<Loss, std::index_sequence<>>(loss);
+      apply(optimizers::detail::gradient_tuple(gradients(loss, vars...)), std::tie(loss_slot), std::tuple{value}, vars...);
+      return live(loss_slot);
+    } else {
+      return loss;
     }
   }
 
@@ -145,6 +175,17 @@ class optimizer {
     return graph::literal<V>(static_cast<V>(value));
   }
 
+  /// A slot of the optimizer's own (not a variable's), made zero on first use.
+  template <class V>
+  V& own_slot(std::string_view name) {
+    std::lock_guard<std::mutex> hold(mutex_);
+    for (auto& s : slots_)
+      if (s.owner == this && s.name == name)
+        if (auto* v = dynamic_cast<V*>(s.slot.get())) return *v;
+    slots_.push_back({this, std::string(name), std::make_unique<V>(staticflow::detail::slot_of)});
+    return static_cast<V&>(*slots_.back().slot);
+  }
+
   /// The learning rate as a scalar of dtype V, computed once per step.
   template <class V>
   auto rate() const {
@@ -152,6 +193,22 @@ class optimizer {
   }
 
  private:
+  /// The effects of one step: (1) every gradient, and `extra_values` into `extra_vars`, from one
+  /// plan; (2) per variable, the update; (3) the step count.
+  template <class Grads, class... ExtraVar, class... ExtraValue, class... Var>
+  void apply(const Grads& gs, std::tuple<ExtraVar&...> extra_vars, const std::tuple<ExtraValue...>& extra_values,
+             Var&... vars) {
+    auto& self = static_cast<Derived&>(*this);
+    std::apply([&](const auto&... g) {
+      std::apply([&](const auto&... x) {
+        staticflow::detail::record_assign_group(std::tuple_cat(std::tie(slot_for(vars, "gradient")...), extra_vars), g...,
+                                                x...);
+      }, extra_values);
+    }, gs);
+    (self.update(vars, live(slot_for(vars, "gradient"))), ...);
+    iterations.assign_add(std::int64_t{1});
+  }
+
   struct slot_entry {
     const void* owner;
     std::string name;
