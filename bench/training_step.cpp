@@ -209,12 +209,15 @@ float max_diff(const V& var, const rmat& hand) {
 }
 
 // ---- the benchmarks ----
-void TrainStep_Staticflow(benchmark::State& state) {
+/// Times the traced step that `make` builds, after checking three of its steps against the
+/// hand-written step's from the same start.
+template <class MakeStep>
+void time_staticflow_step(benchmark::State& state, MakeStep make) {
   const batch_data data(static_cast<std::size_t>(state.range(0)));
-  {  // three steps of each from the same start agree
+  {
     sf_model m;
     hand_model h;
-    auto step = make_train_step(m);
+    auto step = make(m);
     for (int i = 0; i < 3; ++i) {
       step(data.x, data.y);
       h.step(data.x, data.y);
@@ -224,26 +227,14 @@ void TrainStep_Staticflow(benchmark::State& state) {
                                                   max_diff(m.w3, h.w3.value), max_diff(m.b3, h.b3.value)});
   }
   sf_model m;
-  auto step = make_train_step(m);
+  auto step = make(m);
   for (auto _ : state) benchmark::DoNotOptimize(step(data.x, data.y));
 }
+void TrainStep_Staticflow(benchmark::State& state) {
+  time_staticflow_step(state, [](sf_model& m) { return make_train_step(m); });
+}
 void TrainStep_Minimize(benchmark::State& state) {
-  const batch_data data(static_cast<std::size_t>(state.range(0)));
-  {  // three steps from the same start agree with the hand-written step
-    sf_model m;
-    hand_model h;
-    auto step = make_minimize_step(m);
-    for (int i = 0; i < 3; ++i) {
-      step(data.x, data.y);
-      h.step(data.x, data.y);
-    }
-    state.counters["max_weight_diff"] = std::max({max_diff(m.w1, h.w1.value), max_diff(m.b1, h.b1.value),
-                                                  max_diff(m.w2, h.w2.value), max_diff(m.b2, h.b2.value),
-                                                  max_diff(m.w3, h.w3.value), max_diff(m.b3, h.b3.value)});
-  }
-  sf_model m;
-  auto step = make_minimize_step(m);
-  for (auto _ : state) benchmark::DoNotOptimize(step(data.x, data.y));
+  time_staticflow_step(state, [](sf_model& m) { return make_minimize_step(m); });
 }
 void TrainStep_Hand(benchmark::State& state) {
   const batch_data data(static_cast<std::size_t>(state.range(0)));
