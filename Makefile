@@ -5,7 +5,8 @@
 #   make test           configure (preset release), build, run the whole CTest suite
 #   make test-sanitize  ASan+UBSan build (preset asan) and its tests
 #   make bench          build and run the benchmarks
-#   make bench-anchors  pip-install TensorFlow and JAX (bench/requirements.txt) and run bench/*.py,
+#   make bench-anchors  pip-install TensorFlow and JAX (bench/requirements.txt) and run the scripts
+#                       of BENCH_ANCHORS (bench/training_step.py),
 #                       the same computations timed with tf.function / jax.jit (never in CI)
 #   make cuda-build     nvcc builds (compile + link, nothing run) of the CUDA example, the Thrust
 #                       backend's suite and its GPU benchmark for sm_80 and sm_90 (build-cuda/)
@@ -17,6 +18,8 @@ CTEST      ?= ctest
 BUILD_DIR  ?= build
 ASAN_DIR   ?= build-asan
 BENCH_ARGS ?= --benchmark_min_time=0.2
+# The Python anchors of the benchmarks (TensorFlow, JAX), run by make bench-anchors
+BENCH_ANCHORS ?= bench/training_step.py
 
 DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
                 xtl-dev catch2 libbenchmark-dev libeigen3-dev graphviz gnuplot-nox ccache \
@@ -89,7 +92,7 @@ bench: deps
 bench-anchors:
 	python3 -m pip install --quiet --disable-pip-version-check -r bench/requirements.txt 2>/dev/null \
 	  || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages -r bench/requirements.txt
-	for script in bench/*.py; do echo "==================== $$script ===================="; python3 "$$script"; done
+	for script in $(BENCH_ANCHORS); do echo "==================== $$script ===================="; python3 "$$script"; done
 
 CUDA_DIR ?= build-cuda
 cuda-build: deps
