@@ -80,7 +80,9 @@ TEST_CASE("two gradients of graphs of one type and different values in one funct
   CHECK_THROWS_WITH(both(x),
                     "staticflow: a graph holds two different values under one shared tag: two sf::gradients calls in one "
                     "function differentiate graphs of the same type whose values differ (literals or variable "
-                    "reads); compute them with one sf::gradients call, or in separate functions");
+                    "reads), or one unrolled sf::fori_loop (the same body lambda) runs twice over values of the same "
+                    "type that differ; compute the gradients with one sf::gradients call, give the loop run-time "
+                    "bounds, or use separate functions");
   CHECK(untouched.value() == 5.0);
   // equal values under one mark are one value: asking twice for one root's gradient is fine
   auto twice = sf::function([](auto x) {

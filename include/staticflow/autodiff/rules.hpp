@@ -148,8 +148,8 @@ constexpr auto child_adjoint(const graph::stored<A>& n, const G& g) {
   return to_value_spec(g, n);
 }
 
-template <std::size_t K, class Tag, class M, class G>
-constexpr auto child_adjoint(const graph::shared<Tag, M>&, const G& g) {
+template <std::size_t K, class Key, class G>
+constexpr auto child_adjoint(const graph::shared_node<Key>&, const G& g) {
   return g;  // a planner's mark: the value is its child's
 }
 

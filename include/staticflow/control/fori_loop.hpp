@@ -16,6 +16,9 @@
 #include "staticflow/control/structure.hpp"
 #include "staticflow/control/tensor_array.hpp"
 #include "staticflow/control/while_loop.hpp"
+#include "staticflow/graph/shape_ops.hpp"
+#include "staticflow/graph/shared.hpp"
+#include "staticflow/plan/plan.hpp"
 
 /// The longest compile-time-bounded fori_loop that is unrolled at trace time.
 #ifndef STATICFLOW_UNROLL_LIMIT
@@ -71,13 +74,104 @@ constexpr auto unrolled_value(const V& v) {
   else return to_node(v);
 }
 
+/// The tag of the value loop variable J holds entering step I of the unrolled loop whose body is
+/// Body (graph/shared.hpp: the planner computes one value per tag).
+template <class Body, std::int64_t I, std::size_t J>
+struct unrolled_step {};
+
+/// The key of that value's shared node (graph/shared.hpp): a local class, so that the node's type
+/// does not nest the type of the value it holds.
+template <class Body, std::int64_t I, std::size_t J, class M>
+constexpr auto unrolled_step_key() {
+  struct key : graph::shared_key<unrolled_step<Body, I, J>, M> {};
+  return key{};
+}
+
+// effects/eager.hpp
+template <class N>
+constexpr bool eager_graph();
+template <class Spec, class N>
+auto eager_materialize(const N& n);
+
+template <class V, class T>
+constexpr std::size_t occurrences();
+template <class V, class Tuple>
+constexpr std::size_t occurrences_in_tuple() {
+  return []<class... E>(std::type_identity<std::tuple<E...>>) {
+    return (std::size_t{0} + ... + occurrences<V, std::remove_cvref_t<E>>());
+  }(std::type_identity<Tuple>{});
+}
+/// How many times node type V occurs in T (a node, or a tuple of nodes or of tuples), the graphs
+/// that cond branches and loops hold besides their children included.
+template <class V, class T>
+constexpr std::size_t occurrences() {
+  if constexpr (std::is_same_v<T, V>) {
+    return 1;
+  } else if constexpr (is_tuple_type<T>::value) {
+    return occurrences_in_tuple<V, T>();
+  } else if constexpr (symbolic<T>) {
+    std::size_t n = occurrences_in_tuple<V, decltype(graph::children(std::declval<const T&>()))>();
+    if constexpr (requires(const T& t) { t.subgraphs(); })
+      n += occurrences_in_tuple<V, std::remove_cvref_t<decltype(std::declval<const T&>().subgraphs())>>();
+    if constexpr (requires(const T& t) { t.cond; t.body; t.inits; })
+      n += occurrences<V, std::remove_cvref_t<decltype(std::declval<const T&>().cond)>>() +
+           occurrences<V, std::remove_cvref_t<decltype(std::declval<const T&>().body)>>();
+    return n;
+  } else {
+    return 0;
+  }
+}
+
+/// Whether a step's value is a computation (not a leaf, nor already one shared value).
+template <class V>
+constexpr bool computed_value() {
+  if constexpr (!symbolic<V> || graph::detail::is_shared<V>::value) return false;
+  else return std::tuple_size_v<decltype(graph::children(std::declval<const V&>()))> > 0;
+}
+
+/// Loop variable J's value v as step I hands it to a body that reads it Uses times. A computed
+/// value read more than once becomes one shared node (evaluated now, in an eager call): each
+/// step would otherwise copy the previous step's whole graph into every read, and the graph
+/// would grow as Uses^steps (a body `x * x + x` unrolled 16 times: 3^16 copies of x).
+template <class Body, std::int64_t I, std::size_t J, std::size_t Uses, class V>
+constexpr auto step_input(const V& v) {
+  if constexpr (Uses < 2 || !computed_value<V>()) {
+    return v;
+  } else if constexpr (eager_graph<V>()) {
+    return eager_materialize<spec_of_node_t<V>>(v);
+  } else if constexpr (plan::materializes_v<V> && plan::view_count_v<V> == 1 && !requires { V::self_allocating; } &&
+                       !requires { V::projected_output; }) {
+    return graph::shared_node<decltype(unrolled_step_key<Body, I, J, V>())>(v);
+  } else {
+    return graph::shared_node<decltype(unrolled_step_key<Body, I, J, graph::stored<V>>())>(graph::stored<V>(v));
+  }
+}
+
+/// What the body returns for state State (as a tuple).
+template <class Body, class State>
+struct step_result;
+template <class Body, class... V>
+struct step_result<Body, std::tuple<V...>> {
+  using type = decltype(as_tuple(
+      std::declval<Body&>()(std::declval<const graph::literal<std::int32_t>&>(), std::declval<const V&>()...)));
+};
+
+template <std::int64_t I, class Body, class State>
+constexpr auto unrolled_step_inputs(const State& state) {
+  using result = typename step_result<Body, State>::type;
+  return [&]<std::size_t... J>(std::index_sequence<J...>) {
+    return std::tuple{step_input<Body, I, J, occurrences<std::tuple_element_t<J, State>, result>()>(std::get<J>(state))...};
+  }(std::make_index_sequence<std::tuple_size_v<State>>{});
+}
+
 template <std::int64_t I, std::int64_t Hi, class Body, class State>
 constexpr auto unroll(Body& body, const State& state) {
   if constexpr (I >= Hi) {
     return state;
   } else {
     auto next = as_tuple(std::apply(
-        [&](const auto&... v) { return body(graph::literal<std::int32_t>(static_cast<std::int32_t>(I)), v...); }, state));
+        [&](const auto&... v) { return body(graph::literal<std::int32_t>(static_cast<std::int32_t>(I)), v...); },
+        unrolled_step_inputs<I, Body>(state)));
     static_assert(std::tuple_size_v<decltype(next)> == std::tuple_size_v<State>,
                   "staticflow: sf::fori_loop: the body must return one value per loop variable");
     return unroll<I + 1, Hi>(body, next);

@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "staticflow/graph/traversal.hpp"
@@ -56,6 +57,7 @@ class listing {
   std::vector<equation> eqns;
   std::vector<std::string> outputs;
   std::size_t first_equation_id = 0;  // equations are named after all the arguments
+  std::vector<std::pair<const void*, std::string>> shared_names;  // a shared node's box, its operand text
 
   /// A node's spec; a node with several results (cond, while) lists theirs: `(int32[], float32[3])`.
   template <class N>
@@ -80,7 +82,12 @@ class listing {
     } else if constexpr (is_literal<N>::value) {
       return format_scalar(n.value) + ":" + short_spec_string(spec_of_node_t<N>{});
     } else if constexpr (is_shared<N>::value) {
-      return emit(n.m);  // a planner's mark, not an op
+      // a planner's mark, not an op; the node it holds is listed once, however often it is copied
+      for (const auto& [box, name] : shared_names)
+        if (box == n.held.identity()) return name;
+      std::string name = emit(n.value());
+      shared_names.emplace_back(n.held.identity(), name);
+      return name;
     } else {
       equation e{op_name(n), {}, spec_text<N>(), 0};
       std::apply([&](const auto&... kid) { (e.operands.push_back(emit(kid)), ...); }, children(n));

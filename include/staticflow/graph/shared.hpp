@@ -15,8 +15,16 @@
 // plan is made it checks that all occurrences of a tag hold equal values (two sf::gradients calls
 // over roots of one type but different values would not) and throws sf::trace_error otherwise.
 // Anywhere else a shared node is its child: it computes nothing and prints as nothing.
+//
+// A shared node holds its child once, in a reference-counted box, however often the graph copies
+// it: an unrolled loop whose body reads its variable twice (control/fori_loop.hpp) would otherwise
+// make a graph whose size, and whose trace and plan time, grow as 2^steps. Traversals that meet one
+// box many times (the planner's prelude search and equality checks, the listing) look at the box
+// once. The box works in a constant expression too (C++20 transient allocation), so a graph with
+// shared nodes can still be traced and planned by the compiler (trace/constant_trace.hpp).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <tuple>
@@ -33,24 +41,99 @@ namespace staticflow::graph {
 template <class Root, class Path>
 struct path_tag {};
 
+namespace detail {
+/// A node held once: copies share it and count references (atomically at run time, since a graph
+/// may be copied on several threads; plainly in a constant expression, where atomics cannot run).
+template <class M>
+class held_node {
+  struct box {
+    M value;
+    std::size_t refs;
+  };
+  box* box_;
+
+  constexpr void acquire() const noexcept {
+    if (std::is_constant_evaluated()) ++box_->refs;
+    else std::atomic_ref<std::size_t>(box_->refs).fetch_add(1, std::memory_order_relaxed);
+  }
+  constexpr void release() noexcept {
+    if (box_ == nullptr) return;
+    const bool last = std::is_constant_evaluated()
+                          ? --box_->refs == 0
+                          : std::atomic_ref<std::size_t>(box_->refs).fetch_sub(1, std::memory_order_acq_rel) == 1;
+    if (last) delete box_;
+    box_ = nullptr;
+  }
+
+ public:
+  constexpr explicit held_node(const M& m) : box_(new box{m, 1}) {}
+  constexpr held_node(const held_node& o) noexcept : box_(o.box_) { acquire(); }
+  constexpr held_node(held_node&& o) noexcept : box_(o.box_) { o.box_ = nullptr; }
+  constexpr held_node& operator=(const held_node& o) noexcept {
+    if (box_ != o.box_) {
+      o.acquire();
+      release();
+      box_ = o.box_;
+    }
+    return *this;
+  }
+  constexpr held_node& operator=(held_node&& o) noexcept {
+    if (this != &o) {
+      release();
+      box_ = o.box_;
+      o.box_ = nullptr;
+    }
+    return *this;
+  }
+  constexpr ~held_node() { release(); }
+  constexpr const M& get() const noexcept { return box_->value; }
+  /// The same box: the same node, whatever path led to it.
+  constexpr bool same_box(const held_node& o) const noexcept { return box_ == o.box_; }
+  const void* identity() const noexcept { return box_; }
+};
+}  // namespace detail
+
+/// What a shared node holds, as a type: a class naming its tag (`tag_type`) and the node it shares
+/// (`held_type`). The planner tells shared nodes apart by this key alone.
 template <class Tag, class M>
-struct shared : node<shared<Tag, M>> {
-  using value_type = typename M::value_type;
-  using shape_type = typename M::shape_type;
+struct shared_key {
   using tag_type = Tag;
+  using held_type = M;
+};
+
+/// A shared node keyed by Key. A key may be any class with those two names, a local class
+/// included: an unrolled loop's steps (control/fori_loop.hpp) use one, so that a step's node type
+/// is not a template of the previous step's type. Nested that way, a type that copies the
+/// previous step k times makes GCC's overload resolution (constructing a std::tuple of it) take
+/// time that grows as k^steps, although the type itself is stored once.
+template <class Key>
+struct shared_node : node<shared_node<Key>> {
+  using tag_type = typename Key::tag_type;
+  using held_type = typename Key::held_type;
+  using value_type = typename held_type::value_type;
+  using shape_type = typename held_type::shape_type;
   static constexpr bool custom_extents = true;
-  M m;
-  constexpr explicit shared(M m_) : m(m_) {}
-  constexpr std::tuple<const M&> children() const { return {m}; }
+  detail::held_node<held_type> held;
+  constexpr explicit shared_node(const held_type& m_) : held(m_) {}
+  /// The node it shares.
+  constexpr const held_type& value() const noexcept { return held.get(); }
+  constexpr std::tuple<const held_type&> children() const { return {held.get()}; }
   template <class C>
-  constexpr auto with_children(const C& c) const { return shared<Tag, C>(c); }
+  constexpr auto with_children(const C& c) const {
+    if constexpr (std::is_same_v<C, held_type>) return shared_node(c);
+    else return shared_node<shared_key<tag_type, C>>(c);
+  }
   std::string name() const { return "shared"; }
   extents<shape_type::rank> result_extents(const extents<shape_type::rank>& in) const { return in; }
 };
 
+/// The shared node with tag Tag over M.
+template <class Tag, class M>
+using shared = shared_node<shared_key<Tag, M>>;
+
 namespace detail {
 template <class N> struct is_shared : std::false_type {};
-template <class Tag, class M> struct is_shared<shared<Tag, M>> : std::true_type {};
+template <class Key> struct is_shared<shared_node<Key>> : std::true_type {};
 }  // namespace detail
 
 }  // namespace staticflow::graph

@@ -61,7 +61,7 @@ struct output_specs_of<N> {
 /// materialized); a shared node over anything else is its child.
 template <class N>
 constexpr bool prelude_node() {
-  if constexpr (graph::detail::is_shared<N>::value) return materializes_v<std::remove_cvref_t<decltype(std::declval<const N&>().m)>>;
+  if constexpr (graph::detail::is_shared<N>::value) return materializes_v<typename N::held_type>;
   else return false;
 }
 
@@ -118,12 +118,14 @@ struct prelude_add {
   using kids = decltype(graph::children(std::declval<const N&>()));
   using type = typename prelude_fold<L, kids>::type;
 };
-template <class L, class Tag, class M>
-  requires(prelude_node<graph::shared<Tag, M>>())
-struct prelude_add<L, graph::shared<Tag, M>> {
-  using S = graph::shared<Tag, M>;
-  using type = std::conditional_t<prelude_contains<L, S>::value, L,
-                                  typename prelude_append<typename prelude_add<L, M>::type, S>::type>;
+template <class L, class Key>
+  requires(prelude_node<graph::shared_node<Key>>())
+struct prelude_add<L, graph::shared_node<Key>> {
+  using S = graph::shared_node<Key>;
+  using M = typename S::held_type;
+  // (lazily: a node met again is not walked again)
+  using type = typename std::conditional_t<prelude_contains<L, S>::value, std::type_identity<L>,
+                                           prelude_append<typename prelude_add<L, M>::type, S>>::type;
 };
 template <class Outputs>
 using prelude_of_t = typename prelude_fold<prelude_list<>, Outputs>::type;
@@ -135,10 +137,10 @@ struct prelude_entry;
 template <class... S, std::size_t I>
 struct prelude_entry<prelude_list<S...>, I> {
   using shared_type = std::tuple_element_t<I, std::tuple<S...>>;
-  using node_type = std::remove_cvref_t<decltype(std::declval<const shared_type&>().m)>;
+  using node_type = typename shared_type::held_type;
   static constexpr std::size_t base = []<std::size_t... J>(std::index_sequence<J...>) {
     return (std::size_t{0} + ... +
-            materialized_count<std::remove_cvref_t<decltype(std::declval<const std::tuple_element_t<J, std::tuple<S...>>&>().m)>>());
+            materialized_count<typename std::tuple_element_t<J, std::tuple<S...>>::held_type>());
   }(std::make_index_sequence<I>{});
   static constexpr std::size_t view = base + materialized_count<node_type>() - 1;
 };
@@ -178,7 +180,7 @@ constexpr auto lower(const N& n) {
     constexpr std::size_t view = prelude_entry<L, prelude_index<L, N>()>::view;
     return graph::argument<ArgCount + view, typename N::value_type, typename N::shape_type>{};
   } else if constexpr (graph::detail::is_shared<N>::value) {
-    return lower<ArgCount, Base, L>(n.m);
+    return lower<ArgCount, Base, L>(n.value());
   } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
     return lower<ArgCount, Base, L>(n.y);  // only the reverse walk reads what the node adds to y
   } else if constexpr (requires { N::projected_output; }) {
@@ -214,7 +216,7 @@ constexpr auto collect(const N& n) {
   if constexpr (prelude_node<N>()) {
     return std::tuple<>{};
   } else if constexpr (graph::detail::is_shared<N>::value) {
-    return collect<ArgCount, Base, L>(n.m);
+    return collect<ArgCount, Base, L>(n.value());
   } else {
     using kids = decltype(graph::children(n));
     auto below = [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -233,7 +235,7 @@ constexpr auto collect_traced(const N& n) {
   if constexpr (prelude_node<N>()) {
     return std::tuple<>{};
   } else if constexpr (graph::detail::is_shared<N>::value) {
-    return collect_traced(n.m);
+    return collect_traced(n.value());
   } else {
     auto below = std::apply([](const auto&... kid) { return std::tuple_cat(collect_traced(kid)...); }, graph::children(n));
     if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple<const N*>{&n});
@@ -241,11 +243,22 @@ constexpr auto collect_traced(const N& n) {
   }
 }
 
+template <class N>
+constexpr bool structurally_equal(const N& a, const N& b);
+/// (out of line: a graph reaches one shared node along many paths, and inlining each path's
+/// comparison would make code that grows with the number of paths, not of nodes)
+template <class N>
+[[gnu::noinline]] constexpr bool shared_values_equal(const N& a, const N& b) {
+  return structurally_equal(a.value(), b.value());
+}
+
 /// Structural equality of two nodes of the same type: equal literal values and parameters.
 template <class N>
 constexpr bool structurally_equal(const N& a, const N& b) {
   if constexpr (graph::detail::is_literal<N>::value) {
     return a.value == b.value || (a.value != a.value && b.value != b.value);
+  } else if constexpr (graph::detail::is_shared<N>::value) {
+    return a.held.same_box(b.held) || shared_values_equal(a, b);
   } else {
     bool same = true;
     if constexpr (requires { a.same_parameters(b); }) same = a.same_parameters(b);
@@ -261,21 +274,30 @@ constexpr bool structurally_equal(const N& a, const N& b) {
 // The first occurrence of each prelude entry in subtree n, into ptrs (a tuple of pointers, one per
 // entry); every later occurrence must hold the same values (see graph/shared.hpp).
 template <class L, class N, class Ptrs>
+constexpr void find_shared_first(const N& n, Ptrs& ptrs);
+template <class L, class N, class Ptrs>
 constexpr void find_shared(const N& n, Ptrs& ptrs) {
   if constexpr (prelude_node<N>()) {
     auto& first = std::get<prelude_index<L, N>()>(ptrs);
     if (first == nullptr) {
       first = &n;
-      std::apply([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n.m));
-    } else if (!structurally_equal(first->m, n.m)) {
+      find_shared_first<L>(n.value(), ptrs);
+    } else if (!first->held.same_box(n.held) && !structurally_equal(first->value(), n.value())) {
       throw trace_error(
           "a graph holds two different values under one shared tag: two sf::gradients calls in one function "
-          "differentiate graphs of the same type whose values differ (literals or variable reads); compute "
-          "them with one sf::gradients call, or in separate functions");
+          "differentiate graphs of the same type whose values differ (literals or variable reads), or one "
+          "unrolled sf::fori_loop (the same body lambda) runs twice over values of the same type that differ; "
+          "compute the gradients with one sf::gradients call, give the loop run-time bounds, or use separate "
+          "functions");
     }
   } else {
     std::apply([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
   }
+}
+// The first occurrence's subtree, out of line (as shared_values_equal).
+template <class L, class N, class Ptrs>
+[[gnu::noinline]] constexpr void find_shared_first(const N& n, Ptrs& ptrs) {
+  std::apply([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
 }
 template <class L>
 struct prelude_pointers;
@@ -308,7 +330,7 @@ struct evaluation_plan {
   static constexpr auto collect_slots(const Outputs& outs, const prelude_pointers& shared) {
     auto first = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::tuple_cat(
-          detail::collect<ArgCount, detail::prelude_entry<prelude, I>::base, prelude>(std::get<I>(shared)->m)...);
+          detail::collect<ArgCount, detail::prelude_entry<prelude, I>::base, prelude>(std::get<I>(shared)->value())...);
     }(std::make_index_sequence<prelude::size>{});
     return std::tuple_cat(first, [&]<std::size_t... K>(std::index_sequence<K...>) {
       return std::tuple_cat(detail::collect<ArgCount, output_base<K>(), prelude>(std::get<K>(outs))...);
@@ -351,7 +373,7 @@ struct evaluation_plan {
     // different slots, but as traced they are the same type with equal values. A prelude entry is
     // traced as the node it shares, so a plain copy of that node elsewhere is found equal to it.
     const auto traced = std::tuple_cat(
-        std::apply([](const auto*... p) { return std::tuple_cat(detail::collect_traced(p->m)...); }, shared),
+        std::apply([](const auto*... p) { return std::tuple_cat(detail::collect_traced(p->value())...); }, shared),
         std::apply([](const auto&... o) { return std::tuple_cat(detail::collect_traced(o)...); }, outs));
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((same_as[K] = first_equal<K>(traced, std::make_index_sequence<K>{})), ...);

@@ -1,0 +1,30 @@
+// A program whose compile cost tests/compile_cost/run_compile_cost.py measures (issue 25): an
+// sf::fori_loop unrolled TRIPS times whose body reads its variable several times.
+//   PROGRAM=1: the issue's int32 [1, 8] body ((v * 3) + where(reduce_all(v <= -1, ...), v, v)) % 1000
+//   PROGRAM=2: x = x * x + x over float32
+#include <cstdio>
+
+#include <staticflow/staticflow.hpp>
+
+namespace sf = staticflow;
+
+int main() {
+#if PROGRAM == 1
+  auto f = sf::function([](auto x) {
+    return sf::fori_loop(sf::static_value<0>{}, sf::static_value<TRIPS>{}, [](auto, auto v) {
+      return ((v * 3) + sf::where(sf::reduce_all(v <= -1, sf::axes<0>{}, sf::keepdims), v, v)) % 1000;
+    }, x);
+  });
+  xt::xtensor_fixed<std::int32_t, xt::xshape<1, 8>> x = {{1, 2, 3, 4, 5, 6, 7, 8}};
+  const auto y = f(x);
+  std::printf("%d\n", int(y(0, 0)));
+#else
+  auto f = sf::function([](auto x) {
+    return sf::fori_loop(sf::static_value<0>{}, sf::static_value<TRIPS>{}, [](auto, auto v) { return v * v + v; }, x);
+  });
+  xt::xtensor<float, 1> x = {-0.5f, -0.25f};
+  const xt::xtensor<float, 1> y = f(x);
+  std::printf("%g\n", double(y[0]));
+#endif
+  return 0;
+}
