@@ -4,7 +4,10 @@
 // With run-time bounds it is a while_loop whose first variable is the counter. With compile-time
 // bounds (std::integral_constant, e.g. sf::static_value<4>) and at most STATICFLOW_UNROLL_LIMIT
 // iterations the body is unrolled at trace time, each copy seeing its index as a constant, so the
-// graph has no loop at all (longer static loops run as while loops with constant bounds).
+// graph has no loop at all (longer static loops run as while loops with constant bounds). A value
+// the body reads twice or more is handed to it as one shared node (graph/shared.hpp), computed
+// once into a slot, so the graph grows linearly with the steps rather than as uses^steps; a body
+// that reads each variable once fuses all its steps into one loop.
 #pragma once
 
 #include <cstddef>
