@@ -61,9 +61,7 @@ constexpr auto source_value(const X& x) {
 /// with one value that computes something (not a value read from outside).
 template <class N>
 constexpr bool shareable() {
-  if constexpr (!plan::materializes_v<N> || graph::detail::is_shared<N>::value) return false;
-  else if constexpr (requires { N::self_allocating; } || requires { N::projected_output; }) return false;
-  else return plan::view_count_v<N> == 1;
+  return !graph::detail::is_shared<N>::value && plan::shareable_as_is_v<N>;
 }
 
 /// n with every materialized node below it marked shared<path_tag<Root, path>, node>: the adjoint

@@ -55,6 +55,14 @@ struct output_specs_of<N> {
   using type = typename N::output_specs;
 };
 
+/// Whether node N can be the node a shared node holds, as it is (graph/shared.hpp): materialized,
+/// one value, neither a view of another node's values nor a node that allocates its own.
+template <class N>
+inline constexpr bool shareable_as_is_v = [] {
+  if constexpr (!materializes_v<N> || requires { N::self_allocating; } || requires { N::projected_output; }) return false;
+  else return view_count_v<N> == 1;
+}();
+
 /// How many values the materialized nodes of subtree N produce, N included: the number of views
 /// (argument slots) the subtree's slots occupy.
 /// Whether N is a shared node the planner computes once, in the plan's prelude (its child is
