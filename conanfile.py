@@ -1,7 +1,10 @@
 import os
 
 from conan import ConanFile
+from conan.errors import ConanInvalidConfiguration
+from conan.tools.build import check_min_cppstd
 from conan.tools.files import copy, save
+from conan.tools.scm import Version
 
 
 class StaticflowConan(ConanFile):
@@ -13,8 +16,10 @@ class StaticflowConan(ConanFile):
     settings = "os", "arch", "compiler", "build_type"
     # -march value every consumer TU is compiled with (xsimd's batch width
     # depends on it, so it is part of the ODR contract). None: no -march flag.
-    options = {"arch": [None, "ANY"]}
-    default_options = {"arch": "native"}
+    # thrust_host: the package's CMake files define staticflow::thrust_cpp / thrust_omp (the
+    # Thrust backend on host device systems) where they find the CCCL headers.
+    options = {"arch": [None, "ANY"], "thrust_host": [True, False]}
+    default_options = {"arch": "native", "thrust_host": True}
     exports_sources = "include/*", "CMakeLists.txt", "cmake/*"
     no_copy_source = True
 
@@ -27,9 +32,11 @@ class StaticflowConan(ConanFile):
         self.requires("boost/1.74.0")
 
     def validate(self):
-        from conan.tools.build import check_min_cppstd
-        if self.settings.get_safe("compiler.cppstd"):
-            check_min_cppstd(self, 20)
+        check_min_cppstd(self, 20)
+        minimum = {"gcc": "12"}
+        compiler = str(self.settings.get_safe("compiler"))
+        if compiler in minimum and Version(self.settings.compiler.version) < minimum[compiler]:
+            raise ConanInvalidConfiguration(f"staticflow needs {compiler} >= {minimum[compiler]} (C++20 concepts and constexpr)")
 
     def package_id(self):
         self.info.clear()
@@ -45,6 +52,8 @@ class StaticflowConan(ConanFile):
         # own (system) CMake configs; with real Conan packages their
         # CMakeDeps configs provide the same target names.
         save(self, os.path.join(self.package_folder, self._build_module), _BUILD_MODULE)
+        copy(self, "ThrustHost.cmake", src=os.path.join(self.source_folder, "cmake"),
+             dst=os.path.join(self.package_folder, os.path.dirname(self._build_module)))
 
     @property
     def _build_module(self):
@@ -60,7 +69,10 @@ class StaticflowConan(ConanFile):
             self.cpp_info.cxxflags = [f"-march={arch}"]
         self.cpp_info.set_property("cmake_file_name", "staticflow")
         self.cpp_info.set_property("cmake_target_name", "staticflow::staticflow")
-        self.cpp_info.set_property("cmake_build_modules", [self._build_module])
+        modules = [self._build_module]
+        if self.options.get_safe("thrust_host"):
+            modules.append(os.path.join(os.path.dirname(self._build_module), "ThrustHost.cmake"))
+        self.cpp_info.set_property("cmake_build_modules", modules)
         self.cpp_info.builddirs = [os.path.dirname(self._build_module)]
 
 

@@ -57,6 +57,14 @@ if(_pos EQUAL -1)
   message(FATAL_ERROR "install_consumer: the consumer did not pick up staticflow from ${_prefix}")
 endif()
 
+if(EXISTS "/usr/local/cuda/include/cccl/thrust/version.h")
+  string(FIND "${_step_output}" "staticflow Thrust host targets: found" _pos)
+  if(_pos EQUAL -1)
+    message("${_step_output}")
+    message(FATAL_ERROR "install_consumer: the CCCL headers are here, but the installed package did not define the Thrust host targets")
+  endif()
+endif()
+
 # 3. build and run
 run_step("build consumer" "${CMAKE_COMMAND}" --build "${_build}" --config "${BUILD_TYPE}")
 find_program(_exe NAMES staticflow_consumer

@@ -4,6 +4,8 @@
 //
 // Prints the loss and the accuracy every 250 epochs and writes every epoch's loss to
 // training_loss.tsv (make demo turns it into training_loss.png with gnuplot; docs/ shows it).
+// Then saves the weights and adam's state to a checkpoint (spirals_ckpt/ckpt-1.npz), zeroes the
+// weights, and restores them.
 //
 // Compile cost: a training step is the largest graph a program usually has (the forward pass,
 // four gradients and the optimizer's updates). Built with eager mode compiled out it takes about
@@ -19,10 +21,12 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <string>
 
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include <staticflow/io/checkpoint.hpp>
 #include <staticflow/staticflow.hpp>
 
 namespace sf = staticflow;
@@ -97,5 +101,17 @@ int main(int argc, char** argv) {
   std::cout << "traced the step " << train_step.tracing_count() << " time(s); adam took " << opt.iterations.value()
             << " steps\n";
   std::cout << "wrote training_loss.tsv\n";
-  return accuracy(x, labels) > 0.95f ? 0 : 1;
+
+  // --- keep what was learned (tf.train.Checkpoint): save, lose the weights, restore ---
+  sf::checkpoint ckpt;
+  ckpt.track("w1", w1).track("b1", b1).track("w2", w2).track("b2", b2).track("optimizer", opt);
+  const std::string saved = ckpt.save("spirals_ckpt/ckpt");  // an .npz file: np.load reads it
+  const float trained = accuracy(x, labels);
+  w1.assign(0.f), b1.assign(0.f), w2.assign(0.f), b2.assign(0.f);
+  std::cout << "saved " << saved << "; accuracy with the weights zeroed " << accuracy(x, labels);
+  ckpt.restore(sf::latest_checkpoint("spirals_ckpt/ckpt")).assert_consumed();
+  const float restored = accuracy(x, labels);
+  std::cout << ", restored " << restored << (restored == trained ? " (as trained" : " (NOT as trained")
+            << ", adam's step count " << opt.iterations.value() << ")\n";
+  return trained > 0.95f && restored == trained ? 0 : 1;
 }

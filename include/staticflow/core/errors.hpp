@@ -22,4 +22,10 @@ struct trace_error : std::logic_error {
   explicit trace_error(const std::string& what) : std::logic_error("staticflow: " + what) {}
 };
 
+/// A checkpoint that cannot be written or read, or does not match what it is restored into
+/// (names, dtypes, shapes): thrown before any variable is changed.
+struct checkpoint_error : std::runtime_error {
+  explicit checkpoint_error(const std::string& what) : std::runtime_error("staticflow: " + what) {}
+};
+
 }  // namespace staticflow

@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,22 @@ class variable_base {
 
   /// The variable's TensorSpec (TensorFlow's format).
   virtual std::string spec_string() const = 0;
+  /// Its dtype's name ("float32", ...) and its declared extent along dim d (`dyn` where any
+  /// extent may be assigned): what code that does not know the type checks (sf::checkpoint).
+  virtual std::string_view dtype_name() const = 0;
+  virtual std::size_t declared_extent(std::size_t d) const = 0;
+  /// A new variable of the same type, zeros of the current extents (an optimizer's slot for it).
+  virtual std::unique_ptr<variable_base> make_slot() const = 0;
+
+  /// The contents, row-major (read them under mutex()).
+  const void* raw_data() const { return data_; }
+  /// Replaces the contents with rank() extents `ext` and size() * element bytes of `bytes`. The
+  /// caller has checked the dtype and that `ext` fits the declared extents.
+  void overwrite(const std::size_t* ext, const void* bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!std::equal(ext, ext + rank_, ext_.data())) resize_storage(ext);
+    if (size() != 0) std::memcpy(data_, bytes, this->bytes());
+  }
 
   /// The source every read of the current contents goes through (no snapshot).
   const graph::external_source* live_source() const { return &live_; }

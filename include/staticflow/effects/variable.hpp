@@ -147,6 +147,14 @@ class variable final : public detail::variable_base {
   void assign_sub(const V& v) { apply<detail::assign_mode::subtract>(v); }
 
   std::string spec_string() const override { return tensor_spec_string<spec_of_t<value_type, shape_type>>(); }
+  std::string_view dtype_name() const override { return staticflow::dtype_name<value_type>; }
+  std::size_t declared_extent(std::size_t d) const override {
+    if constexpr (rank == 0) return (void)d, 0;
+    else return shape_type::dims[d];
+  }
+  std::unique_ptr<detail::variable_base> make_slot() const override {
+    return std::make_unique<variable>(detail::slot_of, *this);
+  }
 
   /// The extents of the current contents.
   extents<rank> current_extents() const {

@@ -135,6 +135,26 @@ class optimizer {
     }
   }
 
+  /// The state a checkpoint keeps besides `iterations` and `learning_rate`: f(variable, name, slot)
+  /// for each slot of a model variable ("m", "momentum", ...), in the order they were made. The
+  /// scratch slots ("gradient", minimize's loss) are not state and are left out.
+  template <class F>
+  void for_each_slot(F&& f) {
+    std::lock_guard<std::mutex> hold(mutex_);
+    for (auto& s : slots_)
+      if (s.variable != nullptr && s.name != "gradient") f(*s.variable, std::string_view(s.name), *s.slot);
+  }
+
+  /// The slot `name` of `var`, made zeros when missing (a checkpoint restored before the first
+  /// step, as Keras's deferred slot restoration).
+  staticflow::detail::variable_base& slot_for_restore(const staticflow::detail::variable_base& var, std::string_view name) {
+    std::lock_guard<std::mutex> hold(mutex_);
+    for (auto& s : slots_)
+      if (s.variable == &var && s.name == name) return *s.slot;
+    slots_.push_back({&var, std::string(name), var.make_slot()});
+    return *slots_.back().slot;
+  }
+
   /// Makes the slots of vars now (else the first apply_gradients makes them).
   template <class... Var>
   void build(Var&... vars) {
@@ -147,7 +167,7 @@ class optimizer {
   Var& slot(const Var& var, std::string_view name) {
     std::lock_guard<std::mutex> hold(mutex_);
     for (auto& s : slots_)
-      if (s.owner == &var && s.name == name) return static_cast<Var&>(*s.slot);
+      if (s.variable == &var && s.name == name) return static_cast<Var&>(*s.slot);
     throw std::out_of_range("staticflow: optimizer::slot: the variable has no slot named '" + std::string(name) + "'");
   }
 
@@ -157,7 +177,7 @@ class optimizer {
   Var& slot_for(const Var& var, std::string_view name) {
     std::lock_guard<std::mutex> hold(mutex_);
     for (auto& s : slots_)
-      if (s.owner == &var && s.name == name) return static_cast<Var&>(*s.slot);
+      if (s.variable == &var && s.name == name) return static_cast<Var&>(*s.slot);
     slots_.push_back({&var, std::string(name), std::make_unique<Var>(staticflow::detail::slot_of, var)});
     return static_cast<Var&>(*slots_.back().slot);
   }
@@ -180,9 +200,9 @@ class optimizer {
   V& own_slot(std::string_view name) {
     std::lock_guard<std::mutex> hold(mutex_);
     for (auto& s : slots_)
-      if (s.owner == this && s.name == name)
+      if (s.variable == nullptr && s.name == name)
         if (auto* v = dynamic_cast<V*>(s.slot.get())) return *v;
-    slots_.push_back({this, std::string(name), std::make_unique<V>(staticflow::detail::slot_of)});
+    slots_.push_back({nullptr, std::string(name), std::make_unique<V>(staticflow::detail::slot_of)});
     return static_cast<V&>(*slots_.back().slot);
   }
 
@@ -210,7 +230,7 @@ class optimizer {
   }
 
   struct slot_entry {
-    const void* owner;
+    const staticflow::detail::variable_base* variable;  // the model variable; null: the optimizer's own
     std::string name;
     std::unique_ptr<staticflow::detail::variable_base> slot;
   };
