@@ -422,6 +422,8 @@ class polymorphic_function {
 
   /// The name log messages use (sf::function_name, else the lambda's type).
   const std::string& name() const { return cache_->settings().name; }
+  /// The parameter names sf::arg_names gave (empty when none were given).
+  const std::vector<std::string>& arg_names() const { return cache_->settings().arg_names; }
 
   /// Every traced signature, in TensorFlow's format, separated by blank lines; parameters are
   /// named as sf::arg_names says, else arg0, arg1, ...

@@ -237,7 +237,7 @@ template <class Sig, class N, class Views, class T, std::size_t R>
 STATICFLOW_INLINE void run_rows(const N& n, const Views& views, const extents<R>& ext, T* out, std::size_t size) {
   constexpr bool small_static = N::shape_type::is_static && N::shape_type::size < parallel_grain;
   const std::size_t inner = ext[R - 1];
-  if (inner == 0) return;
+  if (inner == 0 || size == 0) return;  // no rows: an outer extent of 0 must not reach `r % ext[d]`
   const std::size_t rows = size / inner;
   const auto all_cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
   auto run = [&](std::size_t first_row, std::size_t last_row) {
