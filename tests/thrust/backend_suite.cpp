@@ -175,6 +175,10 @@ TEST_CASE("suite: argmax and argmin take the first best (NaN wins)", "[suite]") 
   const auto [am, an] = suite::host(f(suite::in(x)));
   CHECK(suite::flat(am) == std::vector<std::int64_t>{1, 0, 0});
   CHECK(suite::flat(an) == std::vector<std::int64_t>{1, 2, 1, 1});
+  // zero rows: no answers; an empty reduced axis: no answer at all (TF's InvalidArgumentError)
+  auto rows = sf::function([](auto v) { return sf::argmax(v, sf::axes<1>{}); }, suite::backend);
+  CHECK(suite::flat(suite::host(rows(suite::in(xt::xtensor<float, 2>::from_shape({0, 4}))))).empty());
+  CHECK_THROWS_WITH(rows(suite::in(xt::xtensor<float, 2>::from_shape({3, 0}))), "staticflow: argmax: axis 1 is empty in shape (3, 0)");
 }
 
 TEST_CASE("suite: matmul (matrix, vector, batched with broadcast batch dims, integers)", "[suite]") {

@@ -98,7 +98,7 @@ struct slot_storage {
 };
 template <class Node, class T, class S>
 struct slot_storage<Node, T, S, true> {
-  alignas(64) std::array<T, S::size> data;
+  alignas(64) std::array<T, (S::size > 0 ? S::size : 1)> data;  // never a null pointer, even for no elements
   T* get(arena&, const extents<S::rank>&) { return data.data(); }
 };
 }  // namespace staticflow::plan

@@ -14,9 +14,12 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <tuple>
 
 #include "staticflow/backend/cpu/kernel.hpp"
+#include "staticflow/core/errors.hpp"
+#include "staticflow/core/shape.hpp"
 #include "staticflow/graph/reduce.hpp"
 #include "staticflow/plan/arena.hpp"
 
@@ -232,6 +235,13 @@ void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, 
   });
 }
 
+/// argmax / argmin over an axis of extent 0 has no answer (TF: InvalidArgumentError).
+template <class Op, std::size_t R>
+[[noreturn]] void throw_empty_arg_axis(std::size_t axis, const extents<R>& ext) {
+  throw shape_error(std::string(Op::name) + ": axis " + std::to_string(axis) + " is empty in shape " +
+                    staticflow::detail::extents_string(ext));
+}
+
 /// Materializes argmax / argmin into out.
 template <class Sig, class Op, class A, class Axis, class Views, std::size_t R>
 void materialize(const graph::arg_reduce<Op, A, Axis>& n, const Views& views, const extents<R>& out_ext,
@@ -244,6 +254,7 @@ void materialize(const graph::arg_reduce<Op, A, Axis>& n, const Views& views, co
   for (std::size_t i = ax + 1; i < RI; ++i) inner *= in_ext[i];
   const std::size_t len = in_ext[ax];
   (void)out_ext;
+  if (len == 0) throw_empty_arg_axis<Op>(ax, in_ext);
   detail::with_flat_source<Sig>(n.a, views, in_ext, [&](const auto& src) {
     for (std::size_t o = 0; o < outer; ++o)
       for (std::size_t i = 0; i < inner; ++i) {

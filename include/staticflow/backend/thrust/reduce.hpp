@@ -21,6 +21,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <thrust/copy.h>
 #include <thrust/fill.h>
@@ -35,6 +36,8 @@
 #include "staticflow/backend/thrust/expr.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/core/config.hpp"
+#include "staticflow/core/errors.hpp"
+#include "staticflow/core/shape.hpp"
 #include "staticflow/graph/reduce.hpp"
 #include "staticflow/graph/traversal.hpp"
 
@@ -238,12 +241,11 @@ void materialize(const graph::arg_reduce<Op, A, Axis>& n, const Views& views, co
   std::array<bool, R> mask{};
   mask[axis] = true;
   const auto w = detail::make_walk<R>(in_ext, mask);
+  if (in_ext[axis] == 0)  // no answer (TF: InvalidArgumentError), as on the CPU backend
+    throw shape_error(std::string(Op::name) + ": axis " + std::to_string(axis) + " is empty in shape " +
+                      staticflow::detail::extents_string(in_ext));
   const std::size_t results = staticflow::detail::product(out_ext);
   if (results == 0) return;
-  if (w.inner == 0) {
-    ::thrust::fill_n(async_policy(), out, results, std::int64_t{0});
-    return;
-  }
   const detail::read_plan<R> rp{in_ext, staticflow::detail::product(in_ext), false};
   using E = decltype(detail::make_expr(n.a, views, rp));
   const detail::arg_input<C, E, R> input{detail::make_expr(n.a, views, rp), w, axis};
