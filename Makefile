@@ -23,6 +23,7 @@ BENCH_ANCHORS ?= bench/training_step.py bench/checkpoint.py
 
 DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
                 xtl-dev catch2 libbenchmark-dev libeigen3-dev graphviz gnuplot-nox ccache \
+                clang-14 libclang-rt-14-dev \
                 python3-pip
 
 SHELL := /bin/bash
