@@ -1,4 +1,5 @@
 // expect: staticflow: sf::for_range: the bounds must be
+// sf::for_range counts with integers (tf.range's int bounds); fix: sf::cast<int>(n).
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;
 int main() {

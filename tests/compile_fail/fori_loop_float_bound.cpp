@@ -1,4 +1,5 @@
 // expect: staticflow: sf::fori_loop: a bound must be a scalar integer
+// fori_loop's bounds are scalar integers; fix: pass an int, or sf::cast<int>(hi).
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;
 int main() {

@@ -1,4 +1,5 @@
 // expect: staticflow: x\[i\]: a scalar \(rank-0 tensor\) cannot be indexed
+// x[i] takes a slice along the leading axis, which a rank-0 tensor does not have; fix: use x itself.
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;
 int main() {

@@ -1,4 +1,5 @@
 // expect: staticflow: sf::print takes symbolic tensors, variables, strings
+// sf::print prints tensors, variables, strings and numbers as tf.print does; fix: print the container's elements through sf::constant.
 #include <vector>
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;

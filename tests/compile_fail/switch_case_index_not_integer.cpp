@@ -1,4 +1,5 @@
 // expect: staticflow: sf::switch_case: the index must be a scalar integer tensor, not float32\[\]
+// The branch index of sf::switch_case is a scalar integer (tf.switch_case); fix: sf::cast<int>(i).
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;
 int main() {

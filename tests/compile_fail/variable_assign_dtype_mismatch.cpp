@@ -1,4 +1,5 @@
 // expect: staticflow: assign: the value is float32
+// A variable keeps its dtype; fix: v.assign(sf::cast<int>(x)).
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;
 int main() {

@@ -1,4 +1,5 @@
 // expect: staticflow: assign_add: a value of spec float32.2. does not fit a variable of spec float32.3.
+// The value must broadcast to the variable's shape; fix: a float32[3] value, or a scalar.
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;
 int main() {

@@ -1,4 +1,5 @@
 // expect: staticflow: sf::while_loop: the body returns 1 values for 2 loop variables
+// The body returns one value per loop variable, in order; fix: return std::tuple{i + 1, acc}.
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;
 int main() {

@@ -1,4 +1,5 @@
 // expect: staticflow: sf::while_loop: the condition must return a scalar bool tensor, not int32\[\]
+// The condition returns a scalar bool (tf.while_loop); fix: return i > 0.
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;
 int main() {
