@@ -1,6 +1,7 @@
 // Size-0 arguments through every way in: input signatures with dyn dims, run-time ranks
 // (xt::xarray) and dtypes (sf::tensor), call_into, eager mode (STATICFLOW_EAGER_MODE stays on:
-// run_functions_eagerly is used here), zero-trip loops and map_fn over nothing.
+// run_functions_eagerly is used here), zero-trip loops, scan / map_fn over nothing, tensor arrays
+// never written, threads over empty outer dims.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -66,4 +67,28 @@ TEST_CASE("empty calls: zero-trip loops and map_fn over nothing", "[empty][contr
   const xt::xtensor_fixed<float, xt::xshape<0, 4>> static_rows0;
   auto doubled = sf::function([](auto xs) { return sf::map_fn([](auto r) { return r * 2.f; }, xs); });
   CHECK(doubled(static_rows0).size() == 0);
+}
+
+TEST_CASE("empty calls: scan over nothing, a tensor array never written, threaded loops over nothing", "[empty][control]") {
+  auto running_sums = sf::function<sf::spec<float, sf::dyn, 4>, sf::spec<float, 4>>(
+      [](auto xs, auto init) { return sf::scan([](auto c, auto x) { return std::tuple{c + x, c * 2.f}; }, init, xs); });
+  const xt::xtensor<float, 1> init{1.f, 2.f, 3.f, 4.f};
+  const auto [carry, ys] = running_sums(xt::xtensor<float, 2>::from_shape({0, 4}), init);
+  CHECK((carry == init));  // no steps: the initial carry
+  CHECK(ys.shape()[0] == 0);
+  CHECK(ys.shape()[1] == 4);  // the element shape is static: (0, 4), as lax.scan gives
+  auto never_written = sf::function([](auto n) {
+    return sf::fori_loop(0, n, [](auto i, auto ta) { return ta.write(i, sf::cast<float>(i)); }, sf::tensor_array<float>{}).stack();
+  });
+  CHECK(never_written(0).size() == 0);
+  CHECK((never_written(3) == xt::xtensor<float, 1>{0.f, 1.f, 2.f}));
+
+  sf::set_num_threads(2);
+  auto big = sf::function([](auto x, auto b) { return sf::exp(x + b); });
+  CHECK(big(xt::xtensor<float, 3>::from_shape({0, 300, 300}), xt::xtensor<float, 1>(xt::zeros<float>({300}))).size() == 0);
+  auto sums = sf::function([](auto x) { return sf::reduce_sum(x, sf::axes<1>{}); });
+  const xt::xtensor<float, 1> zeros = sums(xt::xtensor<float, 2>::from_shape({100000, 0}));
+  CHECK(zeros.size() == 100000);
+  CHECK(xt::all(xt::equal(zeros, 0.f)));
+  sf::set_num_threads(1);  // the default again
 }
