@@ -3,6 +3,7 @@
 // 0 rows), reductions with TensorFlow's identities, arg-reductions, matmul, softmax, shape ops.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -35,7 +36,8 @@ TEST_CASE("empty: the row loop with zero rows, broadcast against a row, reduced,
     CHECK(sum == xt::xtensor<float, 2>(x + b));
     const xt::xtensor<float, 1> r = row_sums(x, b);
     CHECK(r.shape()[0] == rows);
-    CHECK(xt::all(xt::equal(r, 6.f)));
+    // over the raw buffer: xtensor's own iterators offset a null pointer on an empty container (UBSan)
+    CHECK(std::all_of(r.data(), r.data() + r.size(), [](float v) { return v == 6.f; }));
     for (const std::size_t middle : {std::size_t(0), std::size_t(2)}) {
       xt::xtensor<float, 3> x3 = xt::ones<float>({rows, middle, std::size_t(3)});
       const xt::xtensor<float, 3> y = weighted(x3);
