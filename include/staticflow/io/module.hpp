@@ -138,19 +138,22 @@ class module {
       f.get_concrete_function();  // traced now, not on the first request
       e.call = [&f, key, inputs = e.def.inputs, outputs = e.def.outputs](const tensor_map& in) {
         std::array<const tensor*, n_in> args{};
-        std::string taken;
-        for (const auto& i : inputs) taken += (taken.empty() ? "'" : ", '") + i.key + "'";
+        auto taken = [&] {  // for the messages only: not built on a request that fits
+          std::string names;
+          for (const auto& i : inputs) names += (names.empty() ? "'" : ", '") + i.key + "'";
+          return names;
+        };
         for (std::size_t k = 0; k < n_in; ++k) {
           const auto it = in.find(inputs[k].key);
           if (it == in.end())
-            throw signature_error(key + ": the input '" + inputs[k].key + "' is missing (the signature takes " + taken + ")");
+            throw signature_error(key + ": the input '" + inputs[k].key + "' is missing (the signature takes " + taken() + ")");
           args[k] = &it->second;
         }
         if (in.size() != n_in)
           for (const auto& [name, t] : in) {
             bool known = false;
             for (const auto& i : inputs) known = known || i.key == name;
-            if (!known) throw signature_error(key + ": no input is named '" + name + "' (the signature takes " + taken + ")");
+            if (!known) throw signature_error(key + ": no input is named '" + name + "' (the signature takes " + taken() + ")");
           }
         tensor_map out;
         try {
