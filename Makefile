@@ -54,8 +54,11 @@ deps:
 	    || echo "deps: warning: conan installed but not on PATH (add ~/.local/bin); packaging.conan_create will be skipped"; \
 	fi
 
+# `make test` and `make demo` do not build the benchmarks (tests/CMakeLists.txt syntax-checks their
+# sources instead); `make bench` turns them on in the same build tree.
+BUILD_BENCHMARKS ?= OFF
 configure: deps
-	$(CMAKE) --preset release
+	$(CMAKE) --preset release -DSTATICFLOW_BUILD_BENCHMARKS=$(BUILD_BENCHMARKS)
 
 build: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS)
@@ -87,7 +90,7 @@ test-sanitize: deps
 	[ $$build_rc -eq 0 ] && [ $$test_rc -eq 0 ]
 
 bench: deps
-	$(CMAKE) --preset release -DSTATICFLOW_BENCH_ARGS="$(BENCH_ARGS)"
+	$(CMAKE) --preset release -DSTATICFLOW_BUILD_BENCHMARKS=ON -DSTATICFLOW_BENCH_ARGS="$(BENCH_ARGS)"
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target run_benchmarks
 
 bench-anchors:

@@ -56,3 +56,36 @@ function(staticflow_add_compile_fail_tests dir)
       TIMEOUT 300)
   endforeach()
 endfunction()
+
+#   staticflow_add_syntax_check(<test-name> <source> TARGETS <tgt>... [OPTIONS <flag>...])
+#
+# A CTest test that passes when <source> compiles (-fsyntax-only) with the usage requirements of
+# the given targets and the OPTIONS (for targets whose options only a build can evaluate, such as
+# OpenMP's `$<COMPILE_LANGUAGE:CXX>`): a source that the build does not compile (the benchmarks, in the build that
+# `make test` makes) still cannot rot unnoticed.
+function(staticflow_add_syntax_check test_name source)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "TARGETS;OPTIONS")
+  set(_incs "")
+  set(_defs "")
+  set(_opts "")
+  foreach(_t IN LISTS arg_TARGETS)
+    string(APPEND _incs "$<TARGET_PROPERTY:${_t},INTERFACE_INCLUDE_DIRECTORIES>;")
+    string(APPEND _defs "$<TARGET_PROPERTY:${_t},INTERFACE_COMPILE_DEFINITIONS>;")
+    string(APPEND _opts "$<TARGET_PROPERTY:${_t},INTERFACE_COMPILE_OPTIONS>;")
+  endforeach()
+  foreach(_o IN LISTS arg_OPTIONS)
+    string(APPEND _opts "${_o};")
+  endforeach()
+  add_test(NAME ${test_name}
+    COMMAND "${CMAKE_COMMAND}"
+      "-DCXX=${CMAKE_CXX_COMPILER}"
+      "-DSOURCE=${source}"
+      "-DSTD=-std=c++20"
+      "-DINCLUDES=${_incs}"
+      "-DDEFINES=${_defs}"
+      "-DOPTIONS=${_opts}"
+      "-DIMPLICIT_INCLUDES=${CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES}"
+      -DEXPECT=success
+      -P "${_STATICFLOW_COMPILE_FAIL_DRIVER}")
+  set_tests_properties(${test_name} PROPERTIES LABELS syntax TIMEOUT 900)
+endfunction()

@@ -2,10 +2,12 @@
 #
 #   cmake -DCXX=<compiler> -DSOURCE=<file.cpp> [-DSTD=-std=c++20]
 #         [-DINCLUDES=<dirs>] [-DDEFINES=<defs>] [-DOPTIONS=<flags>]
-#         [-DIMPLICIT_INCLUDES=<dirs>] -P run_compile_fail.cmake
+#         [-DIMPLICIT_INCLUDES=<dirs>] [-DEXPECT=success] -P run_compile_fail.cmake
 #
 # Succeeds only when the compiler FAILS on SOURCE and its output matches the
-# regex given on SOURCE's first line as `// expect: <regex>`.
+# regex given on SOURCE's first line as `// expect: <regex>`. With -DEXPECT=success it is a
+# syntax check instead (the benchmarks' sources in a build that does not build them): it
+# succeeds when SOURCE compiles (-fsyntax-only).
 
 cmake_minimum_required(VERSION 3.20)
 
@@ -20,6 +22,9 @@ endif()
 
 file(STRINGS "${SOURCE}" _first LIMIT_COUNT 1)
 string(REGEX REPLACE "[\r\n]+$" "" _first "${_first}")
+if(EXPECT STREQUAL "success")
+  set(_first "// expect: (none: a syntax check)")
+endif()
 if(NOT _first MATCHES "^[ \t]*//[ \t]*expect:[ \t]*(.+)$")
   message(FATAL_ERROR
     "${SOURCE}: the first line must be `// expect: <regex>` (got: `${_first}`)")
@@ -60,6 +65,14 @@ execute_process(
   ERROR_VARIABLE _out)
 
 get_filename_component(_name "${SOURCE}" NAME)
+if(EXPECT STREQUAL "success")
+  if(NOT _rc EQUAL 0)
+    message("${_out}")
+    message(FATAL_ERROR "syntax check ${_name}: compilation FAILED (exit ${_rc})\n  command: ${CXX} ${_cmdline}")
+  endif()
+  message(STATUS "syntax check ${_name}: compiles")
+  return()
+endif()
 if(_rc EQUAL 0)
   message("${_out}")
   message(FATAL_ERROR
