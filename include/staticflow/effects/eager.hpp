@@ -102,6 +102,25 @@ struct all_materializable;
 template <class... N>
 struct all_materializable<std::tuple<N...>> : std::bool_constant<(materializable_now<N>() && ...)> {};
 
+/// Whether results Raw (of a branch or a loop body) evaluate into eager values of Specs. When
+/// they do not, the traced path is taken and gives its own `staticflow:` error on the mismatch;
+/// the eager path must not fail first on an assertion of its own.
+template <class Specs, class Raw>
+constexpr bool eager_results_fit() {
+  if constexpr (std::tuple_size_v<Specs> != std::tuple_size_v<Raw>) {
+    return false;
+  } else {
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return ([] {
+        using S = std::tuple_element_t<K, Specs>;
+        using G = std::remove_cvref_t<decltype(to_node_as<S>(std::declval<const std::tuple_element_t<K, Raw>&>()))>;
+        return std::is_same_v<typename G::value_type, typename S::value_type> &&
+               std::is_same_v<typename G::shape_type, typename S::shape_type>;
+      }() && ...);
+    }(std::make_index_sequence<std::tuple_size_v<Specs>>{});
+  }
+}
+
 /// Whether an eager call's sf::cond(pred, t, f) can pick its branch now.
 template <class Pred, class TrueFn, class FalseFn>
 constexpr bool eager_cond_possible() {
@@ -110,7 +129,14 @@ constexpr bool eager_cond_possible() {
   } else {
     using T = decltype(as_tuple(std::declval<TrueFn&>()()));
     using F = decltype(as_tuple(std::declval<FalseFn&>()()));
-    return all_materializable<T>::value && all_materializable<F>::value;
+    if constexpr (!(all_materializable<T>::value && all_materializable<F>::value)) {
+      return false;
+    } else {
+      using traced = decltype(make_branches<graph::cond_kind, cond_names>(
+          std::declval<const Pred&>(), std::declval<TrueFn&>(), std::declval<FalseFn&>()));
+      using specs = specs_of_nodes_t<decltype(as_tuple(std::declval<const traced&>()))>;
+      return eager_results_fit<specs, T>() && eager_results_fit<specs, F>();
+    }
   }
 }
 
@@ -154,7 +180,7 @@ constexpr bool eager_while_possible() {
       }(std::type_identity<specs>{}));
       using pred = std::remove_cvref_t<decltype(to_node(std::apply(std::declval<Cond&>(), std::declval<const state&>())))>;
       using next = decltype(as_tuple(std::apply(std::declval<Body&>(), std::declval<const state&>())));
-      return evaluable_now<pred>() && all_materializable<next>::value;
+      return evaluable_now<pred>() && all_materializable<next>::value && eager_results_fit<specs, next>();
     }
   }
 }

@@ -279,26 +279,67 @@ template <class Sig, class N, class Views, class T, std::size_t R>
 template <class Sig, class N, class Views, class T>
 STATICFLOW_INLINE void evaluate_flat_into(const N& n, const Views& views, std::size_t size, T* out) {
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
-  // a small static result never goes near the thread pool (decided at compile time)
+  // A small static result never goes near the thread pool, decided at compile time: the threaded
+  // loop is not even instantiated (each copy of the loop is the whole graph, inlined). Otherwise
+  // one inlined loop serves both the small and the single-thread case.
   constexpr bool small_static = N::shape_type::is_static && N::shape_type::size < parallel_grain;
-  if (small_static || size < parallel_grain) [[likely]] {
+  if constexpr (small_static) {
     detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
-    return;
+  } else {
+    const std::size_t threads = size < parallel_grain ? 1 : threads_for(size);
+    if (threads <= 1) [[likely]] detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
+    else detail::run_flat_parallel<Sig>(n, views, out, size, threads);
   }
-  const std::size_t threads = threads_for(size);
-  if (threads <= 1) detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
-  else detail::run_flat_parallel<Sig>(n, views, out, size, threads);
 }
+
+namespace detail {
+/// Which loop evaluate_into takes, when the signature alone decides it (N and every argument it
+/// reads have static shapes): the other loop is then not instantiated, since each copy of a loop
+/// is the whole graph, inlined. `runtime`: decided per call by fits_flat.
+enum class loop_choice { flat, rows, runtime };
+
+/// How argument I of Sig meets the loop of N, known from the signature: flat (it has N's static
+/// size, or one element, or N does not read it), rows (a static shape that broadcasts), or
+/// runtime (its shape is known only at run time).
+template <class Sig, class N, std::size_t I>
+constexpr loop_choice argument_loop_choice() {
+  using entry = std::tuple_element_t<I, Sig>;
+  if constexpr (!graph::uses_argument<I, N>() || is_static_scalar<entry>()) return loop_choice::flat;
+  else if constexpr (!spec_type<entry>) return loop_choice::runtime;
+  else if constexpr (!entry::shape_type::is_static) return loop_choice::runtime;
+  else return entry::shape_type::size == N::shape_type::size ? loop_choice::flat : loop_choice::rows;
+}
+
+template <class Sig, class N>
+inline constexpr loop_choice static_loop_choice = [] {
+  if constexpr (!N::shape_type::is_static) {
+    return loop_choice::runtime;
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      constexpr loop_choice each[] = {loop_choice::flat, argument_loop_choice<Sig, N, I>()...};
+      loop_choice choice = loop_choice::flat;
+      for (const loop_choice c : each) {
+        if (c == loop_choice::runtime) return loop_choice::runtime;
+        if (c == loop_choice::rows) choice = loop_choice::rows;
+      }
+      return choice;
+    }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+  }
+}();
+}  // namespace detail
 
 template <class Sig, class N, class Views, class T, std::size_t R>
 STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  constexpr detail::loop_choice choice = detail::static_loop_choice<Sig, N>;
   const std::size_t size = staticflow::detail::product(ext);
-  if (detail::fits_flat<Sig, N>(views, size, args)) [[likely]] {
-    evaluate_flat_into<Sig>(n, views, size, out);
-    return;
+  if constexpr (choice != detail::loop_choice::rows) {
+    if (choice == detail::loop_choice::flat || detail::fits_flat<Sig, N>(views, size, args)) [[likely]] {
+      evaluate_flat_into<Sig>(n, views, size, out);
+      return;
+    }
   }
-  if constexpr (R > 0) {
+  if constexpr (R > 0 && choice != detail::loop_choice::flat) {
     if constexpr (N::shape_type::is_static) detail::run_rows<Sig>(n, views, ext, out, size);
     else detail::run_rows_outlined<Sig>(n, views, ext, out, size);
   }
