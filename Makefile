@@ -23,7 +23,7 @@ BENCH_ANCHORS ?= bench/training_step.py bench/checkpoint.py
 
 DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
                 xtl-dev catch2 libbenchmark-dev libeigen3-dev graphviz gnuplot-nox ccache \
-                clang-14 libclang-rt-14-dev \
+                clang-14 libclang-rt-14-dev libonnx-dev libprotobuf-dev \
                 python3-pip
 
 SHELL := /bin/bash
@@ -44,6 +44,12 @@ deps:
 	  if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi; \
+	if ! python3 -c 'import onnxruntime, numpy' >/dev/null 2>&1; then \
+	  echo "deps: installing onnxruntime with pip (io.onnx_runtime runs the exported models in it)"; \
+	  python3 -m pip install --quiet --disable-pip-version-check onnxruntime numpy 2>/dev/null \
+	    || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages onnxruntime numpy \
+	    || echo "deps: warning: onnxruntime could not be installed; io.onnx_runtime will be skipped"; \
 	fi; \
 	if ! command -v conan >/dev/null 2>&1; then \
 	  echo "deps: installing conan with pip"; \

@@ -2,7 +2,7 @@
 """docs/errors.md is the catalogue of the errors a user can hit; this keeps it honest.
 
     errors_catalogue.py REPO            check (the CTest docs.errors_catalogue)
-    errors_catalogue.py REPO --write    regenerate the compile-time section from tests/compile_fail
+    errors_catalogue.py REPO --write    regenerate the compile-time section from tests/compile_fail (and compile_fail_onnx)
 
 Checks: (1) the compile-time section is exactly what tests/compile_fail says (each file's
 `// expect:` message and its explanation), so every entry there is a compile-fail test; (2) every
@@ -24,7 +24,8 @@ def unescape(regex):
 
 def compile_time_section(repo):
     rows = []
-    for path in sorted((repo / "tests" / "compile_fail").glob("*.cpp")):
+    paths = sorted((repo / "tests" / "compile_fail").glob("*.cpp")) + sorted((repo / "tests" / "compile_fail_onnx").glob("*.cpp"))
+    for path in paths:
         lines = path.read_text().splitlines()
         expect = unescape(lines[0].removeprefix("// expect:").strip())
         why = []
@@ -37,7 +38,7 @@ def compile_time_section(repo):
         if fixes and "fix:" not in cause:
             cause += (" " if cause else "") + "Fix: `" + "`, `".join(fixes) + "`."
         cause = cause or "(see the test)"
-        rows.append(f"| `{expect.replace('|', '&#124;')}` | {cause.replace('|', '&#124;')} | `{path.name}` |")
+        rows.append(f"| `{expect.replace('|', '&#124;')}` | {cause.replace('|', '&#124;')} | `{path.name if path.parent.name == 'compile_fail' else path.parent.name + '/' + path.name}` |")
     head = ["| message (the first `error:` line carries it) | cause and fix | test (tests/compile_fail/) |", "|---|---|---|"]
     return "\n".join([BEGIN, f"{len(rows)} compile-time errors, each a compile-fail test.", ""] + head + rows + [END])
 

@@ -1,0 +1,679 @@
+// staticflow/io/onnx_lowering.hpp -- how io/onnx.hpp writes a traced graph as ONNX nodes: one
+// lowering per node type (elementwise ops, reductions, matmul, shape ops, softmax, x[i], tensor
+// arrays; cond / switch_case as If subgraphs, while_loop as a Loop), identical subexpressions
+// written once per scope. Included by io/onnx.hpp, which has the API.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "staticflow/staticflow.hpp"
+
+namespace staticflow::onnx {
+
+/// What cannot be exported, found at run time (a function with effects, a growing tensor array,
+/// a file that cannot be written).
+struct export_error : std::runtime_error {
+  explicit export_error(const std::string& what) : std::runtime_error("staticflow: " + what) {}
+};
+
+/// A variable and the name its initializer gets in the model.
+struct named_variable {
+  std::string name;
+  const staticflow::detail::variable_base* variable;
+  template <class T, std::size_t... D>
+  named_variable(std::string n, const staticflow::variable<T, D...>& v) : name(std::move(n)), variable(&v) {}
+};
+
+/// The opset and IR version written (ONNX 1.12, what Debian 12 packages; onnxruntime reads it).
+inline constexpr std::int64_t opset_version = 17;
+inline constexpr std::int64_t ir_version = 8;
+
+namespace detail {
+using staticflow::detail::always_false;
+
+/// Instantiated for a node type the exporter has no lowering for; the type is the template
+/// argument in the diagnostic.
+template <class Node>
+struct no_onnx_mapping {
+  static_assert(always_false<Node>,
+                "staticflow: sf::onnx::export_model: this op has no ONNX mapping (its node type is the "
+                "template argument of no_onnx_mapping in this diagnostic)");
+};
+
+template <class T>
+constexpr int element_type() {
+  if constexpr (std::is_same_v<T, bool>) return ::onnx::TensorProto::BOOL;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return ::onnx::TensorProto::INT32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return ::onnx::TensorProto::INT64;
+  else if constexpr (std::is_same_v<T, float>) return ::onnx::TensorProto::FLOAT;
+  else if constexpr (std::is_same_v<T, double>) return ::onnx::TensorProto::DOUBLE;
+  else static_assert(always_false<T>, "staticflow: sf::onnx: no ONNX element type for this dtype");
+}
+
+template <class T>
+void fill_tensor(::onnx::TensorProto& t, const T* data, std::size_t count, const std::vector<std::int64_t>& dims) {
+  t.set_data_type(element_type<T>());
+  for (const auto d : dims) t.add_dims(d);
+  t.set_raw_data(std::string(reinterpret_cast<const char*>(data), count * sizeof(T)));  // little-endian host
+}
+
+/// A value's type (dtype and shape) for graph inputs, outputs and subgraph signatures; a `dyn`
+/// dimension gets `dim_param` (or no value at all when `dim_prefix` is empty).
+template <class Spec>
+void set_value_info(::onnx::ValueInfoProto& v, const std::string& name, const std::string& dim_prefix) {
+  v.set_name(name);
+  auto* tensor = v.mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(element_type<typename Spec::value_type>());
+  auto* shape = tensor->mutable_shape();
+  std::size_t k = 0;
+  for (const std::size_t d : Spec::shape_type::dims) {
+    auto* dim = shape->add_dim();
+    if (d != dyn) dim->set_dim_value(static_cast<std::int64_t>(d));
+    else if (!dim_prefix.empty()) dim->set_dim_param(dim_prefix + "_d" + std::to_string(k));
+    ++k;
+  }
+}
+
+template <class N> struct is_branch_node : std::false_type {};
+template <class K, class P, class... B> struct is_branch_node<graph::branch_node<K, P, B...>> : std::true_type {};
+template <class N> struct is_while_node : std::false_type {};
+template <class S, class I, class C, class B> struct is_while_node<graph::while_node<S, I, C, B>> : std::true_type {};
+template <class N> struct is_external : std::false_type {};
+template <class T, class S> struct is_external<graph::external_leaf<T, S, void>> : std::true_type {};
+template <class N> struct is_bound_variable : std::false_type {};
+template <class Sc, std::size_t K, class T, class S>
+struct is_bound_variable<graph::bound_variable<Sc, K, T, S>> : std::true_type {
+  using scope = Sc;
+};
+
+/// The ONNX op of an elementwise op that has one (others are lowered in `exporter::elementwise`).
+template <class Op>
+constexpr std::string_view direct_op() {
+  if constexpr (std::is_same_v<Op, op::negate>) return "Neg";
+  else if constexpr (std::is_same_v<Op, op::abs>) return "Abs";
+  else if constexpr (std::is_same_v<Op, op::sqrt>) return "Sqrt";
+  else if constexpr (std::is_same_v<Op, op::exp>) return "Exp";
+  else if constexpr (std::is_same_v<Op, op::log>) return "Log";
+  else if constexpr (std::is_same_v<Op, op::tanh>) return "Tanh";
+  else if constexpr (std::is_same_v<Op, op::sigmoid>) return "Sigmoid";
+  else if constexpr (std::is_same_v<Op, op::stop_gradient> || std::is_same_v<Op, op::identity>) return "Identity";
+  else if constexpr (std::is_same_v<Op, op::logical_not>) return "Not";
+  else if constexpr (std::is_same_v<Op, op::add>) return "Add";
+  else if constexpr (std::is_same_v<Op, op::subtract>) return "Sub";
+  else if constexpr (std::is_same_v<Op, op::multiply>) return "Mul";
+  else if constexpr (std::is_same_v<Op, op::divide>) return "Div";
+  else if constexpr (std::is_same_v<Op, op::pow>) return "Pow";
+  else if constexpr (std::is_same_v<Op, op::maximum>) return "Max";
+  else if constexpr (std::is_same_v<Op, op::minimum>) return "Min";
+  else if constexpr (std::is_same_v<Op, op::less>) return "Less";
+  else if constexpr (std::is_same_v<Op, op::less_equal>) return "LessOrEqual";
+  else if constexpr (std::is_same_v<Op, op::greater>) return "Greater";
+  else if constexpr (std::is_same_v<Op, op::greater_equal>) return "GreaterOrEqual";
+  else if constexpr (std::is_same_v<Op, op::equal>) return "Equal";
+  else if constexpr (std::is_same_v<Op, op::logical_and>) return "And";
+  else if constexpr (std::is_same_v<Op, op::logical_or>) return "Or";
+  else return "";
+}
+
+template <class Op>
+constexpr std::string_view reduce_op() {
+  if constexpr (std::is_same_v<Op, op::reduce_sum>) return "ReduceSum";
+  else if constexpr (std::is_same_v<Op, op::reduce_prod>) return "ReduceProd";
+  else if constexpr (std::is_same_v<Op, op::reduce_max> || std::is_same_v<Op, op::reduce_any>) return "ReduceMax";
+  else if constexpr (std::is_same_v<Op, op::reduce_min> || std::is_same_v<Op, op::reduce_all>) return "ReduceMin";
+  else if constexpr (std::is_same_v<Op, op::reduce_mean>) return "ReduceMean";
+  else return "";
+}
+
+enum class rearrangement { transpose, reshape, expand_dims, squeeze, slice, one_hot };
+template <class Kind> struct rearrange_kind;
+template <int... P> struct rearrange_kind<graph::transpose_kind<P...>> {
+  static constexpr rearrangement id = rearrangement::transpose;
+};
+template <class Target> struct rearrange_kind<graph::reshape_kind<Target>> {
+  static constexpr rearrangement id = rearrangement::reshape;
+};
+template <int K> struct rearrange_kind<graph::expand_dims_kind<K>> {
+  static constexpr rearrangement id = rearrangement::expand_dims;
+  static constexpr std::array<int, 1> axes{K};
+};
+template <int... K> struct rearrange_kind<graph::squeeze_kind<K...>> {
+  static constexpr rearrangement id = rearrangement::squeeze;
+  static constexpr std::array<int, sizeof...(K)> axes{K...};
+};
+template <int Axis> struct rearrange_kind<graph::slice_kind<Axis>> {
+  static constexpr rearrangement id = rearrangement::slice;
+  static constexpr std::array<int, 1> axes{Axis};
+};
+template <std::size_t Depth> struct rearrange_kind<graph::one_hot_kind<Depth>> {
+  static constexpr rearrangement id = rearrangement::one_hot;
+  static constexpr std::size_t depth = Depth;
+};
+
+/// Writes a graph's nodes into ONNX graphs: the main graph and, while a branch or loop body is
+/// being written, its subgraph (the innermost layer).
+class exporter {
+ public:
+  exporter(::onnx::GraphProto& main, std::vector<std::string> arg_names, const std::vector<named_variable>& vars)
+      : main_(main), arg_names_(std::move(arg_names)), vars_(vars) {
+    layers_.push_back({&main_, false, {}, {}});
+  }
+
+  /// Node n's output names (one, or one per result of a cond or loop), written once per scope.
+  template <class N>
+  std::vector<std::string> emit_all(const N& n) {
+    if (const auto* found = find(n)) return *found;
+    std::vector<std::string> names = lower(n);
+    layers_.back().memo.push_back({&staticflow::detail::type_key<N>, &n, names});
+    return names;
+  }
+  template <class N>
+  std::string emit(const N& n) {
+    return emit_all(n).front();
+  }
+
+  /// Node n's value as dtype T (a literal is written as a constant of T; another value is cast).
+  template <class T, class N>
+  std::string emit_as(const N& n) {
+    if constexpr (graph::detail::is_literal<N>::value) {
+      return constant<T>({static_cast<T>(n.value)}, {});
+    } else {
+      const std::string name = emit(n);
+      if constexpr (std::is_same_v<typename N::value_type, T>) return name;
+      else return cast<T>(name);
+    }
+  }
+
+  /// Appends a node to the innermost graph; returns its first output's name.
+  ::onnx::NodeProto& add_node(std::string_view op, const std::vector<std::string>& inputs,
+                              const std::vector<std::string>& outputs) {
+    auto* node = layers_.back().graph->add_node();
+    node->set_op_type(std::string(op));
+    node->set_name(std::string(op) + "_" + std::to_string(node_count_++));
+    for (const auto& i : inputs) node->add_input(i);
+    for (const auto& o : outputs) node->add_output(o);
+    return *node;
+  }
+  std::string op(std::string_view op_type, const std::vector<std::string>& inputs) {
+    const std::string out = fresh(op_type);
+    add_node(op_type, inputs, {out});
+    return out;
+  }
+  static void set_int(::onnx::NodeProto& n, const char* name, std::int64_t v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  static void set_ints(::onnx::NodeProto& n, const char* name, const std::vector<std::int64_t>& v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INTS);
+    for (const auto x : v) a->add_ints(x);
+  }
+
+  template <class T>
+  std::string constant(const std::vector<T>& values, const std::vector<std::int64_t>& dims) {
+    const std::string out = fresh("const");
+    auto& node = add_node("Constant", {}, {out});
+    auto* a = node.add_attribute();
+    a->set_name("value");
+    a->set_type(::onnx::AttributeProto::TENSOR);
+    if constexpr (std::is_same_v<T, bool>) {
+      std::vector<unsigned char> bytes(values.begin(), values.end());
+      a->mutable_t()->set_data_type(::onnx::TensorProto::BOOL);
+      for (const auto d : dims) a->mutable_t()->add_dims(d);
+      a->mutable_t()->set_raw_data(std::string(bytes.begin(), bytes.end()));
+    } else {
+      fill_tensor(*a->mutable_t(), values.data(), values.size(), dims);
+    }
+    return out;
+  }
+  std::string ints(const std::vector<std::int64_t>& v) { return constant<std::int64_t>(v, {static_cast<std::int64_t>(v.size())}); }
+
+  template <class T>
+  std::string cast(const std::string& x) {
+    const std::string out = fresh("cast");
+    set_int(add_node("Cast", {x}, {out}), "to", element_type<T>());
+    return out;
+  }
+
+  std::string fresh(std::string_view hint) {
+    std::string s(hint);
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s + "_" + std::to_string(value_count_++);
+  }
+
+ private:
+  struct memo_entry {
+    const void* type;
+    const void* node;
+    std::vector<std::string> names;
+  };
+  struct binding {
+    const void* scope;
+    std::size_t index;
+    std::string name;
+  };
+  struct layer {
+    ::onnx::GraphProto* graph;
+    bool isolated;  // a loop body: values of the scopes outside are recomputed, not reused
+    std::vector<memo_entry> memo;
+    std::vector<binding> bindings;
+  };
+
+  template <class N>
+  const std::vector<std::string>* find(const N& n) const {
+    for (auto l = layers_.rbegin(); l != layers_.rend(); ++l) {
+      for (const auto& e : l->memo)
+        if (e.type == &staticflow::detail::type_key<N> && plan::detail::structurally_equal(n, *static_cast<const N*>(e.node)))
+          return &e.names;
+      if (l->isolated) break;
+    }
+    return nullptr;
+  }
+
+  const std::string& bound_name(const void* scope, std::size_t index) const {
+    for (auto l = layers_.rbegin(); l != layers_.rend(); ++l)
+      for (const auto& b : l->bindings)
+        if (b.scope == scope && b.index == index) return b.name;
+    throw export_error("onnx export: a loop variable is read outside its loop");
+  }
+
+  // -- leaves -------------------------------------------------------------------------------
+  template <class T, class S>
+  std::string initializer(const graph::external_leaf<T, S, void>& leaf) {
+    const void* key = leaf.source->origin ? leaf.source->origin : static_cast<const void*>(leaf.data());
+    for (const auto& [k, name] : initializers_)
+      if (k == key) return name;
+    std::string name;
+    for (const auto& v : vars_)
+      if (v.variable == leaf.source->origin) name = v.name;
+    if (name.empty()) name = fresh(leaf.source->label);
+    const auto ext = leaf.result_extents();
+    std::vector<std::int64_t> dims(ext.begin(), ext.end());
+    fill_tensor(*main_.add_initializer(), leaf.data(), staticflow::detail::product(ext), dims);
+    main_.mutable_initializer(main_.initializer_size() - 1)->set_name(name);
+    initializers_.emplace_back(key, name);
+    return name;
+  }
+
+  // -- the lowering of each node type -------------------------------------------------------
+  template <class N>
+  std::vector<std::string> lower(const N& n) {
+    if constexpr (graph::detail::is_argument<N>::value) {
+      return {arg_names_.at(N::index)};
+    } else if constexpr (graph::detail::is_literal<N>::value) {
+      return {constant<typename N::value_type>({n.value}, {})};
+    } else if constexpr (is_external<N>::value) {
+      return {initializer(n)};
+    } else if constexpr (is_bound_variable<N>::value) {
+      return {bound_name(&staticflow::detail::type_key<typename is_bound_variable<N>::scope>, N::index)};
+    } else if constexpr (graph::detail::is_shared<N>::value) {
+      return {emit(n.value())};
+    } else if constexpr (requires { n.y; n.vjp; }) {  // custom_gradient: its forward value
+      return {emit(n.y)};
+    } else {
+      return {lower_op(n)};
+    }
+  }
+
+  template <class Op, class A>
+  std::string lower_op(const graph::unary<Op, A>& n) {
+    using T = typename graph::unary<Op, A>::compute_type;
+    const std::string x = emit(n.a);
+    if constexpr (std::is_same_v<Op, op::square>) {
+      return op("Mul", {x, x});
+    } else if constexpr (std::is_same_v<Op, op::relu>) {
+      if constexpr (floating_dtype<T>) return op("Relu", {x});
+      else return op("Max", {x, constant<T>({T(0)}, {})});
+    } else {
+      static_assert(!direct_op<Op>().empty(), "staticflow: sf::onnx: an elementwise op without an ONNX lowering");
+      return op(direct_op<Op>(), {x});
+    }
+  }
+
+  template <class Op, class A, class B>
+  std::string lower_op(const graph::binary<Op, A, B>& n) {
+    using T = typename graph::binary<Op, A, B>::compute_type;
+    const std::string a = emit_as<T>(n.a), b = emit_as<T>(n.b);
+    if constexpr (std::is_same_v<Op, op::not_equal>) {
+      return op("Not", {op("Equal", {a, b})});
+    } else if constexpr (std::is_same_v<Op, op::mod>) {
+      return remainder(a, b);
+    } else if constexpr (std::is_same_v<Op, op::floormod>) {
+      // the remainder takes the divisor's sign: r + b where r and b have opposite signs
+      const std::string r = remainder(a, b), zero = constant<T>({T(0)}, {});
+      const std::string fix = op("And", {op("Not", {op("Equal", {r, zero})}),
+                                         op("Xor", {op("Less", {r, zero}), op("Less", {b, zero})})});
+      return op("Where", {fix, op("Add", {r, b}), r});
+    } else if constexpr (std::is_same_v<Op, op::floordiv>) {
+      if constexpr (floating_dtype<T>) {
+        return op("Floor", {op("Div", {a, b})});
+      } else {  // truncating quotient, one less where the remainder is nonzero and signs differ
+        const std::string q = op("Div", {a, b}), zero = constant<T>({T(0)}, {});
+        const std::string fix = op("And", {op("Not", {op("Equal", {remainder(a, b), zero})}),
+                                           op("Xor", {op("Less", {a, zero}), op("Less", {b, zero})})});
+        return op("Where", {fix, op("Sub", {q, constant<T>({T(1)}, {})}), q});
+      }
+    } else {
+      static_assert(!direct_op<Op>().empty(), "staticflow: sf::onnx: an elementwise op without an ONNX lowering");
+      return op(direct_op<Op>(), {a, b});
+    }
+  }
+
+  std::string remainder(const std::string& a, const std::string& b) {
+    const std::string out = fresh("mod");
+    set_int(add_node("Mod", {a, b}, {out}), "fmod", 1);  // the sign of the dividend, as C++ % and fmod
+    return out;
+  }
+
+  template <class C, class A, class B>
+  std::string lower_op(const graph::select<C, A, B>& n) {
+    using T = typename graph::select<C, A, B>::compute_type;
+    return op("Where", {emit(n.c), emit_as<T>(n.a), emit_as<T>(n.b)});
+  }
+
+  template <class T, class A>
+  std::string lower_op(const graph::cast<T, A>& n) {
+    return cast<T>(emit(n.a));
+  }
+
+  template <class Op, class A, class Axes, bool Keep>
+  std::string lower_op(const graph::reduce<Op, A, Axes, Keep>& n) {
+    constexpr bool logical = std::is_same_v<Op, op::reduce_any> || std::is_same_v<Op, op::reduce_all>;
+    std::string x = emit(n.a);
+    if constexpr (logical) x = cast<std::int32_t>(x);  // no boolean reduction in ONNX
+    const auto mask = n.mask();
+    std::vector<std::int64_t> axes;
+    for (std::size_t i = 0; i < mask.size(); ++i)
+      if (mask[i]) axes.push_back(static_cast<std::int64_t>(i));
+    const std::string out = fresh(reduce_op<Op>());
+    if constexpr (std::is_same_v<Op, op::reduce_sum>) {  // axes are an input since opset 13
+      std::vector<std::string> inputs{x};
+      if (!axes.empty()) inputs.push_back(ints(axes));  // none: all axes (only a rank-0 input has none)
+      set_int(add_node("ReduceSum", inputs, {out}), "keepdims", Keep);
+    } else {
+      auto& node = add_node(reduce_op<Op>(), {x}, {out});
+      set_int(node, "keepdims", Keep);
+      if (!axes.empty()) set_ints(node, "axes", axes);
+    }
+    if constexpr (logical) return cast<bool>(out);
+    else return out;
+  }
+
+  template <class Op, class A, class Axis>
+  std::string lower_op(const graph::arg_reduce<Op, A, Axis>& n) {
+    const std::string out = fresh(Op::name);
+    auto& node = add_node(std::is_same_v<Op, op::argmax> ? "ArgMax" : "ArgMin", {emit(n.a)}, {out});
+    set_int(node, "axis", static_cast<std::int64_t>(n.axis(A::shape_type::rank)));
+    set_int(node, "keepdims", 0);
+    return out;
+  }
+
+  template <class A, class B>
+  std::string lower_op(const graph::matmul<A, B>& n) {
+    using T = typename graph::matmul<A, B>::compute_type;
+    return op("MatMul", {emit_as<T>(n.a), emit_as<T>(n.b)});
+  }
+
+  template <class Kind, class A>
+  std::string lower_op(const graph::rearrange<Kind, A>& n) {
+    using S = typename graph::rearrange<Kind, A>::shape_type;
+    constexpr std::size_t in_rank = A::shape_type::rank, out_rank = S::rank;
+    const std::string x = emit(n.a);
+    const std::string out = fresh("shape_op");
+    using kind = rearrange_kind<Kind>;
+    if constexpr (kind::id == rearrangement::transpose) {
+      set_ints(add_node("Transpose", {x}, {out}), "perm", std::vector<std::int64_t>(Kind::perm.begin(), Kind::perm.end()));
+    } else if constexpr (kind::id == rearrangement::reshape) {
+      std::vector<std::int64_t> dims;
+      bool zero = false;
+      for (const std::size_t d : S::dims) {
+        dims.push_back(d == dyn ? -1 : static_cast<std::int64_t>(d));
+        zero = zero || d == 0;
+      }
+      set_int(add_node("Reshape", {x, ints(dims)}, {out}), "allowzero", zero);  // 0 is an extent, not "keep"
+    } else if constexpr (kind::id == rearrangement::expand_dims) {
+      add_node("Unsqueeze", {x, ints({std::int64_t{staticflow::detail::normalize_axis(kind::axes[0], out_rank)}})}, {out});
+    } else if constexpr (kind::id == rearrangement::squeeze) {
+      std::vector<std::int64_t> axes;
+      for (const int k : kind::axes) axes.push_back(std::int64_t{staticflow::detail::normalize_axis(k, in_rank)});
+      add_node("Squeeze", {x, ints(axes)}, {out});
+    } else if constexpr (kind::id == rearrangement::slice) {
+      const std::int64_t axis{staticflow::detail::normalize_axis(kind::axes[0], in_rank)};
+      const auto begin = static_cast<std::int64_t>(n.params.begin);
+      add_node("Slice", {x, ints({begin}), ints({begin + static_cast<std::int64_t>(n.params.size)}), ints({axis})}, {out});
+    } else {  // one_hot: indices compared with 0 .. depth-1 (an index out of range gives a row of zeros)
+      using I = typename A::value_type;
+      std::vector<I> range(kind::depth);
+      for (std::size_t i = 0; i < range.size(); ++i) range[i] = static_cast<I>(i);
+      const std::string hit =
+          op("Equal", {op("Unsqueeze", {x, ints({-1})}), constant<I>(range, {static_cast<std::int64_t>(range.size())})});
+      return cast<float>(hit);
+    }
+    return out;
+  }
+
+  template <class Target, class A>
+  std::string lower_op(const graph::broadcast<Target, A>& n) {
+    std::vector<std::int64_t> dims;
+    for (const std::size_t d : Target::dims) dims.push_back(d == dyn ? 1 : static_cast<std::int64_t>(d));
+    return op("Expand", {emit(n.a), ints(dims)});
+  }
+
+  template <class A, class Ref>
+  std::string lower_op(const graph::broadcast_as<A, Ref>& n) {
+    return op("Expand", {emit(n.a), op("Shape", {emit(n.ref)})});
+  }
+
+  template <class A>
+  std::string lower_op(const graph::stored<A>& n) {
+    return emit(n.a);
+  }
+
+  template <int Axis, class... A>
+  std::string lower_op(const graph::concat<Axis, A...>& n) {
+    std::vector<std::string> parts;
+    std::apply([&](const auto&... p) { (parts.push_back(emit(p)), ...); }, n.parts);
+    const std::string out = fresh("concat");
+    set_int(add_node("Concat", parts, {out}), "axis", static_cast<std::int64_t>(graph::concat<Axis, A...>::axis));
+    return out;
+  }
+
+  template <class Kind, class A, int K>
+  std::string lower_op(const graph::softmax_node<Kind, A, K>& n) {
+    const std::string out = fresh(Kind::name);
+    auto& node = add_node(std::is_same_v<Kind, graph::softmax_kind> ? "Softmax" : "LogSoftmax", {emit(n.a)}, {out});
+    set_int(node, "axis", static_cast<std::int64_t>(n.axis));
+    return out;
+  }
+
+  template <class X, class I>
+  std::string lower_op(const graph::take<X, I>& n) {
+    const std::string out = fresh("index");
+    set_int(add_node("Gather", {emit(n.a), emit(n.index)}, {out}), "axis", 0);
+    return out;
+  }
+
+  template <class X, int Axis>
+  std::string lower_op(const graph::extent_query<X, Axis>& n) {
+    const std::string x = emit(n.a);
+    if constexpr (Axis == -1) return cast<std::int32_t>(op("Size", {x}));
+    else if constexpr (Axis == -2) return cast<std::int32_t>(op("Shape", {x}));
+    else {
+      const std::string out = fresh("extent");
+      set_int(add_node("Gather", {op("Shape", {x}), constant<std::int64_t>({Axis}, {})}, {out}), "axis", 0);
+      return cast<std::int32_t>(out);
+    }
+  }
+
+  template <class T, class S, class N>
+  std::string lower_op(const graph::ta_zeros<T, S, N>& n) {
+    std::vector<std::int64_t> element;
+    for (std::size_t d = 1; d < S::rank; ++d) element.push_back(static_cast<std::int64_t>(S::dims[d]));
+    const std::string count = op("Reshape", {emit_as<std::int64_t>(n.count), ints({1})});
+    const std::string shape = fresh("shape");
+    set_int(add_node("Concat", {count, ints(element)}, {shape}), "axis", 0);
+    const std::string out = fresh("tensor_array");
+    auto& node = add_node("ConstantOfShape", {shape}, {out});
+    auto* a = node.add_attribute();
+    a->set_name("value");
+    a->set_type(::onnx::AttributeProto::TENSOR);
+    const T zero{};
+    fill_tensor(*a->mutable_t(), &zero, 1, {1});
+    return out;
+  }
+
+  template <class A, class I, class V>
+  std::string lower_op(const graph::ta_write<A, I, V>& n) {
+    if (n.dynamic_size)
+      throw export_error("onnx export: a tensor array with dynamic_size (one that grows) has no ONNX form; give it its size");
+    const std::string index = op("Reshape", {emit_as<std::int64_t>(n.index), ints({1, 1})});
+    const std::string update = op("Unsqueeze", {emit(n.value), ints({0})});
+    return op("ScatterND", {emit(n.array), index, update});
+  }
+
+  template <std::size_t K, class N>
+  std::string lower_op(const graph::output_of<K, N>& n) {
+    return emit_all(n.source).at(K);
+  }
+
+  template <class Kind, class Pred, class... Branches>
+  std::vector<std::string> lower(const graph::branch_node<Kind, Pred, Branches...>& n) {
+    const std::string selector = emit(n.pred);
+    return if_chain<0>(n, selector);
+  }
+
+  /// Branch I (taken when the selector says so) against the rest: one If per branch but the last.
+  template <std::size_t I, class Kind, class Pred, class... Branches>
+  std::vector<std::string> if_chain(const graph::branch_node<Kind, Pred, Branches...>& n, const std::string& selector) {
+    constexpr std::size_t count = sizeof...(Branches);
+    using specs = typename graph::branch_node<Kind, Pred, Branches...>::output_specs;
+    std::string condition = selector;
+    if constexpr (std::is_same_v<Kind, graph::switch_kind>) {
+      using P = typename Pred::value_type;
+      condition = op("Equal", {selector, constant<P>({static_cast<P>(I)}, {})});
+    }
+    ::onnx::GraphProto then_graph = subgraph<specs>("then", false, [&] { return emit_tuple(std::get<I>(n.branches)); });
+    ::onnx::GraphProto else_graph = subgraph<specs>("else", false, [&] {
+      if constexpr (I + 2 == count) return emit_tuple(std::get<I + 1>(n.branches));
+      else return if_chain<I + 1>(n, selector);
+    });
+    std::vector<std::string> outs;
+    for (std::size_t k = 0; k < std::tuple_size_v<specs>; ++k) outs.push_back(fresh("if"));
+    auto& node = add_node("If", {condition}, outs);
+    for (auto [name, g] : {std::pair{"then_branch", &then_graph}, std::pair{"else_branch", &else_graph}}) {
+      auto* a = node.add_attribute();
+      a->set_name(name);
+      a->set_type(::onnx::AttributeProto::GRAPH);
+      a->mutable_g()->Swap(g);
+    }
+    return outs;
+  }
+
+  template <class S, class I, class C, class B>
+  std::vector<std::string> lower(const graph::while_node<S, I, C, B>& n) {
+    using specs = typename graph::while_node<S, I, C, B>::output_specs;
+    constexpr std::size_t V = std::tuple_size_v<specs>;
+    const void* scope = &staticflow::detail::type_key<S>;
+    const std::vector<std::string> inits = emit_tuple(n.inits);
+    // the condition on the initial values, in a layer of its own (the variables are the inits)
+    layers_.push_back({layers_.back().graph, true, {}, {}});
+    for (std::size_t k = 0; k < V; ++k) layers_.back().bindings.push_back({scope, k, inits[k]});
+    const std::string first = emit(n.cond);
+    layers_.pop_back();
+
+    ::onnx::GraphProto body;
+    body.set_name(fresh("loop_body"));
+    std::vector<std::string> vars;
+    set_value_info<spec<std::int64_t>>(*body.add_input(), fresh("iteration"), "");
+    set_value_info<spec<bool>>(*body.add_input(), fresh("condition_in"), "");
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((vars.push_back(fresh("loop_var")), set_value_info<std::tuple_element_t<K, specs>>(*body.add_input(), vars.back(), "")), ...);
+    }(std::make_index_sequence<V>{});
+    layers_.push_back({&body, true, {}, {}});
+    for (std::size_t k = 0; k < V; ++k) layers_.back().bindings.push_back({scope, k, vars[k]});
+    const std::vector<std::string> next = emit_tuple(n.body);
+    layers_.push_back({&body, true, {}, {}});  // the condition on the new values
+    for (std::size_t k = 0; k < V; ++k) layers_.back().bindings.push_back({scope, k, next[k]});
+    const std::string again = emit(n.cond);
+    layers_.pop_back();
+    std::vector<std::string> results{again};
+    results.insert(results.end(), next.begin(), next.end());
+    std::vector<std::string> body_outputs;
+    for (const auto& r : results) body_outputs.push_back(op("Identity", {r}));
+    layers_.pop_back();
+    set_value_info<spec<bool>>(*body.add_output(), body_outputs[0], "");
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (set_value_info<std::tuple_element_t<K, specs>>(*body.add_output(), body_outputs[K + 1], ""), ...);
+    }(std::make_index_sequence<V>{});
+
+    std::vector<std::string> inputs{n.max_iterations >= 0 ? constant<std::int64_t>({n.max_iterations}, {}) : std::string(),
+                                    first};
+    inputs.insert(inputs.end(), inits.begin(), inits.end());
+    std::vector<std::string> outs;
+    for (std::size_t k = 0; k < V; ++k) outs.push_back(fresh("loop"));
+    auto& node = add_node("Loop", inputs, outs);
+    auto* a = node.add_attribute();
+    a->set_name("body");
+    a->set_type(::onnx::AttributeProto::GRAPH);
+    a->mutable_g()->Swap(&body);
+    return outs;
+  }
+
+  template <class... N>
+  std::vector<std::string> emit_tuple(const std::tuple<N...>& nodes) {
+    std::vector<std::string> names;
+    std::apply([&](const auto&... n) { (names.push_back(emit(n)), ...); }, nodes);
+    return names;
+  }
+
+  /// A subgraph of a branch: what `body()` writes, its results as outputs of the specs `Specs`.
+  template <class Specs, class F>
+  ::onnx::GraphProto subgraph(std::string_view name, bool isolated, F&& body) {
+    ::onnx::GraphProto g;
+    g.set_name(fresh(name));
+    layers_.push_back({&g, isolated, {}, {}});
+    std::vector<std::string> results = body();
+    std::vector<std::string> outputs;
+    for (const auto& r : results) outputs.push_back(op("Identity", {r}));
+    layers_.pop_back();
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (set_value_info<std::tuple_element_t<K, Specs>>(*g.add_output(), outputs[K], ""), ...);
+    }(std::make_index_sequence<std::tuple_size_v<Specs>>{});
+    return g;
+  }
+
+  template <class N>
+  std::string lower_op(const N&) {
+    (void)sizeof(no_onnx_mapping<N>);
+    return {};
+  }
+
+  ::onnx::GraphProto& main_;
+  std::vector<std::string> arg_names_;
+  const std::vector<named_variable>& vars_;
+  std::vector<layer> layers_;
+  std::vector<std::pair<const void*, std::string>> initializers_;
+  std::size_t value_count_ = 0, node_count_ = 0;
+};
+}  // namespace detail
+
+}  // namespace staticflow::onnx

@@ -1,0 +1,149 @@
+// onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
+// exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
+// integers, reductions, matmul, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// fori_loop / scan) with their inputs and staticflow's outputs as .npy files, then runs
+// onnx_runtime.py, which runs each model in onnxruntime and compares.
+// Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <string>
+#include <sys/wait.h>
+#include <tuple>
+
+#include <xtensor/xarray.hpp>
+#include <xtensor/xnpy.hpp>
+#include <xtensor/xrandom.hpp>
+
+#include <staticflow/io/onnx.hpp>
+
+namespace sf = staticflow;
+
+namespace {
+std::string dir;
+
+template <class V>
+void save(const std::string& path, const V& v) {
+  if constexpr (std::is_arithmetic_v<V>) xt::dump_npy(path, xt::xarray<V>(v));
+  else xt::dump_npy(path, xt::xarray<typename V::value_type>(v));
+}
+
+/// Exports f's one concrete function as <name>.onnx; `run(set, inputs...)` saves an input set and
+/// staticflow's results for it.
+template <class F>
+auto exported(const std::string& name, F& f, const std::vector<sf::onnx::named_variable>& vars = {}) {
+  sf::onnx::export_model(f.get_concrete_function(), vars, dir + "/" + name + ".onnx");
+  return [&f, name](const std::string& set, const auto&... inputs) {
+    const std::string prefix = dir + "/" + name + "." + set;
+    std::size_t k = 0;
+    ((save(prefix + ".in" + std::to_string(k++) + ".npy", inputs)), ...);
+    const auto results = f(inputs...);
+    k = 0;
+    if constexpr (requires { std::tuple_size<std::remove_cvref_t<decltype(results)>>::value; })
+      std::apply([&](const auto&... r) { ((save(prefix + ".out" + std::to_string(k++) + ".npy", r)), ...); }, results);
+    else
+      save(prefix + ".out0.npy", results);
+  };
+}
+
+template <class T>
+xt::xarray<T> nonzero(std::vector<std::size_t> shape, std::mt19937& rng) {  // divisors: |x| in [0.5, 4]
+  std::uniform_real_distribution<double> mag(0.5, 4.0);
+  xt::xarray<T> a = xt::xarray<T>::from_shape(shape);
+  for (auto& x : a) x = static_cast<T>((rng() & 1 ? 1 : -1) * mag(rng));
+  return a;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::cerr << "usage: onnx_runtime PYTHON SCRIPT DIR\n";
+    return 2;
+  }
+  dir = argv[3];
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::mt19937 rng(7);
+  xt::random::seed(7);
+
+  // A classifier whose weights are variables (initializers named as given), dyn batch.
+  sf::variable<float, 4, 8> w1{xt::eval(xt::random::randn<float>({4, 8}))};
+  sf::variable<float, 8> b1{xt::eval(xt::random::randn<float>({8}))};
+  sf::variable<float, 8, 3> w2{xt::eval(xt::random::randn<float>({8, 3}))};
+  auto mlp = sf::function<sf::spec<float, sf::dyn, 4>>([&](auto x) {
+    auto logits = sf::matmul(sf::relu(sf::matmul(x, w1.read()) + b1.read()), w2.read());
+    return std::tuple{sf::softmax(logits), sf::argmax(logits, sf::axes<1>{}), sf::log_softmax(logits, sf::axes<0>{})};
+  });
+  auto run_mlp = exported("mlp", mlp, {{"dense/w", w1}, {"dense/b", b1}, {"out/w", w2}});
+  run_mlp("batch5", xt::xarray<float>(xt::random::randn<float>({5, 4})));
+  run_mlp("batch1", xt::xarray<float>(xt::random::randn<float>({1, 4})));
+
+  auto floats = sf::function<sf::spec<float, sf::dyn>, sf::spec<float, sf::dyn>>([](auto a, auto b) {
+    return std::tuple{-a, sf::abs(a), sf::square(a), sf::sqrt(sf::abs(a)), sf::exp(a), sf::log(sf::abs(a) + 1.f),
+                      sf::tanh(a), sf::sigmoid(a), sf::relu(a), sf::pow(sf::abs(a), b), sf::maximum(a, b),
+                      sf::minimum(a, b), sf::where(a > b, a, b * 2.f), sf::floordiv(a, b), sf::floormod(a, b),
+                      a % b, a / b - 1.5f, sf::cast<std::int32_t>(a * 3.f), sf::cast<double>(a) * 0.25};
+  });
+  auto run_floats = exported("elementwise_float", floats);
+  run_floats("n13", nonzero<float>({13}, rng), nonzero<float>({13}, rng));
+
+  auto ints = sf::function<sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int32_t, sf::dyn>>([](auto a, auto b) {
+    return std::tuple{a + b, a - b, a * b, a / b, a % b, sf::floordiv(a, b), sf::floormod(a, b), sf::relu(a),
+                      sf::abs(a), sf::maximum(a, b), a == b, a != b, sf::logical_and(a > 0, b < 0),
+                      sf::logical_or(a >= 2, !(a <= b)), sf::cast<float>(a) * 0.5f, a + 2, sf::pow(a, 2)};
+  });
+  auto run_ints = exported("elementwise_int", ints);
+  run_ints("n17", xt::xarray<std::int32_t>{-7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 9, 11},
+           xt::xarray<std::int32_t>{2, -3, 4, -2, 3, 5, -5, 7, 1, -1, 3, -4, 2, 6, -3, -9, 4});
+
+  auto reductions = sf::function<sf::spec<float, sf::dyn, 4>>([](auto x) {
+    return std::tuple{sf::reduce_sum(x), sf::reduce_sum(x, sf::axes<1>{}, sf::keepdims), sf::reduce_mean(x, sf::axes<0>{}),
+                      sf::reduce_max(x, sf::axes<1>{}), sf::reduce_min(x, sf::axes<0, 1>{}),
+                      sf::reduce_prod(x, sf::axes<1>{}), sf::reduce_any(x > 1.f, sf::axes<1>{}),
+                      sf::reduce_all(x > -1.f, sf::axes<0>{}), sf::argmin(x, sf::axes<0>{}),
+                      sf::reduce_logsumexp(x, sf::axes<1>{}), sf::l2_normalize(x, sf::axes<1>{})};
+  });
+  auto run_reductions = exported("reductions", reductions);
+  run_reductions("rows6", xt::xarray<float>(xt::random::randn<float>({6, 4})));
+
+  auto shapes = sf::function<sf::spec<float, sf::dyn, 3, 4>, sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int32_t>>(
+      [](auto x, auto labels, auto i) {
+        return std::tuple{sf::transpose(x, sf::axes<0, 2, 1>{}), sf::reshape<sf::shape<sf::dyn, 12>>(x),
+                          sf::expand_dims(x, sf::axes<1>{}), sf::squeeze(sf::expand_dims(x, sf::axes<-1>{}), sf::axes<3>{}),
+                          sf::slice(x, sf::axes<2>{}, 1, 2), sf::concat<1>(x, x * 2.f),
+                          sf::broadcast_to<sf::shape<2, 3, 4>>(sf::reduce_sum(x, sf::axes<0>{})),
+                          sf::one_hot<5>(labels), x[i], sf::shape_of(x), sf::size(labels), sf::dim<0>(x)};
+      });
+  auto run_shapes = exported("shape_ops", shapes);
+  run_shapes("a", xt::xarray<float>(xt::random::randn<float>({2, 3, 4})), xt::xarray<std::int32_t>{0, 4, 2, 7, -1},
+             std::int32_t{1});
+
+  auto branches = sf::function<sf::spec<float, sf::dyn>, sf::spec<std::int32_t>>([](auto x, auto k) {
+    auto c = sf::cond(sf::reduce_sum(x) > 0.f, [&] { return std::tuple{x * 2.f, sf::reduce_max(x)}; },
+                      [&] { return std::tuple{-x, sf::reduce_min(x) + 1.f}; });
+    auto s = sf::switch_case(k, [&] { return x + 1.f; }, [&] { return sf::exp(x); }, [&] { return x * x; });
+    return std::tuple{std::get<0>(c), std::get<1>(c), s};
+  });
+  auto run_branches = exported("cond", branches);
+  run_branches("positive_k0", xt::xarray<float>{1.f, 2.f, -0.5f}, std::int32_t{0});
+  run_branches("negative_k1", xt::xarray<float>{-1.f, 2.f, -3.5f, 0.25f}, std::int32_t{1});
+  run_branches("positive_k7", xt::xarray<float>{4.f}, std::int32_t{7});
+
+  auto loops = sf::function<sf::spec<float, sf::dyn>, sf::spec<std::int32_t>>([](auto x, auto n) {
+    auto [steps, halved] = sf::while_loop([](auto, auto v) { return sf::reduce_max(sf::abs(v)) > 1.f; },
+                                          [](auto s, auto v) { return std::tuple{s + 1, v * 0.5f}; }, 0, x);
+    auto powered = sf::fori_loop(0, n, [](auto i, auto v) { return v * 2.f + sf::cast<float>(i); }, x);
+    auto [total, running] = sf::scan([](auto c, auto e) { return std::tuple{c + e, c * e}; }, 0.0f, x);
+    return std::tuple{steps, halved, powered, total, running};
+  });
+  auto run_loops = exported("loops", loops);
+  run_loops("n3", xt::xarray<float>{3.f, -9.f, 0.5f}, std::int32_t{3});
+  run_loops("n0", xt::xarray<float>{0.25f, 0.5f}, std::int32_t{0});
+
+  const std::string command = std::string("\"") + argv[1] + "\" \"" + argv[2] + "\" \"" + dir + "\"";
+  const int status = std::system(command.c_str());
+  if (status == -1 || !WIFEXITED(status)) return 1;
+  return WEXITSTATUS(status);
+}
