@@ -18,8 +18,10 @@ class StaticflowConan(ConanFile):
     # depends on it, so it is part of the ODR contract). None: no -march flag.
     # thrust_host: the package's CMake files define staticflow::thrust_cpp / thrust_omp (the
     # Thrust backend on host device systems) where they find the CCCL headers.
-    options = {"arch": [None, "ANY"], "thrust_host": [True, False]}
-    default_options = {"arch": "native", "thrust_host": True}
+    # onnx: they define staticflow::onnx (ONNX export, io/onnx.hpp) where they find ONNX's CMake
+    # package (Debian's libonnx-dev); the core does not depend on protobuf.
+    options = {"arch": [None, "ANY"], "thrust_host": [True, False], "onnx": [True, False]}
+    default_options = {"arch": "native", "thrust_host": True, "onnx": True}
     exports_sources = "include/*", "CMakeLists.txt", "cmake/*"
     no_copy_source = True
 
@@ -52,8 +54,9 @@ class StaticflowConan(ConanFile):
         # own (system) CMake configs; with real Conan packages their
         # CMakeDeps configs provide the same target names.
         save(self, os.path.join(self.package_folder, self._build_module), _BUILD_MODULE)
-        copy(self, "ThrustHost.cmake", src=os.path.join(self.source_folder, "cmake"),
-             dst=os.path.join(self.package_folder, os.path.dirname(self._build_module)))
+        for module in ("ThrustHost.cmake", "OnnxExport.cmake"):
+            copy(self, module, src=os.path.join(self.source_folder, "cmake"),
+                 dst=os.path.join(self.package_folder, os.path.dirname(self._build_module)))
 
     @property
     def _build_module(self):
@@ -72,6 +75,8 @@ class StaticflowConan(ConanFile):
         modules = [self._build_module]
         if self.options.get_safe("thrust_host"):
             modules.append(os.path.join(os.path.dirname(self._build_module), "ThrustHost.cmake"))
+        if self.options.get_safe("onnx"):
+            modules.append(os.path.join(os.path.dirname(self._build_module), "OnnxExport.cmake"))
         self.cpp_info.set_property("cmake_build_modules", modules)
         self.cpp_info.builddirs = [os.path.dirname(self._build_module)]
 
