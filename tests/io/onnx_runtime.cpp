@@ -1,7 +1,7 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
 // integers, reductions, matmul, shape ops, softmax, x[i], cond / switch_case, while_loop /
-// fori_loop / scan) with their inputs and staticflow's outputs as .npy files, then runs
+// fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
 #include <cstdint>
@@ -141,6 +141,16 @@ int main(int argc, char** argv) {
   auto run_loops = exported("loops", loops);
   run_loops("n3", xt::xarray<float>{3.f, -9.f, 0.5f}, std::int32_t{3});
   run_loops("n0", xt::xarray<float>{0.25f, 0.5f}, std::int32_t{0});
+
+  // A gradient function is a graph like any other: a value_and_grad exports too (the backward
+  // pass's broadcasts, reductions and transposed matmuls included).
+  auto gradient = sf::function<sf::spec<float, 3, 2>, sf::spec<float, 2>, sf::spec<float, sf::dyn, 3>,
+                               sf::spec<float, sf::dyn, 2>>(sf::value_and_grad_fn<0, 1>([](auto w, auto b, auto x, auto y) {
+    return sf::reduce_mean(sf::square(sf::tanh(sf::matmul(x, w) + b) - y));
+  }));
+  auto run_gradient = exported("value_and_grad", gradient);
+  run_gradient("batch7", xt::xarray<float>(xt::random::randn<float>({3, 2})), xt::xarray<float>{0.5f, -0.25f},
+               xt::xarray<float>(xt::random::randn<float>({7, 3})), xt::xarray<float>(xt::random::randn<float>({7, 2})));
 
   const std::string command = std::string("\"") + argv[1] + "\" \"" + argv[2] + "\" \"" + dir + "\"";
   const int status = std::system(command.c_str());
