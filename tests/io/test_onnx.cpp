@@ -156,5 +156,6 @@ TEST_CASE("onnx: what has no ONNX form is an export_error, and no file is writte
         .stack();
   });
   CHECK(export_error_of([&] { sf::onnx::to_model(grow.get_concrete_function()); }) ==
-        "staticflow: onnx export: a tensor array with dynamic_size (one that grows) has no ONNX form; give it its size");
+        "staticflow: onnx export: a tensor array with dynamic_size (one that grows) has no ONNX form; give it its size "
+        "(tensor_array<T>::with_size(n))");
 }

@@ -544,7 +544,9 @@ class exporter {
   template <class A, class I, class V>
   std::string lower_op(const graph::ta_write<A, I, V>& n) {
     if (n.dynamic_size)
-      throw export_error("onnx export: a tensor array with dynamic_size (one that grows) has no ONNX form; give it its size");
+      throw export_error(
+          "onnx export: a tensor array with dynamic_size (one that grows) has no ONNX form; give it its size "
+          "(tensor_array<T>::with_size(n))");
     const std::string index = op("Reshape", {emit_as<std::int64_t>(n.index), ints({1, 1})});
     const std::string update = op("Unsqueeze", {emit(n.value), ints({0})});
     return op("ScatterND", {emit(n.array), index, update});
