@@ -27,8 +27,8 @@ int main() {
 
   // a data-dependent trip count: the Collatz steps of n
   auto collatz = sf::function([](auto n) {
-    auto [steps, m] = sf::while_loop([](auto, auto m) { return m != 1; },
-                                     [](auto s, auto m) { return std::tuple{s + 1, sf::where(m % 2 == 0, m / 2, 3 * m + 1)}; },
+    auto [steps, m] = sf::while_loop([](auto, auto k) { return k != 1; },
+                                     [](auto s, auto k) { return std::tuple{s + 1, sf::where(k % 2 == 0, k / 2, 3 * k + 1)}; },
                                      0, n);
     return steps;
   });
@@ -37,7 +37,7 @@ int main() {
   // ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
   // for i in range(len(x)): ta = ta.write(i, x[i] + 1)
   auto plus_one = sf::function([](auto x) {
-    auto ta = sf::fori_loop(0, sf::size(x), [&](auto i, auto ta) { return ta.write(i, x[i] + 1); },
+    auto ta = sf::fori_loop(0, sf::size(x), [&](auto i, auto acc) { return acc.write(i, x[i] + 1); },
                             sf::tensor_array<int>{});
     return ta.stack();
   });

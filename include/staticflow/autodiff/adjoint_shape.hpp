@@ -43,9 +43,9 @@ struct broadcast_added_axes {
     return S::dims[s] == 1 && GS::dims[i] != 1;
   }
   static constexpr std::size_t inner_count = [] {
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < R; ++i) n += added(i);
-    return n;
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < R; ++i) count += added(i);
+    return count;
   }();
   static constexpr std::array<int, inner_count> inner = [] {
     std::array<int, inner_count> a{};

@@ -126,9 +126,9 @@ struct reduced_shape {
   static constexpr std::size_t R = S::rank;
   static constexpr auto mask = reduced_axes<Axes, R>::mask;
   static constexpr std::size_t kept = [] {
-    std::size_t n = 0;
-    for (bool b : mask) n += (Keep || !b);
-    return n;
+    std::size_t count = 0;
+    for (bool b : mask) count += (Keep || !b);
+    return count;
   }();
   static constexpr std::array<std::size_t, kept> dims = [] {
     std::array<std::size_t, kept> d{};

@@ -139,9 +139,9 @@ class module {
       e.call = [&f, key, inputs = e.def.inputs, outputs = e.def.outputs](const tensor_map& in) {
         std::array<const tensor*, n_in> args{};
         auto taken = [&] {  // for the messages only: not built on a request that fits
-          std::string names;
-          for (const auto& i : inputs) names += (names.empty() ? "'" : ", '") + i.key + "'";
-          return names;
+          std::string list;
+          for (const auto& i : inputs) list += (list.empty() ? "'" : ", '") + i.key + "'";
+          return list;
         };
         for (std::size_t k = 0; k < n_in; ++k) {
           const auto it = in.find(inputs[k].key);

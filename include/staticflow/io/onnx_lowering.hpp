@@ -90,10 +90,6 @@ void set_value_info(::onnx::ValueInfoProto& v, const std::string& name, const st
   }
 }
 
-template <class N> struct is_branch_node : std::false_type {};
-template <class K, class P, class... B> struct is_branch_node<graph::branch_node<K, P, B...>> : std::true_type {};
-template <class N> struct is_while_node : std::false_type {};
-template <class S, class I, class C, class B> struct is_while_node<graph::while_node<S, I, C, B>> : std::true_type {};
 template <class N> struct is_external : std::false_type {};
 template <class T, class S> struct is_external<graph::external_leaf<T, S, void>> : std::true_type {};
 template <class N> struct is_bound_variable : std::false_type {};
@@ -102,7 +98,7 @@ struct is_bound_variable<graph::bound_variable<Sc, K, T, S>> : std::true_type {
   using scope = Sc;
 };
 
-/// The ONNX op of an elementwise op that has one (others are lowered in `exporter::elementwise`).
+/// The ONNX op of an elementwise op that has one (the others are composed in `exporter::lower_op`).
 template <class Op>
 constexpr std::string_view direct_op() {
   if constexpr (std::is_same_v<Op, op::negate>) return "Neg";
@@ -200,7 +196,7 @@ class exporter {
     }
   }
 
-  /// Appends a node to the innermost graph; returns its first output's name.
+  /// Appends a node to the innermost graph (the one being written).
   ::onnx::NodeProto& add_node(std::string_view op, const std::vector<std::string>& inputs,
                               const std::vector<std::string>& outputs) {
     auto* node = layers_.back().graph->add_node();

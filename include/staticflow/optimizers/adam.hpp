@@ -24,8 +24,8 @@ class adam final : public optimizer<adam<T>, T> {
 
  public:
   /// keras.optimizers.Adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-07).
-  explicit adam(T learning_rate = T(0.001), T beta_1 = T(0.9), T beta_2 = T(0.999), T epsilon = T(1e-7))
-      : base(learning_rate), beta_1_(beta_1), beta_2_(beta_2), epsilon_(epsilon) {
+  explicit adam(T rate = T(0.001), T beta_1 = T(0.9), T beta_2 = T(0.999), T epsilon = T(1e-7))
+      : base(rate), beta_1_(beta_1), beta_2_(beta_2), epsilon_(epsilon) {
     if (!(beta_1 >= T(0) && beta_1 < T(1)) || !(beta_2 >= T(0) && beta_2 < T(1)))
       throw std::invalid_argument("staticflow: sf::adam: beta_1 and beta_2 must be in [0, 1)");
   }

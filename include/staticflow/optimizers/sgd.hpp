@@ -22,8 +22,8 @@ class sgd final : public optimizer<sgd<T>, T> {
 
  public:
   /// keras.optimizers.SGD(learning_rate=0.01, momentum=0.0, nesterov=False).
-  explicit sgd(T learning_rate = T(0.01), T momentum = T(0), bool nesterov = false)
-      : base(learning_rate), momentum_(momentum), nesterov_(nesterov) {
+  explicit sgd(T rate = T(0.01), T momentum = T(0), bool nesterov = false)
+      : base(rate), momentum_(momentum), nesterov_(nesterov) {
     if (!(momentum >= T(0) && momentum <= T(1))) throw std::invalid_argument("staticflow: sf::sgd: momentum must be in [0, 1]");
   }
 

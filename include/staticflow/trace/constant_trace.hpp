@@ -36,7 +36,7 @@ constexpr auto output_nodes(const Result& r) {
 /// The output nodes of a traced result, copied into a tuple of values (what a plan is made from).
 template <class Values, class Result>
 constexpr Values output_values_of(const Result& r) {
-  return std::apply([](const auto&... n) { return Values{n...}; }, output_nodes(r));
+  return std::apply([](const auto&... out) { return Values{out...}; }, output_nodes(r));
 }
 
 /// The lambda Fn traced with the symbolic arguments of signature Sig, by a default-constructed Fn.
