@@ -57,14 +57,18 @@ function(staticflow_add_compile_fail_tests dir)
   endforeach()
 endfunction()
 
-#   staticflow_add_syntax_check(<test-name> <source> TARGETS <tgt>... [OPTIONS <flag>...])
+#   staticflow_add_syntax_check(<test-name> <source> TARGETS <tgt>... [OPTIONS <flag>...] [COMPILER <cxx>])
 #
 # A CTest test that passes when <source> compiles (-fsyntax-only) with the usage requirements of
 # the given targets and the OPTIONS (for targets whose options only a build can evaluate, such as
-# OpenMP's `$<COMPILE_LANGUAGE:CXX>`): a source that the build does not compile (the benchmarks, in the build that
-# `make test` makes) still cannot rot unnoticed.
+# OpenMP's `$<COMPILE_LANGUAGE:CXX>`), compiled by COMPILER (default: the build's): a source that
+# the build does not compile (the benchmarks, in the build that `make test` makes) still cannot rot
+# unnoticed, and a second compiler's front end is checked on the sources that matter to it.
 function(staticflow_add_syntax_check test_name source)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "TARGETS;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "COMPILER" "TARGETS;OPTIONS")
+  if(NOT arg_COMPILER)
+    set(arg_COMPILER "${CMAKE_CXX_COMPILER}")
+  endif()
   set(_incs "")
   set(_defs "")
   set(_opts "")
@@ -78,7 +82,7 @@ function(staticflow_add_syntax_check test_name source)
   endforeach()
   add_test(NAME ${test_name}
     COMMAND "${CMAKE_COMMAND}"
-      "-DCXX=${CMAKE_CXX_COMPILER}"
+      "-DCXX=${arg_COMPILER}"
       "-DSOURCE=${source}"
       "-DSTD=-std=c++20"
       "-DINCLUDES=${_incs}"

@@ -123,6 +123,27 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
 }  // namespace graph
 
 namespace detail {
+/// The message when output K differs between two branches. (A named function, not a lambda in the
+/// pack expansion: clang rejects a lambda's own local there as an implicit capture.)
+template <class Name, class First, class Other, std::size_t Branch, std::size_t K>
+constexpr message_string branch_output_message() {
+  message_string s;
+  s += "staticflow: ";
+  s += Name::what;
+  s += ": output ";
+  s += K;
+  s += " is ";
+  append_spec(s, std::tuple_element_t<K, First>{});
+  s += " in ";
+  s += Name::first;
+  s += " and ";
+  append_spec(s, std::tuple_element_t<K, Other>{});
+  s += " in ";
+  s += Name::other;
+  if constexpr (Name::numbered) s += Branch;
+  return s;
+}
+
 template <class Name, class First, class Other, std::size_t Branch>
 constexpr void check_branch_results() {
   constexpr std::size_t n = std::tuple_size_v<First>;
@@ -144,23 +165,9 @@ constexpr void check_branch_results() {
   }()>();
   if constexpr (n == m) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (control_flow_check<std::is_same_v<std::tuple_element_t<K, First>, std::tuple_element_t<K, Other>>, [] {
-         message_string s;
-         s += "staticflow: ";
-         s += Name::what;
-         s += ": output ";
-         s += K;
-         s += " is ";
-         append_spec(s, std::tuple_element_t<K, First>{});
-         s += " in ";
-         s += Name::first;
-         s += " and ";
-         append_spec(s, std::tuple_element_t<K, Other>{});
-         s += " in ";
-         s += Name::other;
-         if constexpr (Name::numbered) s += Branch;
-         return s;
-       }()>(), ...);
+      (control_flow_check<std::is_same_v<std::tuple_element_t<K, First>, std::tuple_element_t<K, Other>>,
+                          branch_output_message<Name, First, Other, Branch, K>()>(),
+       ...);
     }(std::make_index_sequence<n>{});
   }
 }
@@ -227,6 +234,17 @@ constexpr auto make_branches(const P& p, Fn&&... fn) {
 }  // namespace detail
 
 namespace detail {
+/// The message for a predicate that is not a scalar bool tensor (a named function: clang crashes
+/// on a lambda in this template argument).
+template <class S>
+constexpr message_string cond_predicate_message() {
+  message_string s;
+  s += "staticflow: sf::cond: the predicate must be a scalar bool tensor, not ";
+  append_spec(s, S{});
+  s += " (reduce it with sf::reduce_any / sf::reduce_all, or compare it)";
+  return s;
+}
+
 /// sf::cond whose branches return nothing: an effect that runs the effects of one branch
 /// (effects/cond_statement.hpp, included by staticflow.hpp).
 template <class Pred, class TrueFn, class FalseFn>
@@ -266,13 +284,8 @@ constexpr auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
                   "std::bool_constant");
   } else {
     using S = spec_of_node_t<Pred>;
-    detail::control_flow_check<std::is_same_v<typename S::value_type, bool> && S::shape_type::rank == 0, [] {
-      detail::message_string s;
-      s += "staticflow: sf::cond: the predicate must be a scalar bool tensor, not ";
-      detail::append_spec(s, S{});
-      s += " (reduce it with sf::reduce_any / sf::reduce_all, or compare it)";
-      return s;
-    }()>();
+    detail::control_flow_check<std::is_same_v<typename S::value_type, bool> && S::shape_type::rank == 0,
+                               detail::cond_predicate_message<S>()>();
     if constexpr (std::is_void_v<decltype(true_fn())> && std::is_void_v<decltype(false_fn())>)
       detail::cond_statement(pred, true_fn, false_fn);  // branches run for their effects
     else if constexpr (detail::eager_cond_possible<Pred, TrueFn, FalseFn>())

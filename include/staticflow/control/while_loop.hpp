@@ -176,6 +176,21 @@ constexpr auto while_loop_in(Cond& cond, Body& body, std::int64_t max_iterations
   else return traced_while_loop<Scope>(cond, body, max_iterations, vars...);
 }
 
+/// The message when the body changes loop variable K's spec. (A named function, not a lambda in
+/// the pack expansion: clang rejects a lambda's own local there as an implicit capture.)
+template <std::size_t K, class Specs, class NextSpecs>
+constexpr message_string loop_variable_changed_message() {
+  message_string s;
+  s += "staticflow: sf::while_loop: the body changes loop variable ";
+  s += K;
+  s += " from ";
+  append_spec(s, std::tuple_element_t<K, Specs>{});
+  s += " to ";
+  append_spec(s, std::tuple_element_t<K, NextSpecs>{});
+  s += " (a variable whose shape varies needs sf::dyn dimensions)";
+  return s;
+}
+
 template <class Scope, class Cond, class Body, class... Vars>
 constexpr auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
   auto inits = std::tuple{loop_value<Vars>::init_node(vars)...};
@@ -215,17 +230,9 @@ constexpr auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterat
     }(std::index_sequence_for<Vars...>{});
     using NextSpecs = specs_of_nodes_t<decltype(next)>;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (control_flow_check<std::is_same_v<std::tuple_element_t<K, Specs>, std::tuple_element_t<K, NextSpecs>>, [] {
-         message_string s;
-         s += "staticflow: sf::while_loop: the body changes loop variable ";
-         s += K;
-         s += " from ";
-         append_spec(s, std::tuple_element_t<K, Specs>{});
-         s += " to ";
-         append_spec(s, std::tuple_element_t<K, NextSpecs>{});
-         s += " (a variable whose shape varies needs sf::dyn dimensions)";
-         return s;
-       }()>(), ...);
+      (control_flow_check<std::is_same_v<std::tuple_element_t<K, Specs>, std::tuple_element_t<K, NextSpecs>>,
+                          loop_variable_changed_message<K, Specs, NextSpecs>()>(),
+       ...);
     }(std::index_sequence_for<Vars...>{});
     graph::while_node<Scope, Inits, decltype(pred), decltype(next)> loop{{}, inits, pred, next, max_iterations};
     auto outs = graph::outputs_of(loop);

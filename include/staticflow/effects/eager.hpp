@@ -105,18 +105,20 @@ struct all_materializable<std::tuple<N...>> : std::bool_constant<(materializable
 /// Whether results Raw (of a branch or a loop body) evaluate into eager values of Specs. When
 /// they do not, the traced path is taken and gives its own `staticflow:` error on the mismatch;
 /// the eager path must not fail first on an assertion of its own.
+template <class S, class R>
+constexpr bool eager_result_fits() {
+  using G = std::remove_cvref_t<decltype(to_node_as<S>(std::declval<const R&>()))>;
+  return std::is_same_v<typename G::value_type, typename S::value_type> &&
+         std::is_same_v<typename G::shape_type, typename S::shape_type>;
+}
 template <class Specs, class Raw>
 constexpr bool eager_results_fit() {
   if constexpr (std::tuple_size_v<Specs> != std::tuple_size_v<Raw>) {
     return false;
   } else {
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return ([] {
-        using S = std::tuple_element_t<K, Specs>;
-        using G = std::remove_cvref_t<decltype(to_node_as<S>(std::declval<const std::tuple_element_t<K, Raw>&>()))>;
-        return std::is_same_v<typename G::value_type, typename S::value_type> &&
-               std::is_same_v<typename G::shape_type, typename S::shape_type>;
-      }() && ...);
+    return []<std::size_t... K>(std::index_sequence<K...>) {  // (a named function per element: clang
+      // crashes on a lambda inside this fold)
+      return (eager_result_fits<std::tuple_element_t<K, Specs>, std::tuple_element_t<K, Raw>>() && ...);
     }(std::make_index_sequence<std::tuple_size_v<Specs>>{});
   }
 }

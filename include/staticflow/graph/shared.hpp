@@ -58,9 +58,9 @@ class held_node {
   }
   constexpr void release() noexcept {
     if (box_ == nullptr) return;
-    const bool last = std::is_constant_evaluated()
-                          ? --box_->refs == 0
-                          : std::atomic_ref<std::size_t>(box_->refs).fetch_sub(1, std::memory_order_acq_rel) == 1;
+    bool last;  // (not a const initializer: clang would evaluate is_constant_evaluated() there as true)
+    if (std::is_constant_evaluated()) last = --box_->refs == 0;
+    else last = std::atomic_ref<std::size_t>(box_->refs).fetch_sub(1, std::memory_order_acq_rel) == 1;
     if (last) delete box_;
     box_ = nullptr;
   }

@@ -241,7 +241,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   using node_type = graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std::integer_sequence<bool, InPlace...>>;
   using specs = typename node_type::output_specs;
   static constexpr std::size_t V = sizeof...(InPlace);
-  static constexpr bool in_place[] = {InPlace...};
+  static constexpr std::array<bool, sizeof...(InPlace)> in_place{InPlace...};  // (a bounded array: clang)
   using layout = detail::flat_layout<InPlace...>;
   using buffers = typename detail::loop_buffers<specs>::type;
 
