@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "staticflow/graph/math_ops.hpp"
 #include "staticflow/graph/scalar_ops.hpp"
 
 namespace op = staticflow::op;
@@ -319,4 +320,41 @@ TEST_CASE("comparisons and logic", "[graph][scalar_ops]") {
   STATIC_REQUIRE_FALSE(op::logical_or::apply(false, false));
   STATIC_REQUIRE(op::logical_not::apply(false));
   STATIC_REQUIRE_FALSE(op::logical_not::apply(true));
+}
+
+TEST_CASE("bitwise ops and shifts: XLA's rule out of range, no undefined behaviour", "[graph][scalar_ops]") {
+  STATIC_REQUIRE(op::left_shift::apply(int32_t{1}, int32_t{31}) == i32_min);
+  STATIC_REQUIRE(op::left_shift::apply(int32_t{-1}, int32_t{4}) == -16);
+  STATIC_REQUIRE(op::left_shift::apply(i64_max, int64_t{1}) == -2);
+  STATIC_REQUIRE(op::right_shift::apply(i32_min, int32_t{31}) == -1);
+  STATIC_REQUIRE(op::invert::apply(int64_t{0}) == -1);
+  for (const int32_t shift : {32, 33, -1, i32_min, i32_max}) {
+    INFO("shift " << shift);
+    CHECK(op::left_shift::apply(opaque(int32_t{5}), opaque(shift)) == 0);
+    CHECK(op::right_shift::apply(opaque(int32_t{5}), opaque(shift)) == 0);
+    CHECK(op::right_shift::apply(opaque(int32_t{-5}), opaque(shift)) == -1);
+  }
+  CHECK(op::left_shift::apply(opaque(i64_min), opaque(int64_t{64})) == 0);
+  CHECK(op::right_shift::apply(opaque(i64_min), opaque(int64_t{63})) == -1);
+  CHECK(op::bitwise_xor::apply(opaque(i32_min), opaque(i32_max)) == -1);
+  CHECK(op::sign::apply(opaque(i64_min)) == -1);
+  CHECK(op::reciprocal::apply(opaque(int32_t{0})) == -1);  // 1 / 0 as XLA's division
+  CHECK(op::reciprocal::apply(opaque(int32_t{-1})) == -1);
+  CHECK(op::round::apply(opaque(i32_max)) == i32_max);
+}
+
+TEST_CASE("math functions' scalar edges", "[graph][scalar_ops]") {
+  CHECK(op::round::apply(opaque(2.5)) == 2.0);
+  CHECK(op::round::apply(opaque(3.5)) == 4.0);
+  CHECK(std::signbit(op::round::apply(opaque(-0.5))));
+  CHECK(std::isnan(op::sign::apply(opaque(d_nan))));
+  CHECK(std::signbit(op::sign::apply(opaque(-0.0))));
+  CHECK(op::softplus::apply(opaque(1000.0)) == 1000.0);
+  CHECK(op::softplus::apply(opaque(-d_inf)) == 0.0);
+  CHECK(op::is_finite::apply(opaque(1.0f)));
+  CHECK_FALSE(op::is_finite::apply(opaque(f_nan)));
+  CHECK(op::is_inf::apply(opaque(-d_inf)));
+  CHECK(op::atan2::apply(opaque(0.0), opaque(-1.0)) == Approx(3.14159265358979323846));
+  CHECK(op::rsqrt::name == "rsqrt");
+  CHECK(op::logical_xor::name == "xor");
 }

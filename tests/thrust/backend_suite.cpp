@@ -254,6 +254,37 @@ TEST_CASE("suite: softmax and l2_normalize composites", "[suite]") {
   CHECK(all_near(std::vector<float>(l2v.begin(), l2v.begin() + 3), std::vector<float>{1 / n0, 2 / n0, 3 / n0}, 1e-6f));
 }
 
+TEST_CASE("suite: math functions, activations, bitwise ops and created constants", "[suite]") {
+  auto f = sf::function([](auto x) {
+    return std::tuple{sf::sin(x) + sf::erf(x) * sf::atan2(x, 2.f), sf::round(x * 2.f), sf::softplus(x * 40.f),
+                      sf::gelu(x) + sf::elu(x), sf::is_finite(sf::log(x)), sf::zeros_like(x) + 1.5f};
+  }, suite::backend);
+  auto bits = sf::function([](auto a) { return std::tuple{(a & 6) ^ (a << 2), a >> 40, ~a}; }, suite::backend);
+  const xt::xtensor<float, 1> x = {1.25f, -0.75f, 0.25f, -2.f, 3.f, 0.f, -0.25f, 1.75f, 2.5f};
+  const auto [trig, rounded, soft, act, finite, created] = suite::host(f(suite::in(x)));
+  std::vector<float> trig_want, round_want, soft_want, act_want;
+  std::vector<bool> finite_want;
+  for (const float v : x) {
+    trig_want.push_back(std::sin(v) + std::erf(v) * std::atan2(v, 2.f));
+    round_want.push_back(std::nearbyint(v * 2.f));
+    soft_want.push_back(std::max(v * 40.f, 0.f) + std::log1p(std::exp(-std::fabs(v * 40.f))));
+    act_want.push_back(0.5f * v * (1 + std::erf(v / std::sqrt(2.f))) + (v > 0 ? v : std::expm1(v)));
+    finite_want.push_back(v > 0);
+  }
+  CHECK(all_near(suite::flat(trig), trig_want, 1e-6f));
+  CHECK(suite::flat(rounded) == round_want);  // half to even: 2.5 -> 2, -0.5 -> -0
+  CHECK(all_near(suite::flat(soft), soft_want, 1e-6f));
+  CHECK(all_near(suite::flat(act), act_want, 1e-6f));
+  const auto fin = suite::flat(finite);
+  CHECK(std::vector<bool>(fin.begin(), fin.end()) == finite_want);
+  CHECK(suite::flat(created) == std::vector<float>(9, 1.5f));
+  const xt::xtensor<std::int64_t, 1> a = {5, -7, 12};
+  const auto [mixed, shifted, inverted] = suite::host(bits(suite::in(a)));
+  CHECK(suite::flat(mixed) == std::vector<std::int64_t>{(5 & 6) ^ 20, (-7 & 6) ^ -28, (12 & 6) ^ 48});
+  CHECK(suite::flat(shifted) == std::vector<std::int64_t>{0, -1, 0});
+  CHECK(suite::flat(inverted) == std::vector<std::int64_t>{-6, 6, -13});
+}
+
 TEST_CASE("suite: a reduction used twice is computed once", "[suite]") {
   auto f = sf::function([](auto x) { return x - sf::reduce_mean(x) + sf::reduce_mean(x) * 2.f; }, suite::backend);
   const xt::xtensor<float, 1> x = {1, 2, 3, 6};

@@ -8,9 +8,11 @@
 //    tie in halves);
 //  * abs and relu have slope 0 at 0; reduce_max / reduce_min split the adjoint equally among the
 //    elements that tie for the maximum (TF's rule);
-//  * floordiv has no gradient (zero), fmod (`%`) and floormod pass g to the dividend and
-//    -g * trunc(a / b) / -g * floor(a / b) to the divisor; pow's exponent gets g * a^b * log(a)
-//    where a > 0, else 0.
+//  * floor, ceil, round, sign and floordiv have gradient zero (TF's); fmod (`%`) and floormod
+//    pass g to the dividend and -g * trunc(a / b) / -g * floor(a / b) to the divisor; pow's
+//    exponent gets g * a^b * log(a) where a > 0, else 0;
+//  * the math functions' derivatives are the textbook ones at every point where they exist
+//    (acosh at 1, asin / acos at +-1, atanh at +-1 give +-inf, as in TF).
 #pragma once
 
 #include <array>
@@ -22,6 +24,7 @@
 #include "staticflow/autodiff/adjoint_shape.hpp"
 #include "staticflow/control/index.hpp"
 #include "staticflow/graph/composites.hpp"
+#include "staticflow/graph/math.hpp"
 #include "staticflow/graph/matmul.hpp"
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/reduce.hpp"
@@ -64,6 +67,63 @@ constexpr auto transcendental_value(const N& n) {
   else return n;
 }
 
+/// The operand of a unary node as the adjoint of a math function reads it (cos(a) for sin(a)):
+/// like transcendental_value, stored once per call when its tree has more than 4 leaves.
+template <class N>
+constexpr auto operand_value(const N& n) {
+  if constexpr (leaf_count<std::remove_cvref_t<decltype(n.a)>>() > 4) return graph::stored<std::remove_cvref_t<decltype(n.a)>>(n.a);
+  else return n.a;
+}
+
+/// The adjoints of graph/math_ops.hpp's functions; rounding and sign are flat (zero, as TF).
+template <class Op, class A, class G>
+constexpr auto math_adjoint(const graph::unary<Op, A>& n, const G& g) {
+  using T = typename graph::unary<Op, A>::value_type;
+  constexpr T two_over_sqrt_pi = T(1.12837916709551257390);
+  constexpr T ln2 = T(0.69314718055994530942);
+  if constexpr (std::is_same_v<Op, op::floor> || std::is_same_v<Op, op::ceil> || std::is_same_v<Op, op::round> ||
+                std::is_same_v<Op, op::sign>) {
+    return zero_adjoint{};
+  } else {
+    const auto a = operand_value(n);
+    if constexpr (std::is_same_v<Op, op::sin>) return g * cos(a);
+    else if constexpr (std::is_same_v<Op, op::cos>) return -g * sin(a);
+    else if constexpr (std::is_same_v<Op, op::tan>) return g / square(cos(a));
+    else if constexpr (std::is_same_v<Op, op::asin>) return g * rsqrt(T(1) - square(a));
+    else if constexpr (std::is_same_v<Op, op::acos>) return -g * rsqrt(T(1) - square(a));
+    else if constexpr (std::is_same_v<Op, op::atan>) return g / (square(a) + T(1));
+    else if constexpr (std::is_same_v<Op, op::sinh>) return g * cosh(a);
+    else if constexpr (std::is_same_v<Op, op::cosh>) return g * sinh(a);
+    else if constexpr (std::is_same_v<Op, op::asinh>) return g * rsqrt(square(a) + T(1));
+    else if constexpr (std::is_same_v<Op, op::acosh>) return g * rsqrt(square(a) - T(1));
+    else if constexpr (std::is_same_v<Op, op::atanh>) return g / (T(1) - square(a));
+    else if constexpr (std::is_same_v<Op, op::reciprocal>) return -g * square(transcendental_value(n));
+    else if constexpr (std::is_same_v<Op, op::rsqrt>) return g * T(-0.5) * transcendental_value(n) / a;
+    else if constexpr (std::is_same_v<Op, op::log1p>) return g / (a + T(1));
+    else if constexpr (std::is_same_v<Op, op::expm1>) return g * exp(a);
+    else if constexpr (std::is_same_v<Op, op::log2>) return g / (a * ln2);
+    else if constexpr (std::is_same_v<Op, op::exp2>) return g * transcendental_value(n) * ln2;
+    else if constexpr (std::is_same_v<Op, op::erf>) return g * two_over_sqrt_pi * exp(-square(a));
+    else if constexpr (std::is_same_v<Op, op::erfc>) return -g * two_over_sqrt_pi * exp(-square(a));
+    else if constexpr (std::is_same_v<Op, op::softplus>) return g * sigmoid(a);
+    else {
+      static_assert(always_false<Op>, "staticflow: sf::gradients: this elementwise op has no gradient rule");
+      return zero_adjoint{};
+    }
+  }
+}
+
+template <class Op>
+inline constexpr bool is_math_function =
+    std::is_same_v<Op, op::sin> || std::is_same_v<Op, op::cos> || std::is_same_v<Op, op::tan> ||
+    std::is_same_v<Op, op::asin> || std::is_same_v<Op, op::acos> || std::is_same_v<Op, op::atan> ||
+    std::is_same_v<Op, op::sinh> || std::is_same_v<Op, op::cosh> || std::is_same_v<Op, op::asinh> ||
+    std::is_same_v<Op, op::acosh> || std::is_same_v<Op, op::atanh> || std::is_same_v<Op, op::floor> ||
+    std::is_same_v<Op, op::ceil> || std::is_same_v<Op, op::round> || std::is_same_v<Op, op::sign> ||
+    std::is_same_v<Op, op::reciprocal> || std::is_same_v<Op, op::rsqrt> || std::is_same_v<Op, op::log1p> ||
+    std::is_same_v<Op, op::expm1> || std::is_same_v<Op, op::log2> || std::is_same_v<Op, op::exp2> ||
+    std::is_same_v<Op, op::erf> || std::is_same_v<Op, op::erfc> || std::is_same_v<Op, op::softplus>;
+
 // ---- elementwise ----
 template <std::size_t K, class Op, class A, class G>
 constexpr auto child_adjoint(const graph::unary<Op, A>& n, const G& g) {
@@ -80,6 +140,7 @@ constexpr auto child_adjoint(const graph::unary<Op, A>& n, const G& g) {
   else if constexpr (std::is_same_v<Op, op::relu>) return where(a > T(0), g, T(0));
   else if constexpr (std::is_same_v<Op, op::identity>) return g;
   else if constexpr (std::is_same_v<Op, op::stop_gradient>) return zero_adjoint{};
+  else if constexpr (is_math_function<Op>) return math_adjoint(n, g);
   else {
     static_assert(always_false<Op>, "staticflow: sf::gradients: this elementwise op has no gradient rule");
     return zero_adjoint{};
@@ -118,6 +179,9 @@ constexpr auto child_adjoint(const graph::binary<Op, A, B>& n, const G& g) {
   } else if constexpr (std::is_same_v<Op, op::minimum>) {
     if constexpr (K == 0) return where(a <= b, g, T(0));
     else return where(a <= b, T(0), g);
+  } else if constexpr (std::is_same_v<Op, op::atan2>) {  // atan2(y, x): (x, -y) / (x^2 + y^2)
+    if constexpr (K == 0) return g * b / (square(a) + square(b));
+    else return -g * a / (square(a) + square(b));
   } else {
     static_assert(always_false<Op>, "staticflow: sf::gradients: this elementwise op has no gradient rule");
     return zero_adjoint{};
@@ -141,6 +205,12 @@ constexpr auto child_adjoint(const graph::cast<U, A>&, const G& g) {
 template <std::size_t K, class S, class A, class G>
 constexpr auto child_adjoint(const graph::broadcast<S, A>&, const G& g) {
   return g;  // summed back over the broadcast axes where the operand's shape is needed
+}
+
+template <std::size_t K, class A, class R, class G>
+constexpr auto child_adjoint(const graph::broadcast_as<A, R>&, const G& g) {
+  if constexpr (K == 0) return g;  // summed back over the broadcast axes, as for broadcast
+  else return zero_adjoint{};      // the reference gives extents only
 }
 
 template <std::size_t K, class A, class G>

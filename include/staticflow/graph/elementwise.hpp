@@ -5,6 +5,7 @@
 
 #include "staticflow/core/broadcast.hpp"
 #include "staticflow/graph/node.hpp"
+#include "staticflow/graph/math_ops.hpp"
 #include "staticflow/graph/scalar_ops.hpp"
 
 namespace staticflow::graph {
@@ -19,6 +20,7 @@ struct checked_operands {
     if constexpr (Op::requirement == op::operands::numeric) return numeric_dtype<T>;
     else if constexpr (Op::requirement == op::operands::floating) return floating_dtype<T>;
     else if constexpr (Op::requirement == op::operands::boolean) return std::is_same_v<T, bool>;
+    else if constexpr (Op::requirement == op::operands::integer) return integer_dtype<T>;
     else return true;
   }();
   static_assert(ok || Op::requirement != op::operands::numeric,
@@ -27,6 +29,8 @@ struct checked_operands {
                 "staticflow: this op needs floating-point tensors (use sf::cast<float>(x) for integers)");
   static_assert(ok || Op::requirement != op::operands::boolean,
                 "staticflow: logical ops need bool tensors (compare first, e.g. x > 0)");
+  static_assert(ok || Op::requirement != op::operands::integer,
+                "staticflow: bitwise ops and shifts need int32 or int64 tensors");
   using type = T;
 };
 }  // namespace detail

@@ -87,6 +87,11 @@ constexpr auto fold_or_build(const N& n) {
   }
 }
 
+template <class Op, class A>
+constexpr auto make_unary(const A& a) {
+  return fold_or_build(graph::unary<Op, decltype(as_node<void>(a))>(as_node<void>(a)));
+}
+
 template <class Op, class A, class B>
 constexpr auto make_binary(const A& a, const B& b) {
   auto na = as_node<B>(a);
@@ -136,7 +141,7 @@ constexpr auto operator+(const A& a) { return a; }
   template <class A>                                                             \
     requires(detail::tensor_operand<A> || static_value_type<A>)                  \
   constexpr auto NAME(const A& a) {                                              \
-    return detail::fold_or_build(graph::unary<op::OP, decltype(detail::as_node<void>(a))>(detail::as_node<void>(a))); \
+    return detail::make_unary<op::OP>(a);                                        \
   }
 STATICFLOW_UNARY_FUNCTION(negative, negate)
 STATICFLOW_UNARY_FUNCTION(abs, abs)

@@ -17,7 +17,7 @@
 namespace staticflow::op {
 
 /// What an op asks of its operands' dtype.
-enum class operands { any, numeric, floating, boolean };
+enum class operands { any, numeric, floating, boolean, integer };
 
 namespace detail {
 template <class T>

@@ -22,6 +22,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "staticflow/io/onnx_elementwise.hpp"
 #include "staticflow/staticflow.hpp"
 
 namespace staticflow::onnx {
@@ -97,35 +98,6 @@ template <class Sc, std::size_t K, class T, class S>
 struct is_bound_variable<graph::bound_variable<Sc, K, T, S>> : std::true_type {
   using scope = Sc;
 };
-
-/// The ONNX op of an elementwise op that has one (the others are composed in `exporter::lower_op`).
-template <class Op>
-constexpr std::string_view direct_op() {
-  if constexpr (std::is_same_v<Op, op::negate>) return "Neg";
-  else if constexpr (std::is_same_v<Op, op::abs>) return "Abs";
-  else if constexpr (std::is_same_v<Op, op::sqrt>) return "Sqrt";
-  else if constexpr (std::is_same_v<Op, op::exp>) return "Exp";
-  else if constexpr (std::is_same_v<Op, op::log>) return "Log";
-  else if constexpr (std::is_same_v<Op, op::tanh>) return "Tanh";
-  else if constexpr (std::is_same_v<Op, op::sigmoid>) return "Sigmoid";
-  else if constexpr (std::is_same_v<Op, op::stop_gradient> || std::is_same_v<Op, op::identity>) return "Identity";
-  else if constexpr (std::is_same_v<Op, op::logical_not>) return "Not";
-  else if constexpr (std::is_same_v<Op, op::add>) return "Add";
-  else if constexpr (std::is_same_v<Op, op::subtract>) return "Sub";
-  else if constexpr (std::is_same_v<Op, op::multiply>) return "Mul";
-  else if constexpr (std::is_same_v<Op, op::divide>) return "Div";
-  else if constexpr (std::is_same_v<Op, op::pow>) return "Pow";
-  else if constexpr (std::is_same_v<Op, op::maximum>) return "Max";
-  else if constexpr (std::is_same_v<Op, op::minimum>) return "Min";
-  else if constexpr (std::is_same_v<Op, op::less>) return "Less";
-  else if constexpr (std::is_same_v<Op, op::less_equal>) return "LessOrEqual";
-  else if constexpr (std::is_same_v<Op, op::greater>) return "Greater";
-  else if constexpr (std::is_same_v<Op, op::greater_equal>) return "GreaterOrEqual";
-  else if constexpr (std::is_same_v<Op, op::equal>) return "Equal";
-  else if constexpr (std::is_same_v<Op, op::logical_and>) return "And";
-  else if constexpr (std::is_same_v<Op, op::logical_or>) return "Or";
-  else return "";
-}
 
 template <class Op>
 constexpr std::string_view reduce_op() {
@@ -339,6 +311,8 @@ class exporter {
     } else if constexpr (std::is_same_v<Op, op::relu>) {
       if constexpr (floating_dtype<T>) return op("Relu", {x});
       else return op("Max", {x, constant<T>({T(0)}, {})});
+    } else if constexpr (has_math_lowering<Op, T>) {
+      return lower_math<Op, T>(*this, x);
     } else {
       static_assert(!direct_op<Op>().empty(), "staticflow: sf::onnx: an elementwise op without an ONNX lowering");
       return op(direct_op<Op>(), {x});
@@ -351,6 +325,8 @@ class exporter {
     const std::string a = emit_as<T>(n.a), b = emit_as<T>(n.b);
     if constexpr (std::is_same_v<Op, op::not_equal>) {
       return op("Not", {op("Equal", {a, b})});
+    } else if constexpr (std::is_same_v<Op, op::atan2>) {
+      return lower_atan2<T>(*this, a, b);
     } else if constexpr (std::is_same_v<Op, op::mod>) {
       return remainder(a, b);
     } else if constexpr (std::is_same_v<Op, op::floormod>) {

@@ -27,6 +27,15 @@
 namespace staticflow {
 namespace detail {
 
+/// A static-shape result container, default-initialized: the kernel writes every element. Its own
+/// function with one return, so the object is constructed in place (NRVO) and never moved: a move
+/// of the indeterminate storage inlined into a caller drew GCC's -Wuninitialized at -O1.
+template <class C>
+STATICFLOW_INLINE C unfilled() {
+  C result;
+  return result;
+}
+
 template <class Tuple> struct decayed_tuple;
 template <class... T> struct decayed_tuple<std::tuple<T...>> {
   using type = std::tuple<std::remove_cvref_t<T>...>;
@@ -431,8 +440,7 @@ class concrete_function final : public concrete_function_base {
     if constexpr (std::is_arithmetic_v<C>) {
       return C{};  // a scalar: copying an indeterminate one out of here would be undefined
     } else if constexpr (output_spec<K>::shape_type::is_static) {
-      C result;  // default-initialized: every element is written by the kernel
-      return result;
+      return detail::unfilled<C>();
     } else {
       return C::from_shape(ext);
     }

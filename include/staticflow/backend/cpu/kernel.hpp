@@ -49,7 +49,7 @@ STATICFLOW_INLINE void narrow_step(const N& n, const Cursors& c, T* out, std::si
 /// loop), then the last few elements one by one. (An AVX-512 masked batch for the remainder was
 /// tried: masked stores made a 4-float call of run-time size 2-3x slower on Zen 4.)
 template <class N, class Cursors, class T>
-STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
+STATICFLOW_INLINE void run_loop_body(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
   std::size_t j = first;
   const std::size_t size = last;
   if constexpr (takes_simd_path<N>) {
@@ -80,6 +80,23 @@ STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_
     }
   }
   for (; j < size; ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
+}
+
+/// The loop of a graph with a costly batch function (sin, exp, erf, ...; backend/cpu/simd_ops.hpp)
+/// as a function of its own whose every call is inlined. Inlined into a call's one large
+/// function, g++ 12 calls xsimd's long functions out of line once per batch (the batch through
+/// memory, their constants reloaded): sin over 1M floats took 1.3-1.5x the time of a hand-written
+/// xsimd loop. One call per loop here costs nothing next to them.
+template <class N, class Cursors, class T>
+[[gnu::flatten]] void run_costly_loop(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
+  run_loop_body(n, c, out, first, last);
+}
+
+/// out[j] = graph at j for j in [first, last).
+template <class N, class Cursors, class T>
+STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
+  if constexpr (takes_simd_path<N> && has_costly_batch<N>::value) run_costly_loop(n, c, out, first, last);
+  else run_loop_body(n, c, out, first, last);
 }
 
 /// True when argument I is a static tensor with exactly one element (a broadcast scalar).

@@ -3,7 +3,7 @@
 //
 // A graph is vectorized when every tensor value in it has the lane dtype T of its result (bool
 // values in between are xsimd::batch_bool<T>, the masks of comparisons) and every op has a batch
-// form below that matches its scalar semantics. Integer division and remainder have no SIMD
+// form (backend/cpu/simd_ops.hpp) that matches its scalar semantics. Integer division and remainder have no SIMD
 // instruction and stay scalar, as do graphs that mix dtypes; the compiler may still
 // auto-vectorize those loops.
 #pragma once
@@ -18,145 +18,9 @@
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/shape_ops.hpp"
+#include "staticflow/backend/cpu/simd_ops.hpp"
 
 namespace staticflow::cpu::detail {
-
-/// The instruction set the fused loops use: xsimd's best for this translation unit's -march,
-/// except without optimization on AVX-512BW, where xsimd 8.1's integer `select` (used by its
-/// `log`, `max`, `where`) does not compile with g++ 12 at -O0; AVX2 serves those debug builds.
-#if !defined(__OPTIMIZE__) && defined(__AVX512BW__)
-using simd_arch = xsimd::fma3<xsimd::avx2>;
-#else
-using simd_arch = xsimd::default_arch;
-#endif
-
-/// The batch of T the fused loops use.
-template <class T>
-using batch_t = xsimd::batch<T, simd_arch>;
-
-/// The lanes of a that are NaN. Not `a != a`: xsimd 8.1 compiles that to an *ordered* compare on
-/// AVX/AVX2 (_CMP_NEQ_OQ), false for NaN, so NaN-propagating max/min/relu lost their NaN there.
-template <class B>
-STATICFLOW_INLINE auto nan_lanes(const B& a) {
-  if constexpr (std::is_floating_point_v<typename B::value_type>) return xsimd::isnan(a);
-  else return a != a;  // never true for integers
-}
-
-/// The batch form of Op for lane dtype T; `supported` is false where there is none.
-template <class Op, class T>
-struct simd_op {
-  static constexpr bool supported = false;
-};
-
-template <class T> struct simd_op<op::negate, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return -a; }
-};
-template <class T> struct simd_op<op::abs, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::abs(a); }
-};
-template <class T> struct simd_op<op::square, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return a * a; }
-};
-template <class T> struct simd_op<op::sqrt, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::sqrt(a); }
-};
-template <class T> struct simd_op<op::exp, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::exp(a); }
-};
-template <class T> struct simd_op<op::log, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::log(a); }
-};
-template <class T> struct simd_op<op::tanh, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::tanh(a); }
-};
-template <class T> struct simd_op<op::sigmoid, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return B(T(1)) / (B(T(1)) + xsimd::exp(-a)); }
-};
-template <class T> struct simd_op<op::relu, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::select((a > B(T(0))) || nan_lanes(a), a, B(T(0))); }
-};
-template <class T> struct simd_op<op::stop_gradient, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return a; }
-};
-template <class T> struct simd_op<op::logical_not, T> {
-  static constexpr bool supported = true;
-  template <class M> STATICFLOW_INLINE static M apply(const M& a) { return !a; }
-};
-template <class T> struct simd_op<op::add, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a + b; }
-};
-template <class T> struct simd_op<op::subtract, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a - b; }
-};
-template <class T> struct simd_op<op::multiply, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a * b; }
-};
-template <class T> struct simd_op<op::divide, T> {
-  static constexpr bool supported = floating_dtype<T>;  // integer division stays scalar
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a / b; }
-};
-template <class T> struct simd_op<op::floordiv, T> {
-  static constexpr bool supported = floating_dtype<T>;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::floor(a / b); }
-};
-template <class T> struct simd_op<op::pow, T> {
-  static constexpr bool supported = floating_dtype<T>;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::pow(a, b); }
-};
-template <class T> struct simd_op<op::maximum, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::select((a > b) || nan_lanes(a), a, b); }
-};
-template <class T> struct simd_op<op::minimum, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::select((a < b) || nan_lanes(a), a, b); }
-};
-template <class T> struct simd_op<op::less, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a < b; }
-};
-template <class T> struct simd_op<op::less_equal, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a <= b; }
-};
-template <class T> struct simd_op<op::greater, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a > b; }
-};
-template <class T> struct simd_op<op::greater_equal, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a >= b; }
-};
-template <class T> struct simd_op<op::equal, T> {
-  static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a == b; }
-};
-template <class T> struct simd_op<op::not_equal, T> {
-  static constexpr bool supported = true;
-  // true where either is NaN, as in C++ (xsimd 8.1's `!=` on AVX is an ordered compare)
-  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return !(a == b); }
-};
-template <class T> struct simd_op<op::logical_and, T> {
-  static constexpr bool supported = true;
-  template <class M> STATICFLOW_INLINE static M apply(const M& a, const M& b) { return a && b; }
-};
-template <class T> struct simd_op<op::logical_or, T> {
-  static constexpr bool supported = true;
-  template <class M> STATICFLOW_INLINE static M apply(const M& a, const M& b) { return a || b; }
-};
 
 // ---- which graphs vectorize (for lane dtype T) ----
 template <class T, class N>
@@ -195,6 +59,24 @@ template <class T, class S, class A>
 struct vectorizes<T, graph::broadcast<S, A>> : vectorizes<T, A> {};
 template <class T, class A, class R>
 struct vectorizes<T, graph::broadcast_as<A, R>> : vectorizes<T, A> {};
+
+/// Whether elementwise graph N computes a costly batch function (simd_ops.hpp) anywhere.
+template <class N>
+struct has_costly_batch : std::false_type {};
+template <class Op, class A>
+struct has_costly_batch<graph::unary<Op, A>> : std::bool_constant<costly_batch<Op> || has_costly_batch<A>::value> {};
+template <class Op, class A, class B>
+struct has_costly_batch<graph::binary<Op, A, B>>
+    : std::bool_constant<costly_batch<Op> || has_costly_batch<A>::value || has_costly_batch<B>::value> {};
+template <class C, class A, class B>
+struct has_costly_batch<graph::select<C, A, B>>
+    : std::bool_constant<has_costly_batch<C>::value || has_costly_batch<A>::value || has_costly_batch<B>::value> {};
+template <class U, class A>
+struct has_costly_batch<graph::cast<U, A>> : has_costly_batch<A> {};
+template <class S, class A>
+struct has_costly_batch<graph::broadcast<S, A>> : has_costly_batch<A> {};
+template <class A, class R>
+struct has_costly_batch<graph::broadcast_as<A, R>> : has_costly_batch<A> {};
 
 /// True when the fused loop for graph N uses xsimd batches (the result must not be bool).
 template <class N>

@@ -1,0 +1,261 @@
+// staticflow/backend/cpu/simd_ops.hpp -- the batch form of each elementwise op: what the fused
+// loops compute for one xsimd batch, matching the op's scalar `apply` (graph/scalar_ops.hpp,
+// graph/math_ops.hpp). An op without a batch form (`supported` false) keeps its loop scalar.
+//
+// xsimd's approximate instructions are not used: reciprocal and rsqrt divide (an `rcp`/`rsqrt`
+// estimate has 12 bits), round is nearbyint (half to even; xsimd::round rounds half away).
+#pragma once
+
+#include <limits>
+#include <type_traits>
+
+#include <xsimd/xsimd.hpp>
+
+#include "staticflow/core/config.hpp"
+#include "staticflow/core/dtype.hpp"
+#include "staticflow/graph/math_ops.hpp"
+#include "staticflow/graph/scalar_ops.hpp"
+#include "staticflow/graph/shape_ops.hpp"
+
+namespace staticflow::cpu::detail {
+
+/// The instruction set the fused loops use: xsimd's best for this translation unit's -march,
+/// except without optimization on AVX-512BW, where xsimd 8.1's integer `select` (used by its
+/// `log`, `max`, `where`) does not compile with g++ 12 at -O0; AVX2 serves those debug builds.
+#if !defined(__OPTIMIZE__) && defined(__AVX512BW__)
+using simd_arch = xsimd::fma3<xsimd::avx2>;
+#else
+using simd_arch = xsimd::default_arch;
+#endif
+
+/// The batch of T the fused loops use.
+template <class T>
+using batch_t = xsimd::batch<T, simd_arch>;
+
+/// The lanes of a that are NaN. Not `a != a`: xsimd 8.1 compiles that to an *ordered* compare on
+/// AVX/AVX2 (_CMP_NEQ_OQ), false for NaN, so NaN-propagating max/min/relu lost their NaN there.
+template <class B>
+STATICFLOW_INLINE auto nan_lanes(const B& a) {
+  if constexpr (std::is_floating_point_v<typename B::value_type>) return xsimd::isnan(a);
+  else return a != a;  // never true for integers
+}
+
+/// The batch form of Op for lane dtype T; `supported` is false where there is none.
+template <class Op, class T>
+struct simd_op {
+  static constexpr bool supported = false;
+};
+
+template <class T> struct simd_op<op::negate, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return -a; }
+};
+template <class T> struct simd_op<op::abs, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::abs(a); }
+};
+template <class T> struct simd_op<op::square, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return a * a; }
+};
+template <class T> struct simd_op<op::sqrt, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::sqrt(a); }
+};
+template <class T> struct simd_op<op::exp, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::exp(a); }
+};
+template <class T> struct simd_op<op::log, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::log(a); }
+};
+template <class T> struct simd_op<op::tanh, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::tanh(a); }
+};
+template <class T> struct simd_op<op::sigmoid, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return B(T(1)) / (B(T(1)) + xsimd::exp(-a)); }
+};
+template <class T> struct simd_op<op::relu, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::select((a > B(T(0))) || nan_lanes(a), a, B(T(0))); }
+};
+template <class T> struct simd_op<op::stop_gradient, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return a; }
+};
+template <class T> struct simd_op<op::logical_not, T> {
+  static constexpr bool supported = true;
+  template <class M> STATICFLOW_INLINE static M apply(const M& a) { return !a; }
+};
+template <class T> struct simd_op<op::add, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a + b; }
+};
+template <class T> struct simd_op<op::subtract, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a - b; }
+};
+template <class T> struct simd_op<op::multiply, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a * b; }
+};
+template <class T> struct simd_op<op::divide, T> {
+  static constexpr bool supported = floating_dtype<T>;  // integer division stays scalar
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a / b; }
+};
+template <class T> struct simd_op<op::floordiv, T> {
+  static constexpr bool supported = floating_dtype<T>;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::floor(a / b); }
+};
+template <class T> struct simd_op<op::pow, T> {
+  static constexpr bool supported = floating_dtype<T>;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::pow(a, b); }
+};
+template <class T> struct simd_op<op::maximum, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::select((a > b) || nan_lanes(a), a, b); }
+};
+template <class T> struct simd_op<op::minimum, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::select((a < b) || nan_lanes(a), a, b); }
+};
+template <class T> struct simd_op<op::less, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a < b; }
+};
+template <class T> struct simd_op<op::less_equal, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a <= b; }
+};
+template <class T> struct simd_op<op::greater, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a > b; }
+};
+template <class T> struct simd_op<op::greater_equal, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a >= b; }
+};
+template <class T> struct simd_op<op::equal, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return a == b; }
+};
+template <class T> struct simd_op<op::not_equal, T> {
+  static constexpr bool supported = true;
+  // true where either is NaN, as in C++ (xsimd 8.1's `!=` on AVX is an ordered compare)
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a, const B& b) { return !(a == b); }
+};
+template <class T> struct simd_op<op::logical_and, T> {
+  static constexpr bool supported = true;
+  template <class M> STATICFLOW_INLINE static M apply(const M& a, const M& b) { return a && b; }
+};
+template <class T> struct simd_op<op::logical_or, T> {
+  static constexpr bool supported = true;
+  template <class M> STATICFLOW_INLINE static M apply(const M& a, const M& b) { return a || b; }
+};
+
+// ---- graph/math_ops.hpp ----
+#define STATICFLOW_SIMD_FLOAT_FUNCTION(OP, EXPR)                                                  \
+  template <class T> struct simd_op<op::OP, T> {                                                 \
+    static constexpr bool supported = floating_dtype<T>;                                         \
+    template <class B> STATICFLOW_INLINE static B apply(const B& a) { return EXPR; }     \
+  };
+STATICFLOW_SIMD_FLOAT_FUNCTION(sin, xsimd::sin(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(cos, xsimd::cos(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(tan, xsimd::tan(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(asin, xsimd::asin(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(acos, xsimd::acos(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(atan, xsimd::atan(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(sinh, xsimd::sinh(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(cosh, xsimd::cosh(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(asinh, xsimd::asinh(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(acosh, xsimd::acosh(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(atanh, xsimd::atanh(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(rsqrt, B(T(1)) / xsimd::sqrt(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(log1p, xsimd::log1p(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(expm1, xsimd::expm1(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(log2, xsimd::log2(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(exp2, xsimd::exp2(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(erf, xsimd::erf(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(erfc, xsimd::erfc(a))
+STATICFLOW_SIMD_FLOAT_FUNCTION(softplus, xsimd::select(a > B(T(0)), a, B(T(0))) + xsimd::log1p(xsimd::exp(-xsimd::abs(a))))
+#undef STATICFLOW_SIMD_FLOAT_FUNCTION
+
+// Rounding is the identity on integers.
+#define STATICFLOW_SIMD_ROUNDING(OP, EXPR)                                                        \
+  template <class T> struct simd_op<op::OP, T> {                                                 \
+    static constexpr bool supported = true;                                                      \
+    template <class B> STATICFLOW_INLINE static B apply(const B& a) {                            \
+      if constexpr (floating_dtype<T>) return EXPR;                                              \
+      else return a;                                                                             \
+    }                                                                                            \
+  };
+STATICFLOW_SIMD_ROUNDING(floor, xsimd::floor(a))
+STATICFLOW_SIMD_ROUNDING(ceil, xsimd::ceil(a))
+STATICFLOW_SIMD_ROUNDING(round, xsimd::nearbyint(a))
+#undef STATICFLOW_SIMD_ROUNDING
+
+template <class T> struct simd_op<op::sign, T> {
+  static constexpr bool supported = true;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) {
+    return xsimd::select(a > B(T(0)), B(T(1)), xsimd::select(a < B(T(0)), B(T(-1)), a));
+  }
+};
+template <class T> struct simd_op<op::reciprocal, T> {
+  static constexpr bool supported = floating_dtype<T>;  // integer division stays scalar
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return B(T(1)) / a; }
+};
+template <class T> struct simd_op<op::is_nan, T> {
+  static constexpr bool supported = floating_dtype<T>;
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a) { return xsimd::isnan(a); }
+};
+template <class T> struct simd_op<op::is_inf, T> {
+  static constexpr bool supported = floating_dtype<T>;
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a) { return xsimd::abs(a) == B(std::numeric_limits<T>::infinity()); }
+};
+template <class T> struct simd_op<op::is_finite, T> {
+  static constexpr bool supported = floating_dtype<T>;
+  template <class B> STATICFLOW_INLINE static auto apply(const B& a) { return xsimd::abs(a) < B(std::numeric_limits<T>::infinity()); }
+};
+template <class T> struct simd_op<op::atan2, T> {
+  static constexpr bool supported = floating_dtype<T>;
+  template <class B> STATICFLOW_INLINE static B apply(const B& y, const B& x) { return xsimd::atan2(y, x); }
+};
+template <class T> struct simd_op<op::logical_xor, T> {
+  static constexpr bool supported = true;
+  template <class M> STATICFLOW_INLINE static M apply(const M& a, const M& b) { return a ^ b; }
+};
+template <class T> struct simd_op<op::bitwise_and, T> {
+  static constexpr bool supported = integer_dtype<T>;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a & b; }
+};
+template <class T> struct simd_op<op::bitwise_or, T> {
+  static constexpr bool supported = integer_dtype<T>;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a | b; }
+};
+template <class T> struct simd_op<op::bitwise_xor, T> {
+  static constexpr bool supported = integer_dtype<T>;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return a ^ b; }
+};
+template <class T> struct simd_op<op::invert, T> {
+  static constexpr bool supported = integer_dtype<T>;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return ~a; }
+};
+/// Ops whose batch form is long (xsimd's range reduction and polynomial, tens of instructions): a
+/// loop over a graph holding one is compiled as its own flattened function (backend/cpu/kernel.hpp).
+template <class Op> inline constexpr bool costly_batch = false;
+#define STATICFLOW_COSTLY(OP) template <> inline constexpr bool costly_batch<op::OP> = true;
+STATICFLOW_COSTLY(exp) STATICFLOW_COSTLY(log) STATICFLOW_COSTLY(tanh) STATICFLOW_COSTLY(sigmoid)
+STATICFLOW_COSTLY(pow) STATICFLOW_COSTLY(sin) STATICFLOW_COSTLY(cos) STATICFLOW_COSTLY(tan)
+STATICFLOW_COSTLY(asin) STATICFLOW_COSTLY(acos) STATICFLOW_COSTLY(atan) STATICFLOW_COSTLY(atan2)
+STATICFLOW_COSTLY(sinh) STATICFLOW_COSTLY(cosh) STATICFLOW_COSTLY(asinh) STATICFLOW_COSTLY(acosh)
+STATICFLOW_COSTLY(atanh) STATICFLOW_COSTLY(log1p) STATICFLOW_COSTLY(expm1) STATICFLOW_COSTLY(log2)
+STATICFLOW_COSTLY(exp2) STATICFLOW_COSTLY(erf) STATICFLOW_COSTLY(erfc) STATICFLOW_COSTLY(softplus)
+#undef STATICFLOW_COSTLY
+
+// left_shift / right_shift stay scalar: AVX2 has no 64-bit arithmetic variable shift, and the
+// out-of-range rule needs a compare per lane either way.
+
+}  // namespace staticflow::cpu::detail

@@ -1,0 +1,26 @@
+"""Checks that docs/ops.md names every public function of the op headers.
+
+Usage: ops_table.py REPO. Reads graph/operators.hpp, graph/math.hpp, graph/activations.hpp and
+graph/creation.hpp: the names their function macros define (STATICFLOW_UNARY_FUNCTION(name, ...),
+STATICFLOW_BINARY_FUNCTION, STATICFLOW_MATH_UNARY, STATICFLOW_MATH_BINARY) and the functions they
+define directly (`constexpr auto name(`), and fails listing each one docs/ops.md does not mention
+as `sf::name`."""
+import pathlib
+import re
+import sys
+
+repo = pathlib.Path(sys.argv[1])
+headers = ["operators.hpp", "math.hpp", "activations.hpp", "creation.hpp"]
+names = set()
+for header in headers:
+    text = (repo / "include" / "staticflow" / "graph" / header).read_text()
+    names |= set(re.findall(r"^STATICFLOW_(?:UNARY_FUNCTION|BINARY_FUNCTION|MATH_UNARY|MATH_BINARY)\((\w+),", text, re.M))
+    # functions at namespace level (not in detail::): `constexpr auto name(`, not operators
+    public = re.sub(r"namespace detail \{.*?\n\}  // namespace detail", "", text, flags=re.S)
+    names |= set(re.findall(r"^constexpr auto (\w+)\(", public, re.M))
+table = (repo / "docs" / "ops.md").read_text()
+missing = sorted(n for n in names if f"sf::{n}" not in table)
+print(f"{len(names)} functions in {len(headers)} headers; {len(missing)} missing from docs/ops.md")
+for n in missing:
+    print(f"  missing: sf::{n}")
+sys.exit(1 if missing or len(names) < 60 else 0)
