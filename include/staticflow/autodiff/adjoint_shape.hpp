@@ -100,7 +100,7 @@ constexpr auto to_value_spec(const G& g, const V& value) {
 
 /// Zeros of value's spec (TensorFlow's UnconnectedGradients.ZERO).
 template <class V>
-constexpr auto zeros_like(const V& value) {
+constexpr auto zero_adjoint_like(const V& value) {
   using T = typename V::value_type;
   return broadcast_like(graph::literal<T>(T(0)), value);
 }

@@ -89,7 +89,7 @@ constexpr auto gradient_of(const Y& y, const X& x) {
   using T = typename Y::value_type;
   const auto total =
       backprop<Y, std::index_sequence<>>(share_materialized<Y, std::index_sequence<>>(y), graph::literal<T>(T(1)), source_key(x));
-  if constexpr (is_zero<decltype(total)>) return zeros_like(source_value(x));
+  if constexpr (is_zero<decltype(total)>) return zero_adjoint_like(source_value(x));
   else return to_value_spec(total, source_value(x));
 }
 }  // namespace autodiff::detail
