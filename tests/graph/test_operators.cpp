@@ -213,7 +213,7 @@ TEST_CASE("a static value as an operand is a literal whose value is part of its 
   const bb23 b{};
 
   const auto y = x * sf::static_value<3>{};
-  STATIC_REQUIRE(std::is_same_v<decltype(y), const g::binary<op::multiply, fx23, g::static_literal<float, 3.0f>>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(y), const g::binary<op::multiply, fx23, g::static_literal<float, 3>>>);
   CHECK(y.b.value == 3.0f);  // a literal in every other respect
   STATIC_REQUIRE(decltype(y.b)::constant == 3.0f);
 

@@ -28,11 +28,13 @@ struct literal : node<literal<T>> {
 /// A 0-d constant whose value is also part of its type: what a static value (`sf::static_value<2>`,
 /// `2_c`) becomes. The fused loops read `V`, so the compiler sees the constant (`m / 2_c` is a
 /// shift, `3_c * m` an lea, as in a hand-written loop); everywhere else (printing, folding,
-/// equality, the Thrust and eager backends) it is the literal it derives from.
-template <class T, T V>
+/// equality, the Thrust and eager backends) it is the literal it derives from. `V` is the static
+/// value as written (`3` in `x * 2.5f * sf::static_value<3>{}`), converted to T in `constant`:
+/// a floating-point template argument is what clang before 18 cannot compile.
+template <class T, auto V>
 struct static_literal : literal<T> {
-  static constexpr T constant = V;
-  constexpr static_literal() : literal<T>(V) {}
+  static constexpr T constant = static_cast<T>(V);
+  constexpr static_literal() : literal<T>(constant) {}
 };
 
 }  // namespace staticflow::graph

@@ -52,7 +52,7 @@ constexpr auto as_node(const X& x) {
       else
         return std::type_identity<raw>{};
     }())::type;
-    if constexpr (static_value_type<X>) return graph::static_literal<T, static_cast<T>(X::value)>{};
+    if constexpr (static_value_type<X>) return graph::static_literal<T, X::value>{};
     else return graph::literal<T>(static_cast<T>(literal_value(x)));
   }
 }
@@ -61,7 +61,7 @@ template <class N>
 struct is_literal_node : std::false_type {};
 template <class T>
 struct is_literal_node<graph::literal<T>> : std::true_type {};
-template <class T, T V>
+template <class T, auto V>
 struct is_literal_node<graph::static_literal<T, V>> : std::true_type {};
 
 /// Constant folding at trace time: an op whose operands are all literals becomes a literal.

@@ -65,7 +65,7 @@ template <class N> struct is_argument : std::false_type {};
 template <std::size_t I, class T, class S> struct is_argument<argument<I, T, S>> : std::true_type {};
 template <class N> struct is_literal : std::false_type {};
 template <class T> struct is_literal<literal<T>> : std::true_type {};
-template <class T, T V> struct is_literal<static_literal<T, V>> : std::true_type {};
+template <class T, auto V> struct is_literal<static_literal<T, V>> : std::true_type {};
 }  // namespace detail
 
 /// Whether argument I appears anywhere in the graph N (a compile-time walk).

@@ -134,7 +134,7 @@ STATICFLOW_INLINE bool fits_flat(const Views& v, std::size_t out_size, std::inde
 template <class N> struct is_elementwise_graph : std::false_type {};
 template <std::size_t I, class T, class S> struct is_elementwise_graph<graph::argument<I, T, S>> : std::true_type {};
 template <class V> struct is_elementwise_graph<graph::literal<V>> : std::true_type {};
-template <class V, V X> struct is_elementwise_graph<graph::static_literal<V, X>> : std::true_type {};
+template <class V, auto X> struct is_elementwise_graph<graph::static_literal<V, X>> : std::true_type {};
 template <class Op, class A> struct is_elementwise_graph<graph::unary<Op, A>> : is_elementwise_graph<A> {};
 template <class U, class A> struct is_elementwise_graph<graph::cast<U, A>> : is_elementwise_graph<A> {};
 template <class Op, class A, class B>

@@ -23,9 +23,9 @@ template <class T, class Cursors>
 STATICFLOW_INLINE T scalar_at(const graph::literal<T>& n, const Cursors&, std::size_t) {
   return n.value;
 }
-template <class T, T V, class Cursors>
+template <class T, auto V, class Cursors>
 STATICFLOW_INLINE T scalar_at(const graph::static_literal<T, V>&, const Cursors&, std::size_t) {
-  return V;  // a constant the compiler sees
+  return graph::static_literal<T, V>::constant;  // a constant the compiler sees
 }
 // Declared before any definition: a node's children are found by ordinary lookup, not only by
 // argument-dependent lookup (which misses these overloads when no cursor type lives in this

@@ -34,7 +34,7 @@ template <class T, std::size_t I, class S>
 struct vectorizes<T, graph::argument<I, T, S>> : std::true_type {};
 template <class T, class V>
 struct vectorizes<T, graph::literal<V>> : std::bool_constant<lane_or_mask<T, V>> {};
-template <class T, class V, V X>
+template <class T, class V, auto X>
 struct vectorizes<T, graph::static_literal<V, X>> : std::bool_constant<lane_or_mask<T, V>> {};
 template <class T, class Op, class A>
 struct vectorizes<T, graph::unary<Op, A>>
@@ -93,10 +93,11 @@ STATICFLOW_INLINE auto simd_at(const graph::literal<V>& n, const Cursors&, std::
   if constexpr (std::is_same_v<V, bool>) return typename B::batch_bool_type(n.value);
   else return B(n.value);
 }
-template <class B, class V, V X, class Cursors>
+template <class B, class V, auto X, class Cursors>
 STATICFLOW_INLINE auto simd_at(const graph::static_literal<V, X>&, const Cursors&, std::size_t) {
-  if constexpr (std::is_same_v<V, bool>) return typename B::batch_bool_type(X);
-  else return B(X);
+  constexpr V value = graph::static_literal<V, X>::constant;
+  if constexpr (std::is_same_v<V, bool>) return typename B::batch_bool_type(value);
+  else return B(value);
 }
 // Declared before any definition (see scalar_eval.hpp: lookup of a child's overload).
 template <class B, class Op, class A, class Cursors>
