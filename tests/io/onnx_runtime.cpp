@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// integers, reductions, matmul, conv2d, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
@@ -109,6 +109,16 @@ int main(int argc, char** argv) {
   });
   auto run_int_math = exported("math_int", int_math);
   run_int_math("n7", xt::xarray<std::int32_t>{-7, -1, 1, 2, 3, 5, 9});
+
+  // conv2d (graph/conv.hpp): NHWC x HWIO around ONNX's NCHW Conv, VALID and SAME (auto_pad
+  // SAME_UPPER), strides; run-time image extents
+  auto conv = sf::function<sf::spec<float, sf::dyn, sf::dyn, sf::dyn, 3>, sf::spec<float, 3, 2, 3, 4>>([](auto x, auto f) {
+    return std::tuple{sf::conv2d(x, f), sf::relu(sf::conv2d(x, f, sf::padding::same, sf::strides<2>)),
+                      sf::conv2d(x, f, sf::padding::same, sf::strides<3, 2>)};
+  });
+  auto run_conv = exported("conv", conv);
+  run_conv("image2x9x8", xt::xarray<float>(xt::random::randn<float>({2, 9, 8, 3})),
+           xt::xarray<float>(xt::random::randn<float>({3, 2, 3, 4})));
 
   auto ints = sf::function<sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int32_t, sf::dyn>>([](auto a, auto b) {
     return std::tuple{a + b, a - b, a * b, a / b, a % b, sf::floordiv(a, b), sf::floormod(a, b), sf::relu(a),

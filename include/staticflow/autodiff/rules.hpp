@@ -24,6 +24,7 @@
 #include "staticflow/autodiff/adjoint_shape.hpp"
 #include "staticflow/control/index.hpp"
 #include "staticflow/graph/composites.hpp"
+#include "staticflow/graph/conv.hpp"
 #include "staticflow/graph/math.hpp"
 #include "staticflow/graph/matmul.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -344,6 +345,16 @@ constexpr auto child_adjoint(const graph::matmul<A, B>& n, const G& g) {
     static_assert(always_false<A>, "staticflow: sf::gradients: a batched matmul with a vector operand has no gradient rule yet");
     return zero_adjoint{};
   }
+}
+
+// ---- conv2d ----
+/// TF's Conv2DBackpropInput / Conv2DBackpropFilter, as nodes of their own (backend/cpu/conv.hpp).
+template <std::size_t K, class X, class F, bool Same, std::size_t SH, std::size_t SW, class G>
+constexpr auto child_adjoint(const graph::conv2d<X, F, Same, SH, SW>& n, const G& g) {
+  const auto ge = to_value_spec(g, n);
+  using E = std::remove_cvref_t<decltype(ge)>;
+  if constexpr (K == 0) return graph::conv2d_backprop_input<X, F, E, Same, SH, SW>(n.x, n.f, ge);
+  else return graph::conv2d_backprop_filter<X, F, E, Same, SH, SW>(n.x, n.f, ge);
 }
 
 // ---- shape ops ----

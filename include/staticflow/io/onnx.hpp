@@ -13,7 +13,7 @@
 //   - arguments -> graph inputs; an `sf::dyn` dimension is a symbolic one (`<input>_d<k>`);
 //   - variables, captured containers and constants read by the graph -> initializers holding
 //     their values at export time (a variable named in `variables` keeps that name);
-//   - elementwise ops, where, cast, reductions, argmax/argmin, matmul, transpose/reshape/
+//   - elementwise ops, where, cast, reductions, argmax/argmin, matmul, conv2d, transpose/reshape/
 //     expand_dims/squeeze/slice/one_hot/concat/broadcast, softmax/log_softmax, x[i], sf::shape /
 //     sf::size, tensor arrays -> ONNX ops (identical subexpressions are written once);
 //   - sf::cond -> If, sf::switch_case -> nested Ifs, sf::while_loop (fori_loop, scan, map_fn) ->

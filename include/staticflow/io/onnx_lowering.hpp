@@ -23,6 +23,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "staticflow/io/onnx_elementwise.hpp"
+#include "staticflow/io/onnx_nn.hpp"
 #include "staticflow/staticflow.hpp"
 
 namespace staticflow::onnx {
@@ -403,6 +404,12 @@ class exporter {
   std::string lower_op(const graph::matmul<A, B>& n) {
     using T = typename graph::matmul<A, B>::compute_type;
     return op("MatMul", {emit_as<T>(n.a), emit_as<T>(n.b)});
+  }
+
+  template <class X, class F, bool Same, std::size_t SH, std::size_t SW>
+  std::string lower_op(const graph::conv2d<X, F, Same, SH, SW>& n) {
+    using T = typename graph::conv2d<X, F, Same, SH, SW>::compute_type;
+    return lower_conv2d<Same, SH, SW>(*this, emit_as<T>(n.x), emit_as<T>(n.f));
   }
 
   template <class Kind, class A>

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/backend/cpu/conv.hpp"
 #include "staticflow/backend/cpu/index.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/backend/cpu/linalg.hpp"

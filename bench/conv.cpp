@@ -1,0 +1,187 @@
+// bench_conv -- sf::conv2d (backend/cpu/conv.hpp: implicit im2col into the blocked matmul kernel)
+// against a hand im2col + Eigen GEMM and a hand-written direct loop, float32, NHWC x HWIO.
+//
+//   Seed/...     the seed's conv_fn: Conv2D(100, 3) on a 1x200x200x100 image, VALID
+//   ResNet/...   a ResNet-style 3x3 conv, 1x56x56x64 -> 64, SAME
+//
+//   Staticflow        fn.call_into(y, x, k), the traced function, one thread (the default)
+//   Staticflow2T      the same with sf::set_num_threads(2)
+//   StaticflowEager   the same function under sf::run_functions_eagerly(true) (the seed times
+//                     its layer eagerly and as a function)
+//   Im2colEigen       a whole-image im2col buffer, then one Eigen GEMM (single-threaded Eigen:
+//                     built without OpenMP)
+//   HandLoop          the seven nested loops of the definition, channels innermost (ResNet only:
+//                     the seed's conv takes seconds this way)
+//
+// Counter FLOPS = 2 * outputs * KH * KW * C. Every variant is checked against a double-precision
+// reference at sampled outputs after timing. When tensorflow-cpu is pip-installed, run
+// bench/conv.py for TF's Conv2D (oneDNN) on the same shapes.
+#include <benchmark/benchmark.h>
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include <staticflow/staticflow.hpp>
+
+#include "bench_common.hpp"
+
+namespace sf = staticflow;
+
+namespace {
+
+struct conv_case {
+  std::size_t h, w, c, k, o;
+  bool same;
+  std::size_t oh() const { return same ? h : h - k + 1; }
+  std::size_t ow() const { return same ? w : w - k + 1; }
+  std::size_t pad() const { return same ? (k - 1) / 2 : 0; }
+  double flops() const { return 2.0 * double(oh() * ow() * o) * double(k * k * c); }
+};
+constexpr conv_case seed_case{200, 200, 100, 3, 100, false};
+constexpr conv_case resnet_case{56, 56, 64, 3, 64, true};
+
+struct inputs {
+  conv_case cc;
+  xt::xtensor<float, 4> x, f, y;
+  explicit inputs(const conv_case& c) : cc(c) {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-1, 1);
+    x = xt::xtensor<float, 4>::from_shape({1, c.h, c.w, c.c});
+    f = xt::xtensor<float, 4>::from_shape({c.k, c.k, c.c, c.o});
+    y = xt::zeros<float>({std::size_t{1}, c.oh(), c.ow(), c.o});
+    for (auto& v : x) v = u(rng);
+    for (auto& v : f) v = u(rng);
+  }
+  double reference(std::size_t i, std::size_t j, std::size_t q) const {
+    double acc = 0;
+    for (std::size_t u = 0; u < cc.k; ++u)
+      for (std::size_t v = 0; v < cc.k; ++v) {
+        const long ih = long(i + u) - long(cc.pad()), iw = long(j + v) - long(cc.pad());
+        if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) continue;
+        for (std::size_t p = 0; p < cc.c; ++p)
+          acc += double(x(0, std::size_t(ih), std::size_t(iw), p)) * double(f(u, v, p, q));
+      }
+    return acc;
+  }
+  void check(benchmark::State& state, const float* out) const {
+    std::mt19937 rng(9);
+    for (int s = 0; s < 64; ++s) {
+      const std::size_t i = rng() % cc.oh(), j = rng() % cc.ow(), q = rng() % cc.o;
+      const double want = reference(i, j, q), got = out[(i * cc.ow() + j) * cc.o + q];
+      if (!(std::fabs(got - want) <= 1e-3 * (1 + std::fabs(want)))) {
+        char msg[128];
+        std::snprintf(msg, sizeof msg, "wrong output at (%zu, %zu, %zu): %g, expected %g", i, j, q, got, want);
+        state.SkipWithError(msg);
+        return;
+      }
+    }
+  }
+};
+
+void report(benchmark::State& state, const conv_case& cc) {
+  state.counters["FLOPS"] = benchmark::Counter(cc.flops() * double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+template <bool Same>
+auto conv_function() {
+  if constexpr (Same) return sf::function([](auto x, auto k) { return sf::conv2d(x, k, sf::padding::same); });
+  else return sf::function([](auto x, auto k) { return sf::conv2d(x, k); });
+}
+
+template <bool Same>
+void run_staticflow(benchmark::State& state, const conv_case& cc, std::size_t threads, bool eager) {
+  inputs in(cc);
+  auto fn = conv_function<Same>();
+  const std::size_t saved = sf::num_threads();
+  sf::set_num_threads(threads);
+  sf::run_functions_eagerly(eager);
+  fn.call_into(in.y, in.x, in.f);
+  for (auto _ : state) {
+    fn.call_into(in.y, in.x, in.f);
+    benchmark::DoNotOptimize(in.y.data());
+    benchmark::ClobberMemory();
+  }
+  sf::run_functions_eagerly(false);
+  sf::set_num_threads(saved);
+  in.check(state, in.y.data());
+  report(state, cc);
+}
+
+void run_im2col_eigen(benchmark::State& state, const conv_case& cc) {
+  inputs in(cc);
+  using row_major = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const std::size_t K = cc.k * cc.k * cc.c, M = cc.oh() * cc.ow();
+  std::vector<float> patches(M * K);
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < cc.oh(); ++i)
+      for (std::size_t j = 0; j < cc.ow(); ++j) {
+        float* dst = patches.data() + (i * cc.ow() + j) * K;
+        for (std::size_t u = 0; u < cc.k; ++u)
+          for (std::size_t v = 0; v < cc.k; ++v, dst += cc.c) {
+            const long ih = long(i + u) - long(cc.pad()), iw = long(j + v) - long(cc.pad());
+            if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) std::fill_n(dst, cc.c, 0.f);
+            else std::copy_n(&in.x(0, std::size_t(ih), std::size_t(iw), 0), cc.c, dst);
+          }
+      }
+    Eigen::Map<const row_major> p(patches.data(), long(M), long(K));
+    Eigen::Map<const row_major> k(in.f.data(), long(K), long(cc.o));
+    Eigen::Map<row_major> y(in.y.data(), long(M), long(cc.o));
+    y.noalias() = p * k;
+    benchmark::DoNotOptimize(in.y.data());
+    benchmark::ClobberMemory();
+  }
+  in.check(state, in.y.data());
+  report(state, cc);
+}
+
+void run_hand_loop(benchmark::State& state, const conv_case& cc) {
+  inputs in(cc);
+  for (auto _ : state) {
+    float* out = in.y.data();
+    for (std::size_t i = 0; i < cc.oh(); ++i)
+      for (std::size_t j = 0; j < cc.ow(); ++j) {
+        float* yq = out + (i * cc.ow() + j) * cc.o;
+        std::fill_n(yq, cc.o, 0.f);
+        for (std::size_t u = 0; u < cc.k; ++u)
+          for (std::size_t v = 0; v < cc.k; ++v) {
+            const long ih = long(i + u) - long(cc.pad()), iw = long(j + v) - long(cc.pad());
+            if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) continue;
+            const float* xp = &in.x(0, std::size_t(ih), std::size_t(iw), 0);
+            const float* fp = &in.f(u, v, 0, 0);
+            for (std::size_t p = 0; p < cc.c; ++p)
+              for (std::size_t q = 0; q < cc.o; ++q) yq[q] += xp[p] * fp[p * cc.o + q];
+          }
+      }
+    benchmark::DoNotOptimize(in.y.data());
+    benchmark::ClobberMemory();
+  }
+  in.check(state, in.y.data());
+  report(state, cc);
+}
+
+void Seed_Staticflow(benchmark::State& s) { run_staticflow<false>(s, seed_case, 1, false); }
+void Seed_Staticflow2T(benchmark::State& s) { run_staticflow<false>(s, seed_case, 2, false); }
+void Seed_StaticflowEager(benchmark::State& s) { run_staticflow<false>(s, seed_case, 1, true); }
+void Seed_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, seed_case); }
+void ResNet_Staticflow(benchmark::State& s) { run_staticflow<true>(s, resnet_case, 1, false); }
+void ResNet_Staticflow2T(benchmark::State& s) { run_staticflow<true>(s, resnet_case, 2, false); }
+void ResNet_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, resnet_case); }
+void ResNet_HandLoop(benchmark::State& s) { run_hand_loop(s, resnet_case); }
+
+}  // namespace
+
+BENCHMARK(Seed_Staticflow)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Seed_Staticflow2T)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Seed_StaticflowEager)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Seed_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ResNet_Staticflow)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ResNet_Staticflow2T)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ResNet_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ResNet_HandLoop)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""bench/conv.py -- the TensorFlow anchor of bench/conv.cpp: tf.keras.layers.Conv2D-style
+convolutions (tf.nn.conv2d, NHWC, HWIO, float32) on the same shapes, eagerly and in a tf.function,
+as the seed times its conv_fn. Skipped without tensorflow; never run in CI.
+
+    python3 bench/conv.py [--seconds S] [--threads N]
+
+Prints the minimum wall time per call and GFLOP/s for
+  seed:   a 1x200x200x100 image, 100 3x3 filters, VALID (the seed's conv_fn)
+  resnet: a 1x56x56x64 image, 64 3x3 filters, SAME
+"""
+import argparse
+import sys
+import time
+
+
+def best(fn, seconds):
+    times = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end or len(times) < 3:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seconds", type=float, default=2.0, help="time spent per measurement")
+    p.add_argument("--threads", type=int, default=0, help="TF's intra-op threads (0: TF's default, all cores)")
+    args = p.parse_args()
+    try:
+        import tensorflow as tf
+    except ImportError:
+        print("tensorflow is not installed: skipped (pip install tensorflow-cpu, or make bench-anchors)")
+        return 0
+    if args.threads:
+        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+    cases = [("seed", (1, 200, 200, 100), (3, 3, 100, 100), "VALID"),
+             ("resnet", (1, 56, 56, 64), (3, 3, 64, 64), "SAME")]
+    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}")
+    for name, xs, fs, padding in cases:
+        x = tf.random.uniform(xs, -1, 1)
+        k = tf.random.uniform(fs, -1, 1)
+        out_h = xs[1] if padding == "SAME" else xs[1] - fs[0] + 1
+        out_w = xs[2] if padding == "SAME" else xs[2] - fs[1] + 1
+        flops = 2.0 * out_h * out_w * fs[3] * fs[0] * fs[1] * fs[2]
+
+        def eager():
+            return tf.nn.conv2d(x, k, strides=1, padding=padding).numpy()
+
+        conv_fn = tf.function(lambda a, b: tf.nn.conv2d(a, b, strides=1, padding=padding))
+
+        def function():
+            return conv_fn(x, k).numpy()
+
+        for label, fn in (("eager", eager), ("tf.function", function)):
+            fn()
+            t = best(fn, args.seconds)
+            print(f"{name:7s} {label:12s} {t * 1e3:9.3f} ms  {flops / t / 1e9:7.1f} GFLOP/s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
