@@ -11,17 +11,7 @@ Prints the minimum wall time per call and GFLOP/s for
 """
 import argparse
 import sys
-import time
-
-
-def best(fn, seconds):
-    times = []
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end or len(times) < 3:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+from anchor_timing import best
 
 
 def main():

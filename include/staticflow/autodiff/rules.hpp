@@ -353,8 +353,8 @@ template <std::size_t K, class X, class F, bool Same, std::size_t SH, std::size_
 constexpr auto child_adjoint(const graph::conv2d<X, F, Same, SH, SW>& n, const G& g) {
   const auto ge = to_value_spec(g, n);
   using E = std::remove_cvref_t<decltype(ge)>;
-  if constexpr (K == 0) return graph::conv2d_backprop_input<X, F, E, Same, SH, SW>(n.x, n.f, ge);
-  else return graph::conv2d_backprop_filter<X, F, E, Same, SH, SW>(n.x, n.f, ge);
+  using wrt = std::conditional_t<K == 0, graph::conv2d_wrt_image, graph::conv2d_wrt_filter>;
+  return graph::conv2d_gradient<wrt, X, F, E, Same, SH, SW>(n.x, n.f, ge);
 }
 
 // ---- shape ops ----

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "staticflow/core/errors.hpp"
 #include "staticflow/graph/matmul.hpp"
@@ -123,57 +124,40 @@ struct conv2d : node<conv2d<X, F, Same, SH, SW>> {
   }
 };
 
-/// The gradient of conv2d(x, f) with respect to x, given the output's gradient g: x's shape.
-/// x is a child for its extents only (the kernel reads f and g).
-template <class X, class F, class G, bool Same, std::size_t SH, std::size_t SW>
-struct conv2d_backprop_input : node<conv2d_backprop_input<X, F, G, Same, SH, SW>> {
-  static constexpr bool materialized = true;
-  using value_type = typename G::value_type;
-  using shape_type = typename X::shape_type;
-  X x;
-  F f;
-  G g;
-  constexpr conv2d_backprop_input(X x_, F f_, G g_) : x(x_), f(f_), g(g_) {}
-  constexpr std::tuple<const X&, const F&, const G&> children() const { return {x, f, g}; }
-  template <class A, class B, class C>
-  constexpr auto with_children(const A& a, const B& b, const C& c) const {
-    return conv2d_backprop_input<A, B, C, Same, SH, SW>(a, b, c);
-  }
-  constexpr bool same_parameters(const conv2d_backprop_input&) const { return true; }
-  std::string name() const { return "Conv2DBackpropInput" + conv2d_attributes<Same, SH, SW>(); }
-  extents<4> result_extents(const extents<4>& ex, const extents<4>& ef, const extents<4>& eg) const {
-    const auto geo = conv2d_geometry_of<Same, SH, SW>(ex, ef, "conv2d gradient");
-    if (eg != extents<4>{geo.n, geo.oh, geo.ow, geo.o})
-      throw shape_error("conv2d gradient: the output gradient's shape " + staticflow::detail::extents_string(eg) +
-                        " is not the convolution's output shape");
-    return ex;
-  }
+/// Which operand a conv2d_gradient is the gradient of, and TF's name for it.
+struct conv2d_wrt_image {
+  static constexpr const char* name = "Conv2DBackpropInput";
+};
+struct conv2d_wrt_filter {
+  static constexpr const char* name = "Conv2DBackpropFilter";
 };
 
-/// The gradient of conv2d(x, f) with respect to f, given the output's gradient g: f's shape.
-/// f is a child for its extents only (the kernel reads x and g).
-template <class X, class F, class G, bool Same, std::size_t SH, std::size_t SW>
-struct conv2d_backprop_filter : node<conv2d_backprop_filter<X, F, G, Same, SH, SW>> {
+/// The gradient of conv2d(x, f) with respect to x (Wrt = conv2d_wrt_image: x's shape) or f
+/// (conv2d_wrt_filter: f's shape), given the output's gradient g. Both read g and the other
+/// operand; the operand itself is a child for its extents.
+template <class Wrt, class X, class F, class G, bool Same, std::size_t SH, std::size_t SW>
+struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Same, SH, SW>> {
   static constexpr bool materialized = true;
+  static constexpr bool wrt_image = std::is_same_v<Wrt, conv2d_wrt_image>;
   using value_type = typename G::value_type;
-  using shape_type = typename F::shape_type;
+  using shape_type = std::conditional_t<wrt_image, typename X::shape_type, typename F::shape_type>;
   X x;
   F f;
   G g;
-  constexpr conv2d_backprop_filter(X x_, F f_, G g_) : x(x_), f(f_), g(g_) {}
+  constexpr conv2d_gradient(X x_, F f_, G g_) : x(x_), f(f_), g(g_) {}
   constexpr std::tuple<const X&, const F&, const G&> children() const { return {x, f, g}; }
   template <class A, class B, class C>
   constexpr auto with_children(const A& a, const B& b, const C& c) const {
-    return conv2d_backprop_filter<A, B, C, Same, SH, SW>(a, b, c);
+    return conv2d_gradient<Wrt, A, B, C, Same, SH, SW>(a, b, c);
   }
-  constexpr bool same_parameters(const conv2d_backprop_filter&) const { return true; }
-  std::string name() const { return "Conv2DBackpropFilter" + conv2d_attributes<Same, SH, SW>(); }
+  constexpr bool same_parameters(const conv2d_gradient&) const { return true; }
+  std::string name() const { return Wrt::name + conv2d_attributes<Same, SH, SW>(); }
   extents<4> result_extents(const extents<4>& ex, const extents<4>& ef, const extents<4>& eg) const {
     const auto geo = conv2d_geometry_of<Same, SH, SW>(ex, ef, "conv2d gradient");
     if (eg != extents<4>{geo.n, geo.oh, geo.ow, geo.o})
       throw shape_error("conv2d gradient: the output gradient's shape " + staticflow::detail::extents_string(eg) +
                         " is not the convolution's output shape");
-    return ef;
+    return wrt_image ? ex : ef;
   }
 };
 }  // namespace graph

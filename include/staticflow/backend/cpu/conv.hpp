@@ -172,28 +172,18 @@ void materialize(const graph::conv2d<X, F, Same, SH, SW>& n, const Views& views,
   detail::conv2d_forward(g, px, pf, out);
 }
 
-template <class Sig, class X, class F, class G, bool Same, std::size_t SH, std::size_t SW, class Views, std::size_t R,
-          class T>
-void materialize(const graph::conv2d_backprop_input<X, F, G, Same, SH, SW>& n, const Views& views, const extents<R>&,
+template <class Sig, class Wrt, class X, class F, class G, bool Same, std::size_t SH, std::size_t SW, class Views,
+          std::size_t R, class T>
+void materialize(const graph::conv2d_gradient<Wrt, X, F, G, Same, SH, SW>& n, const Views& views, const extents<R>&,
                  T* out) {
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
   const auto g = graph::conv2d_geometry_of<Same, SH, SW>(ex, ef, "conv2d gradient");
-  const T* pf = detail::contiguous_operand<T, Sig>(n.f, views, ef);
   const T* pdy = detail::contiguous_operand<T, Sig>(n.g, views, graph::node_extents(n.g, ext_views));
-  detail::conv2d_input_gradient(g, pf, pdy, out);
-}
-
-template <class Sig, class X, class F, class G, bool Same, std::size_t SH, std::size_t SW, class Views, std::size_t R,
-          class T>
-void materialize(const graph::conv2d_backprop_filter<X, F, G, Same, SH, SW>& n, const Views& views, const extents<R>&,
-                 T* out) {
-  const auto ext_views = staticflow::detail::extents_of_views(views);
-  const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
-  const auto g = graph::conv2d_geometry_of<Same, SH, SW>(ex, ef, "conv2d gradient");
-  const T* px = detail::contiguous_operand<T, Sig>(n.x, views, ex);
-  const T* pdy = detail::contiguous_operand<T, Sig>(n.g, views, graph::node_extents(n.g, ext_views));
-  detail::conv2d_filter_gradient(g, px, pdy, out);
+  if constexpr (graph::conv2d_gradient<Wrt, X, F, G, Same, SH, SW>::wrt_image)
+    detail::conv2d_input_gradient(g, detail::contiguous_operand<T, Sig>(n.f, views, ef), pdy, out);
+  else
+    detail::conv2d_filter_gradient(g, detail::contiguous_operand<T, Sig>(n.x, views, ex), pdy, out);
 }
 
 }  // namespace staticflow::cpu
