@@ -82,3 +82,47 @@ TEST_CASE("suite: grad of a fused chain and of a cond (only the taken branch)", 
   const auto gd = suite::host(branchy(suite::in(down)));
   CHECK(suite::flat(gd) == std::vector<float>{-1.f, -1.f, -1.f});
 }
+
+TEST_CASE("suite: conv2d and its gradients (SAME, strides 2 and 1)", "[suite][gradients][conv]") {
+  INFO("backend " << suite::name());
+  // L = sum(conv2d(x, f) * m): dL/dy = m, so dL/dx and dL/df are the sums written out below
+  auto vg = sf::value_and_grad<0, 1>(
+      [](auto x, auto f, auto m) { return sf::reduce_sum(sf::conv2d(x, f, sf::padding::same, sf::strides<2, 1>) * m); },
+      suite::backend);
+  const std::size_t n = 2, h = 5, w = 4, c = 3, kh = 3, kw = 2, o = 2, oh = 3, ow = 4, pt = 1, pl = 0;
+  const auto filled = [](std::array<std::size_t, 4> ext, float phase) {
+    auto t = xt::xtensor<float, 4>::from_shape(ext);
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = std::sin(phase + 0.61f * float(i));
+    return t;
+  };
+  const auto x = filled({n, h, w, c}, 0.2f), f = filled({kh, kw, c, o}, 1.1f), m = filled({n, oh, ow, o}, 2.3f);
+  const auto [loss, dx, df] = suite::host(vg(suite::in(x), suite::in(f), suite::in(m)));
+  xt::xtensor<double, 4> gx = xt::zeros<double>({n, h, w, c}), gf = xt::zeros<double>({kh, kw, c, o});
+  double expected = 0;
+  for (std::size_t b = 0; b < n; ++b)
+    for (std::size_t i = 0; i < oh; ++i)
+      for (std::size_t j = 0; j < ow; ++j)
+        for (std::size_t q = 0; q < o; ++q)
+          for (std::size_t u = 0; u < kh; ++u)
+            for (std::size_t v = 0; v < kw; ++v) {
+              const long ih = long(i * 2 + u) - long(pt), iw = long(j + v) - long(pl);
+              if (ih < 0 || iw < 0 || ih >= long(h) || iw >= long(w)) continue;
+              for (std::size_t p = 0; p < c; ++p) {
+                const double xv = x(b, std::size_t(ih), std::size_t(iw), p), fv = f(u, v, p, q), mv = m(b, i, j, q);
+                expected += xv * fv * mv;
+                gx(b, std::size_t(ih), std::size_t(iw), p) += fv * mv;
+                gf(u, v, p, q) += xv * mv;
+              }
+            }
+  CHECK(close(loss(), expected));
+  REQUIRE(dx.size() == gx.size());
+  REQUIRE(df.size() == gf.size());
+  for (std::size_t e = 0; e < gx.size(); ++e) {
+    INFO("dx element " << e);
+    CHECK(close(dx.data()[e], gx.data()[e]));
+  }
+  for (std::size_t e = 0; e < gf.size(); ++e) {
+    INFO("df element " << e);
+    CHECK(close(df.data()[e], gf.data()[e]));
+  }
+}

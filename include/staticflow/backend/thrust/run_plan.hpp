@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "staticflow/backend/thrust/arena.hpp"
+#include "staticflow/backend/thrust/conv.hpp"
 #include "staticflow/backend/thrust/index.hpp"
 #include "staticflow/backend/thrust/kernel.hpp"
 #include "staticflow/backend/thrust/linalg.hpp"
