@@ -49,7 +49,7 @@ TEST_CASE("value_and_grad is a polymorphic function: one trace per signature, li
 }
 
 TEST_CASE("an unconnected source gets zeros of its spec; a static argument is a constant") {
-  auto g = sf::grad<0, 1>([](auto x, auto unused, auto k) { return sf::reduce_sum(x * k); });
+  auto g = sf::grad<0, 1>([](auto x, auto /*unused*/, auto k) { return sf::reduce_sum(x * k); });
   xt::xtensor<double, 2> x = {{1, 2}, {3, 4}};
   xt::xtensor<double, 1> unused = {7, 8, 9};
   const auto [dx, du] = g(x, unused, sf::static_value<3>{});
