@@ -7,7 +7,7 @@
 // whole-image im2col buffer. A 1x1 filter at stride 1 reads the image itself as the patch matrix.
 // The input gradient is the transpose: dy's rows times the filter's transpose, scattered back
 // (col2im, adding where windows overlap); the filter gradient is the sum over row blocks of the
-// patch matrix's transpose times dy's rows.
+// patch matrix's transpose (gathered in that layout directly) times dy's rows.
 #pragma once
 
 #include <algorithm>
@@ -144,16 +144,23 @@ void conv2d_filter_gradient(const graph::conv2d_geometry& g, const T* x, const T
   if (outputs == 0 || K == 0 || g.o == 0) return;
   const plan::arena_scope scratch;
   const std::size_t block = pointwise(g) ? g.oh : conv_rows_per_block<T>(g);
-  T* patch = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * block * g.ow * K));
   T* patch_t = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * block * g.ow * K));
   T* partial = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * K * g.o));
   for (std::size_t b = 0; b < g.n; ++b) {
     for (std::size_t oh0 = 0; oh0 < g.oh; oh0 += block) {
       const std::size_t rows = std::min(block, g.oh - oh0), m = rows * g.ow;
+      // the block's patch matrix written transposed, [K, m]: a run never crosses a patch row, so
+      // its element i (patch row p / K, column p % K + i) goes to patch_t[(p % K + i) * m + p / K]
       conv_windows(
-          g, b, oh0, rows, [&](std::size_t p, std::size_t at, std::size_t count) { std::copy_n(x + at, count, patch + p); },
-          [&](std::size_t p, std::size_t count) { std::fill_n(patch + p, count, T(0)); });
-      transpose_into(patch, m, K, patch_t);  // [K, m]
+          g, b, oh0, rows,
+          [&](std::size_t p, std::size_t at, std::size_t count) {
+            T* column = patch_t + (p % K) * m + p / K;
+            for (std::size_t i = 0; i < count; ++i) column[i * m] = x[at + i];
+          },
+          [&](std::size_t p, std::size_t count) {
+            T* column = patch_t + (p % K) * m + p / K;
+            for (std::size_t i = 0; i < count; ++i) column[i * m] = T(0);
+          });
       matmul(patch_t, m, dy + (b * g.oh + oh0) * g.ow * g.o, g.o, partial, g.o, K, g.o, m, threads_for(m * g.o * K));
       for (std::size_t i = 0; i < K * g.o; ++i) df[i] += partial[i];
     }
