@@ -53,3 +53,31 @@ TEST_CASE("exact values at the documented kinks and ties") {
   CHECK(da(1) == 10.0);
   CHECK(db(1) == 1.0);
 }
+
+TEST_CASE("broadcasting: one operand broadcast to different shapes, and used as it is") {
+  // b's contributions have shapes [2, 3], [5, 1, 3] and [3]: each is summed to [3] before they are
+  // added (added first, b * b's would count twice and c's ten times)
+  xt::xtensor_fixed<double, xt::xshape<2, 3>> x;
+  xt::xtensor_fixed<double, xt::xshape<5, 1, 3>> c;
+  xt::xtensor_fixed<double, xt::xshape<3>> b;
+  fill(x), fill(c), fill(b);
+  const auto shared_bias = [](auto xs, auto cs, auto bias) {
+    return sf::reduce_sum(sf::tanh(xs + bias)) + sf::reduce_sum(cs * bias) + sf::reduce_sum(bias * bias);
+  };
+  CHECK(check_gradients(shared_bias, x, c, b) == 6 + 15 + 3);
+  auto exact = sf::grad<1>([](auto xs, auto bias) { return sf::reduce_sum(xs + bias) + sf::reduce_sum(sf::square(bias)); });
+  const xt::xtensor_fixed<double, xt::xshape<3>> ones = {1.0, 1.0, 1.0};
+  const auto db = exact(x, ones);
+  CHECK(db(0) == 4.0);  // 2 rows of x + b, plus 2 * b
+  CHECK(db(2) == 4.0);
+}
+
+TEST_CASE("broadcasting: one bias added to batches of different run-time sizes") {
+  const std::size_t features = extent(1, 9);
+  const auto train = random_tensor<2>({extent(1, 6), features}), validation = random_tensor<2>({extent(7, 12), features});
+  const auto bias = random_tensor<1>({features});
+  const auto two_batches = [](auto a, auto v, auto b) {
+    return sf::reduce_mean(sf::square(a + b)) + sf::reduce_sum(sf::sigmoid(v * b));
+  };
+  CHECK(check_gradients(two_batches, train, validation, bias) == train.size() + validation.size() + features);
+}

@@ -105,17 +105,47 @@ constexpr auto zero_adjoint_like(const V& value) {
   return broadcast_like(graph::literal<T>(T(0)), value);
 }
 
-/// a + b, where either may be the zero adjoint.
-template <class A, class B>
-constexpr auto add_adjoints(const A& a, const B& b) {
-  if constexpr (is_zero<A>) return b;
-  else if constexpr (is_zero<B>) return a;
-  else return graph::binary<op::add, A, B>(a, b);
+/// Whether two contributions of shapes GA and GB to the adjoint of a value of shape S may be
+/// added before they are summed to S: only with the same shape, and static extents on every axis
+/// the summing removes. Otherwise the sum would count a contribution once per element of the
+/// other's broadcast axes (a [3] bias used as `x [2, 3] + b` and as `b * b`), or meet run-time
+/// extents that differ (one bias added to batches of different run-time sizes).
+template <class GA, class GB, class S>
+constexpr bool addable_unreduced() {
+  if constexpr (!std::is_same_v<GA, GB>) {
+    return false;
+  } else {
+    using added = broadcast_added_axes<GA, S>;
+    for (std::size_t i = 0; i < GA::rank; ++i)
+      if ((i < added::lead || added::added(i)) && GA::dims[i] == dyn) return false;
+    return true;
+  }
 }
-constexpr zero_adjoint sum_adjoints() { return {}; }
-template <class A, class... Rest>
+
+/// a + b, two contributions to the adjoint of a value of shape S (either may be the zero
+/// adjoint): added as they are where that is exact, each summed to S first where it is not.
+template <class S, class A, class B>
+constexpr auto add_adjoints(const A& a, const B& b) {
+  if constexpr (is_zero<A>) {
+    return b;
+  } else if constexpr (is_zero<B>) {
+    return a;
+  } else if constexpr (addable_unreduced<typename A::shape_type, typename B::shape_type, S>()) {
+    return graph::binary<op::add, A, B>(a, b);
+  } else {
+    const auto ra = sum_to_shape<S>(a);
+    const auto rb = sum_to_shape<S>(b);
+    return graph::binary<op::add, std::remove_cvref_t<decltype(ra)>, std::remove_cvref_t<decltype(rb)>>(ra, rb);
+  }
+}
+template <class S>
+constexpr zero_adjoint sum_adjoints() {
+  return {};
+}
+/// The sum of several contributions to the adjoint of a value of shape S.
+template <class S, class A, class... Rest>
 constexpr auto sum_adjoints(const A& a, const Rest&... rest) {
-  return add_adjoints(a, sum_adjoints(rest...));
+  return add_adjoints<S>(a, sum_adjoints<S>(rest...));
 }
 
 }  // namespace detail

@@ -205,7 +205,7 @@ constexpr auto custom_backprop(const N& n, const G& g, const Source& source) {
     return zero_adjoint{};
   } else {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return sum_adjoints(custom_input_backprop<Root, typename append_index<Path, K + 1>::type>(
+      return sum_adjoints<typename source_leaf_t<Source>::shape_type>(custom_input_backprop<Root, typename append_index<Path, K + 1>::type>(
           std::get<K>(n.inputs), std::get<K>(given), source)...);
     }(std::make_index_sequence<inputs>{});
   }
@@ -286,7 +286,8 @@ constexpr auto backprop(const N& n, const G& g, const Source& source) {
       const auto gn = share_adjoint<Root, Path>(covering(gd, n));
       const auto kids = graph::children(n);
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return sum_adjoints(child_backprop<Root, Path, K>(n, gn, std::get<K>(kids), source)...);
+        return sum_adjoints<typename source_leaf_t<Source>::shape_type>(
+            child_backprop<Root, Path, K>(n, gn, std::get<K>(kids), source)...);
       }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(kids)>>>{});
     }
   }
