@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, conv2d, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// integers, reductions, matmul, conv2d, pooling, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
@@ -119,6 +119,19 @@ int main(int argc, char** argv) {
   auto run_conv = exported("conv", conv);
   run_conv("image2x9x8", xt::xarray<float>(xt::random::randn<float>({2, 9, 8, 3})),
            xt::xarray<float>(xt::random::randn<float>({3, 2, 3, 4})));
+
+  // max_pool / avg_pool (graph/pool.hpp): 1-D and 2-D around ONNX's MaxPool / AveragePool,
+  // VALID and SAME (SAME's padding not counted in the mean), strides; run-time extents
+  auto pool = sf::function<sf::spec<float, sf::dyn, sf::dyn, sf::dyn, 3>, sf::spec<float, sf::dyn, sf::dyn, 2>>(
+      [](auto x, auto s) {
+        return std::tuple{sf::max_pool2d(x, sf::ksize<2>), sf::max_pool2d(x, sf::ksize<3>, sf::strides<2>, sf::padding::same),
+                          sf::avg_pool2d(x, sf::ksize<3, 2>, sf::strides<1, 2>, sf::padding::same),
+                          sf::avg_pool2d(x, sf::ksize<2>, sf::strides<1>), sf::max_pool1d(s, sf::ksize<3>, sf::padding::same),
+                          sf::avg_pool1d(s, sf::ksize<2>, sf::strides<1>, sf::padding::same)};
+      });
+  auto run_pool = exported("pool", pool);
+  run_pool("image2x7x8", xt::xarray<float>(xt::random::randn<float>({2, 7, 8, 3})),
+           xt::xarray<float>(xt::random::randn<float>({3, 10, 2})));
 
   auto ints = sf::function<sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int32_t, sf::dyn>>([](auto a, auto b) {
     return std::tuple{a + b, a - b, a * b, a / b, a % b, sf::floordiv(a, b), sf::floormod(a, b), sf::relu(a),

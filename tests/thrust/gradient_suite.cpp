@@ -126,3 +126,78 @@ TEST_CASE("suite: conv2d and its gradients (SAME, strides 2 and 1)", "[suite][gr
     CHECK(close(df.data()[e], gf.data()[e]));
   }
 }
+
+TEST_CASE("suite: max_pool / avg_pool and their gradients (SAME, overlapping windows)", "[suite][gradients][pool]") {
+  INFO("backend " << suite::name());
+  // L = sum(max_pool(x) * m) + sum(avg_pool(x) * m): dL/dx routes m to each window's first maximum
+  // and spreads m over each window's elements inside x
+  auto vg = sf::value_and_grad<0>(
+      [](auto x, auto m) {
+        return sf::reduce_sum(sf::max_pool2d(x, sf::ksize<3>, sf::strides<2>, sf::padding::same) * m) +
+               sf::reduce_sum(sf::avg_pool2d(x, sf::ksize<3>, sf::strides<2>, sf::padding::same) * m);
+      },
+      suite::backend);
+  const std::size_t n = 2, h = 6, w = 5, c = 2, oh = 3, ow = 3;
+  const auto filled = [](std::array<std::size_t, 4> ext, float phase) {
+    auto t = xt::xtensor<float, 4>::from_shape(ext);
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = std::sin(phase + 0.61f * float(i));
+    return t;
+  };
+  const auto x = filled({n, h, w, c}, 0.2f), m = filled({n, oh, ow, c}, 2.3f);
+  const auto [loss, dx] = suite::host(vg(suite::in(x), suite::in(m)));
+  xt::xtensor<double, 4> gx = xt::zeros<double>({n, h, w, c});
+  double expected = 0;
+  for (std::size_t b = 0; b < n; ++b)
+    for (std::size_t i = 0; i < oh; ++i)
+      for (std::size_t j = 0; j < ow; ++j)
+        for (std::size_t k = 0; k < c; ++k) {
+          // rows [2i - 0, 2i + 3) and columns [2j - 1, 2j + 2), clipped (SAME pads 1 row, 2 columns)
+          const std::size_t r0 = 2 * i, r1 = std::min(h, 2 * i + 3), c0 = j == 0 ? 0 : 2 * j - 1, c1 = std::min(w, 2 * j + 2);
+          float best = x(b, r0, c0, k);
+          std::size_t br = r0, bc = c0;
+          double sum = 0;
+          for (std::size_t r = r0; r < r1; ++r)
+            for (std::size_t q = c0; q < c1; ++q) {
+              if (x(b, r, q, k) > best) best = x(b, r, q, k), br = r, bc = q;
+              sum += x(b, r, q, k);
+            }
+          const double count = double((r1 - r0) * (c1 - c0)), mv = m(b, i, j, k);
+          expected += (best + sum / count) * mv;
+          gx(b, br, bc, k) += mv;
+          for (std::size_t r = r0; r < r1; ++r)
+            for (std::size_t q = c0; q < c1; ++q) gx(b, r, q, k) += mv / count;
+        }
+  CHECK(close(loss(), expected));
+  REQUIRE(dx.size() == gx.size());
+  for (std::size_t e = 0; e < gx.size(); ++e) {
+    INFO("dx element " << e);
+    CHECK(close(dx.data()[e], gx.data()[e]));
+  }
+}
+
+TEST_CASE("suite: gradients of slice, concat and x[i]", "[suite][gradients][shape_ops]") {
+  INFO("backend " << suite::name());
+  // L = sum(slice(a, 1, 2) * 2) + sum(concat<1>(a, b) * w) + sum(a[2] * 3): dL/da and dL/db are
+  // written out below
+  auto vg = sf::value_and_grad<0, 1>(
+      [](auto a, auto b, auto w) {
+        return sf::reduce_sum(sf::slice(a, sf::axes<0>{}, 1, 2) * 2.f) + sf::reduce_sum(sf::concat<1>(a, b) * w) +
+               sf::reduce_sum(a[2] * 3.f);
+      },
+      suite::backend);
+  const auto a = pattern(4, 3, 1.f, 0.3f), b = pattern(4, 2, 0.5f, 1.2f), w = pattern(4, 5, 1.5f, 2.1f);
+  const auto [loss, da, db] = suite::host(vg(suite::in(a), suite::in(b), suite::in(w)));
+  double expected = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) {
+      const double slope = (i == 1 || i == 2 ? 2.0 : 0.0) + w(i, j) + (i == 2 ? 3.0 : 0.0);
+      expected += a(i, j) * slope;
+      CHECK(close(da(i, j), slope));
+    }
+    for (std::size_t j = 0; j < 2; ++j) {
+      expected += b(i, j) * w(i, 3 + j);
+      CHECK(close(db(i, j), w(i, 3 + j)));
+    }
+  }
+  CHECK(close(loss(), expected));
+}

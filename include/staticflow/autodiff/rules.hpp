@@ -25,6 +25,8 @@
 #include "staticflow/control/index.hpp"
 #include "staticflow/graph/composites.hpp"
 #include "staticflow/graph/conv.hpp"
+#include "staticflow/graph/pool.hpp"
+#include "staticflow/graph/shape_gradients.hpp"
 #include "staticflow/graph/math.hpp"
 #include "staticflow/graph/matmul.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -357,6 +359,14 @@ constexpr auto child_adjoint(const graph::conv2d<X, F, Same, SH, SW>& n, const G
   return graph::conv2d_gradient<wrt, X, F, E, Same, SH, SW>(n.x, n.f, ge);
 }
 
+// ---- pooling ----
+/// TF's MaxPoolGrad / AvgPoolGrad, as a node of its own (backend/cpu/pool.hpp).
+template <std::size_t K, class Kind, class X, class P, class G>
+constexpr auto child_adjoint(const graph::pool<Kind, X, P>& n, const G& g) {
+  const auto ge = to_value_spec(g, n);
+  return graph::pool_gradient<Kind, X, std::remove_cvref_t<decltype(ge)>, P>(n.x, ge);
+}
+
 // ---- shape ops ----
 template <int... P>
 constexpr auto inverse_transpose(graph::transpose_kind<P...>) {
@@ -377,6 +387,8 @@ template <class T> struct is_reshape_kind<graph::reshape_kind<T>> : std::true_ty
 template <class K> struct expand_dims_axis : std::integral_constant<int, 0> { static constexpr bool is = false; };
 template <int A> struct expand_dims_axis<graph::expand_dims_kind<A>> : std::integral_constant<int, A> { static constexpr bool is = true; };
 template <class K> struct is_squeeze_kind : std::false_type {};
+template <class K> struct is_slice_kind : std::false_type {};
+template <int A> struct is_slice_kind<graph::slice_kind<A>> : std::true_type { static constexpr int axis = A; };
 template <int... A> struct is_squeeze_kind<graph::squeeze_kind<A...>> : std::true_type {};
 
 template <std::size_t K, class Kind, class A, class G>
@@ -390,10 +402,27 @@ constexpr auto child_adjoint(const graph::rearrange<Kind, A>& n, const G& g) {
     return reshape<typename A::shape_type>(ge);
   } else if constexpr (expand_dims_axis<Kind>::is) {
     return squeeze(ge, axes<expand_dims_axis<Kind>::value>{});
+  } else if constexpr (is_slice_kind<Kind>::value) {
+    return graph::slice_gradient<is_slice_kind<Kind>::axis, GE, A>(ge, n.a, n.params.begin);
   } else {
-    static_assert(always_false<Kind>, "staticflow: sf::gradients: this shape op (slice, one_hot) has no gradient rule yet");
+    static_assert(always_false<Kind>, "staticflow: sf::gradients: this shape op has no gradient rule yet");
     return zero_adjoint{};
   }
+}
+
+/// concat: each part's adjoint is its window of the output's (TF's ConcatGrad).
+template <std::size_t K, int Axis, class... A, class G>
+constexpr auto child_adjoint(const graph::concat<Axis, A...>& n, const G& g) {
+  const auto ge = to_value_spec(g, n);
+  return graph::concat_gradient<K, Axis, std::remove_cvref_t<decltype(ge)>, A...>(ge, n.parts);
+}
+
+/// x[i]: zeros of x's shape with the adjoint at row i (the index, an integer, gets none).
+template <std::size_t K, class X, class I, class G>
+constexpr auto child_adjoint(const graph::take<X, I>& n, const G& g) {
+  static_assert(K == 0);
+  const auto ge = to_value_spec(g, n);
+  return graph::take_gradient<std::remove_cvref_t<decltype(ge)>, X, I>(ge, n.a, n.index);
 }
 
 // ---- softmax / log_softmax ----

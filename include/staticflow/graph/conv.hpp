@@ -35,7 +35,8 @@ inline constexpr same_t same{};
 /// A convolution's strides along the image's rows and columns.
 template <std::size_t SH, std::size_t SW = SH>
 struct strides_t {
-  static_assert(SH >= 1 && SW >= 1, "staticflow: conv2d strides must be at least 1");
+  static_assert(SH >= 1 && SW >= 1, "staticflow: sf::strides must be at least 1");
+  static constexpr std::size_t rows = SH, cols = SW;
 };
 template <std::size_t SH, std::size_t SW = SH>
 inline constexpr strides_t<SH, SW> strides{};

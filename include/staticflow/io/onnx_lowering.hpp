@@ -412,6 +412,11 @@ class exporter {
     return lower_conv2d<Same, SH, SW>(*this, emit_as<T>(n.x), emit_as<T>(n.f));
   }
 
+  template <class Kind, class X, class P>
+  std::string lower_op(const graph::pool<Kind, X, P>& n) {
+    return lower_pool<std::is_same_v<Kind, graph::max_pooling>, P, X::shape_type::rank>(*this, emit(n.x));
+  }
+
   template <class Kind, class A>
   std::string lower_op(const graph::rearrange<Kind, A>& n) {
     using S = typename graph::rearrange<Kind, A>::shape_type;

@@ -1,5 +1,5 @@
-// staticflow/backend/cpu/index.hpp -- evaluating x[i] (graph::take) and the extent queries
-// (sf::size, sf::dim, sf::shape_of) on the CPU.
+// staticflow/backend/cpu/index.hpp -- evaluating x[i] (graph::take), its gradient and the extent
+// queries (sf::size, sf::dim, sf::shape_of) on the CPU.
 #pragma once
 
 #include <algorithm>
@@ -9,8 +9,10 @@
 
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
+#include "staticflow/backend/cpu/shape_ops.hpp"
 #include "staticflow/control/index.hpp"
 #include "staticflow/core/errors.hpp"
+#include "staticflow/graph/shape_gradients.hpp"
 
 namespace staticflow::cpu {
 namespace detail {
@@ -48,6 +50,14 @@ void materialize(const graph::take<X, I>& n, const Views& views, const extents<R
   const std::size_t inner = staticflow::detail::product(out_ext);
   const T* in = detail::contiguous_operand<T, Sig>(n.a, views, xe);  // an argument is read where it lies
   std::copy_n(in + row * inner, inner, out);
+}
+
+template <class Sig, class G, class X, class I, class Views, std::size_t R, class T>
+void materialize(const graph::take_gradient<G, X, I>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const std::size_t row = detail::checked_position(static_cast<std::int64_t>(detail::scalar_value<Sig>(n.index, views)),
+                                                   out_ext[0], "x[i] gradient");
+  const auto ge = graph::node_extents(n.g, staticflow::detail::extents_of_views(views));
+  detail::embed_window(detail::contiguous_operand<T, Sig>(n.g, views, ge), 0, row, 1, out, out_ext);
 }
 
 template <class Sig, class X, int Axis, class Views, std::size_t R>

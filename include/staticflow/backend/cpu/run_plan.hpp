@@ -12,6 +12,7 @@
 #include "staticflow/backend/cpu/index.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/backend/cpu/linalg.hpp"
+#include "staticflow/backend/cpu/pool.hpp"
 #include "staticflow/backend/cpu/reduce.hpp"
 #include "staticflow/backend/cpu/shape_ops.hpp"
 #include "staticflow/interop/xtensor.hpp"

@@ -1,11 +1,14 @@
 // staticflow/backend/cpu/shape_ops.hpp -- evaluating the materialized shape ops (transpose, reshape,
-// slice, one_hot, concat): one pass that copies each element to its new place.
+// slice, one_hot, concat) and the gradients of slice and concat (graph/shape_gradients.hpp): one
+// pass that copies each element to its new place.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 
 #include "staticflow/backend/cpu/operand.hpp"
+#include "staticflow/graph/shape_gradients.hpp"
 #include "staticflow/graph/shape_ops.hpp"
 
 namespace staticflow::cpu {
@@ -48,6 +51,22 @@ void rearrange_into(const graph::slice_kind<Axis>& k, const T* in, const extents
   for (std::size_t o = 0; o < outer; ++o)
     std::copy_n(in + (o * ie[ax] + k.begin) * inner, k.size * inner, out + o * k.size * inner);
 }
+/// The sizes around axis ax of extents e: the product of the axes before it and after it.
+template <std::size_t R>
+std::pair<std::size_t, std::size_t> outer_inner(const extents<R>& e, std::size_t ax) {
+  std::size_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < ax; ++i) outer *= e[i];
+  for (std::size_t i = ax + 1; i < R; ++i) inner *= e[i];
+  return {outer, inner};
+}
+/// out (extents oe) = zeros, with g (oe but `window` along ax) at [begin, begin + window) of ax:
+/// the gradient of a slice or of x[i].
+template <class T, std::size_t R>
+void embed_window(const T* g, std::size_t ax, std::size_t begin, std::size_t window, T* out, const extents<R>& oe) {
+  const auto [outer, inner] = outer_inner(oe, ax);
+  std::fill_n(out, staticflow::detail::product(oe), T(0));
+  for (std::size_t o = 0; o < outer; ++o) std::copy_n(g + o * window * inner, window * inner, out + (o * oe[ax] + begin) * inner);
+}
 template <std::size_t Depth, class I, std::size_t RI, std::size_t R>
 void rearrange_into(const graph::one_hot_kind<Depth>&, const I* in, const extents<RI>& ie, float* out, const extents<R>&) {
   const std::size_t n = staticflow::detail::product(ie);
@@ -86,6 +105,26 @@ void materialize(const graph::concat<Axis, A...>& n, const Views& views, const e
       offset += chunk;
     }(), ...);
   }, n.parts);
+}
+
+template <class Sig, int Axis, class G, class A, class Views, std::size_t R, class T>
+void materialize(const graph::slice_gradient<Axis, G, A>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const auto ge = graph::node_extents(n.g, staticflow::detail::extents_of_views(views));
+  constexpr std::size_t ax = graph::slice_gradient<Axis, G, A>::axis;
+  detail::embed_window(detail::contiguous_operand<T, Sig>(n.g, views, ge), ax, n.begin, ge[ax], out, out_ext);
+}
+
+template <class Sig, std::size_t K, int Axis, class G, class... A, class Views, std::size_t R, class T>
+void materialize(const graph::concat_gradient<K, Axis, G, A...>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  using node_t = graph::concat_gradient<K, Axis, G, A...>;
+  const auto ext_views = staticflow::detail::extents_of_views(views);
+  const auto ge = graph::node_extents(n.g, ext_views);
+  const std::size_t offset =
+      std::apply([&](const auto&... p) { return node_t::offset_of(graph::node_extents(p, ext_views)...); }, n.parts);
+  const T* g = detail::contiguous_operand<T, Sig>(n.g, views, ge);
+  const auto [outer, inner] = detail::outer_inner(out_ext, node_t::axis);
+  const std::size_t chunk = out_ext[node_t::axis] * inner, g_row = ge[node_t::axis] * inner;
+  for (std::size_t o = 0; o < outer; ++o) std::copy_n(g + o * g_row + offset * inner, chunk, out + o * chunk);
 }
 
 }  // namespace staticflow::cpu

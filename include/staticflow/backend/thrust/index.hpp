@@ -1,5 +1,5 @@
-// staticflow/backend/thrust/index.hpp -- x[i] (graph::take) and the extent queries (sf::size,
-// sf::dim, sf::shape_of) on the Thrust backend; scalar values read back to the host.
+// staticflow/backend/thrust/index.hpp -- x[i] (graph::take), its gradient and the extent queries
+// (sf::size, sf::dim, sf::shape_of) on the Thrust backend; scalar values read back to the host.
 #pragma once
 
 #include <array>
@@ -13,6 +13,7 @@
 #include "staticflow/backend/thrust/arena.hpp"
 #include "staticflow/backend/thrust/kernel.hpp"
 #include "staticflow/backend/thrust/operand.hpp"
+#include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/control/index.hpp"
 #include "staticflow/core/errors.hpp"
@@ -60,6 +61,14 @@ void materialize(const graph::take<X, I>& n, const Views& views, const extents<R
   const std::size_t inner = staticflow::detail::product(out_ext);
   const T* in = detail::contiguous_operand<T>(n.a, views, xe);
   if (inner > 0) ::thrust::copy_n(async_policy(), in + row * inner, inner, out);
+}
+
+template <class G, class X, class I, class Views, std::size_t R, class T>
+void materialize(const graph::take_gradient<G, X, I>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const std::size_t row = detail::checked_position(static_cast<std::int64_t>(detail::scalar_on_host(n.index, views)),
+                                                   out_ext[0], "x[i] gradient");
+  const auto ge = graph::node_extents(n.g, staticflow::detail::extents_of_views(views));
+  detail::embed_window(detail::contiguous_operand<T>(n.g, views, ge), 0, row, 1, out, out_ext);
 }
 
 template <class X, int Axis, class Views, std::size_t R>

@@ -21,6 +21,7 @@
 #include "staticflow/backend/thrust/index.hpp"
 #include "staticflow/backend/thrust/kernel.hpp"
 #include "staticflow/backend/thrust/linalg.hpp"
+#include "staticflow/backend/thrust/pool.hpp"
 #include "staticflow/backend/thrust/reduce.hpp"
 #include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/core/dtype.hpp"

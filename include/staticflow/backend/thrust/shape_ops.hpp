@@ -1,6 +1,7 @@
 // staticflow/backend/thrust/shape_ops.hpp -- the materialized shape ops on the device (transpose,
-// reshape, expand_dims, squeeze, slice, one_hot, concat, materialize): each is one gather kernel
-// that computes, for every result element, where it comes from.
+// reshape, expand_dims, squeeze, slice, one_hot, concat, materialize) and the gradients of slice,
+// concat and x[i]: each is one gather kernel that computes, for every result element, where it
+// comes from.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/config.hpp"
+#include "staticflow/graph/shape_gradients.hpp"
 #include "staticflow/graph/shape_ops.hpp"
 
 namespace staticflow::thrust_backend {
@@ -36,6 +38,11 @@ struct transpose_gather {
   }
 };
 
+template <class F>
+void gather(std::size_t n, const F& f) {
+  if (n) ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), n, f);
+}
+
 /// Row blocks: out[o * out_row + offset + r] = in[o * in_row + skip + r] for r < chunk.
 template <class T>
 struct block_copy {
@@ -48,6 +55,27 @@ struct block_copy {
   }
 };
 
+/// The gradient of a window: out[o, a, r] = g[o, a - begin, r] for a in [begin, begin + window),
+/// else 0 (out's axis has `extent` elements, r < inner).
+template <class T>
+struct embed_gather {
+  const T* g;
+  T* out;
+  std::size_t extent, inner, begin, window;
+  STATICFLOW_HD void operator()(std::size_t j) const {
+    const std::size_t r = j % inner, a = j / inner % extent, o = j / (inner * extent);
+    out[j] = a >= begin && a < begin + window ? g[(o * window + a - begin) * inner + r] : T(0);
+  }
+};
+
+template <class T, std::size_t R>
+void embed_window(const T* g, std::size_t ax, std::size_t begin, std::size_t window, T* out, const extents<R>& oe) {
+  std::size_t inner = 1;
+  for (std::size_t i = ax + 1; i < R; ++i) inner *= oe[i];
+  if (inner == 0 || oe[ax] == 0) return;
+  gather(staticflow::detail::product(oe), embed_gather<T>{g, out, oe[ax], inner, begin, window});
+}
+
 template <class I>
 struct one_hot_gather {
   const I* in;
@@ -57,11 +85,6 @@ struct one_hot_gather {
     out[j] = in[j / depth] == static_cast<I>(j % depth) ? 1.f : 0.f;
   }
 };
-
-template <class F>
-void gather(std::size_t n, const F& f) {
-  if (n) ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), n, f);
-}
 
 template <int... P, class T, std::size_t R>
 void rearrange_into(const graph::transpose_kind<P...>& k, const T* in, const extents<R>& ie, T* out, const extents<R>& oe) {
@@ -122,6 +145,29 @@ void materialize(const graph::concat<Axis, A...>& n, const Views& views, const e
       offset += chunk;
     }(), ...);
   }, n.parts);
+}
+
+template <int Axis, class G, class A, class Views, std::size_t R, class T>
+void materialize(const graph::slice_gradient<Axis, G, A>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const auto ge = graph::node_extents(n.g, staticflow::detail::extents_of_views(views));
+  constexpr std::size_t ax = graph::slice_gradient<Axis, G, A>::axis;
+  detail::embed_window(detail::contiguous_operand<T>(n.g, views, ge), ax, n.begin, ge[ax], out, out_ext);
+}
+
+template <std::size_t K, int Axis, class G, class... A, class Views, std::size_t R, class T>
+void materialize(const graph::concat_gradient<K, Axis, G, A...>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  using node_t = graph::concat_gradient<K, Axis, G, A...>;
+  const auto ext_views = staticflow::detail::extents_of_views(views);
+  const auto ge = graph::node_extents(n.g, ext_views);
+  const std::size_t offset =
+      std::apply([&](const auto&... p) { return node_t::offset_of(graph::node_extents(p, ext_views)...); }, n.parts);
+  std::size_t inner = 1;
+  for (std::size_t i = node_t::axis + 1; i < R; ++i) inner *= out_ext[i];
+  const std::size_t chunk = out_ext[node_t::axis] * inner;
+  if (chunk)
+    detail::gather(staticflow::detail::product(out_ext),
+                   detail::block_copy<T>{detail::contiguous_operand<T>(n.g, views, ge), out, chunk,
+                                         ge[node_t::axis] * inner, offset * inner, chunk, 0});
 }
 
 }  // namespace staticflow::thrust_backend

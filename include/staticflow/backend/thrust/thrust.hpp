@@ -21,6 +21,7 @@
 #include "staticflow/backend/thrust/kernel.hpp"
 #include "staticflow/backend/thrust/linalg.hpp"
 #include "staticflow/backend/thrust/operand.hpp"
+#include "staticflow/backend/thrust/pool.hpp"
 #include "staticflow/backend/thrust/reduce.hpp"
 #include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/backend/thrust/system.hpp"
