@@ -10,7 +10,10 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "window_reference.hpp"
+
 namespace sf = staticflow;
+using window_reference::random4;
 
 namespace {
 
@@ -20,15 +23,8 @@ xt::xtensor<T, 4> reference_conv(const xt::xtensor<T, 4>& x, const xt::xtensor<T
                                  std::size_t sw) {
   const std::size_t n = x.shape(0), h = x.shape(1), w = x.shape(2), c = x.shape(3);
   const std::size_t kh = f.shape(0), kw = f.shape(1), o = f.shape(3);
-  std::size_t oh, ow, pt = 0, pl = 0;
-  if (same) {
-    oh = (h + sh - 1) / sh, ow = (w + sw - 1) / sw;
-    const std::size_t ph = oh ? std::max<std::ptrdiff_t>(0, std::ptrdiff_t((oh - 1) * sh + kh) - std::ptrdiff_t(h)) : 0;
-    const std::size_t pw = ow ? std::max<std::ptrdiff_t>(0, std::ptrdiff_t((ow - 1) * sw + kw) - std::ptrdiff_t(w)) : 0;
-    pt = ph / 2, pl = pw / 2;
-  } else {
-    oh = (h - kh) / sh + 1, ow = (w - kw) / sw + 1;
-  }
+  const auto rows = window_reference::axis_of(same, h, kh, sh), cols = window_reference::axis_of(same, w, kw, sw);
+  const std::size_t oh = rows.out, ow = cols.out, pt = rows.pad_before, pl = cols.pad_before;
   xt::xtensor<T, 4> y = xt::zeros<T>({n, oh, ow, o});
   for (std::size_t b = 0; b < n; ++b)
     for (std::size_t i = 0; i < oh; ++i)
@@ -45,14 +41,6 @@ xt::xtensor<T, 4> reference_conv(const xt::xtensor<T, 4>& x, const xt::xtensor<T
           y(b, i, j, q) = acc;
         }
   return y;
-}
-
-template <class T>
-xt::xtensor<T, 4> random4(std::array<std::size_t, 4> ext, std::mt19937& rng) {
-  auto t = xt::xtensor<T, 4>::from_shape(ext);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (auto& v : t) v = T(u(rng));
-  return t;
 }
 
 }  // namespace

@@ -14,7 +14,10 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "window_reference.hpp"
+
 namespace sf = staticflow;
+using window_reference::random4;
 
 namespace {
 
@@ -24,14 +27,8 @@ template <class T>
 xt::xtensor<T, 4> reference_pool(const xt::xtensor<T, 4>& x, bool max, std::size_t kh, std::size_t kw, std::size_t sh,
                                  std::size_t sw, bool same) {
   const std::size_t n = x.shape(0), h = x.shape(1), w = x.shape(2), c = x.shape(3);
-  std::size_t oh, ow, pt = 0, pl = 0;
-  if (same) {
-    oh = (h + sh - 1) / sh, ow = (w + sw - 1) / sw;
-    pt = oh ? std::size_t(std::max<std::ptrdiff_t>(0, std::ptrdiff_t((oh - 1) * sh + kh) - std::ptrdiff_t(h))) / 2 : 0;
-    pl = ow ? std::size_t(std::max<std::ptrdiff_t>(0, std::ptrdiff_t((ow - 1) * sw + kw) - std::ptrdiff_t(w))) / 2 : 0;
-  } else {
-    oh = (h - kh) / sh + 1, ow = (w - kw) / sw + 1;
-  }
+  const auto rows = window_reference::axis_of(same, h, kh, sh), cols = window_reference::axis_of(same, w, kw, sw);
+  const std::size_t oh = rows.out, ow = cols.out, pt = rows.pad_before, pl = cols.pad_before;
   xt::xtensor<T, 4> y = xt::zeros<T>({n, oh, ow, c});
   for (std::size_t b = 0; b < n; ++b)
     for (std::size_t i = 0; i < oh; ++i)
@@ -50,14 +47,6 @@ xt::xtensor<T, 4> reference_pool(const xt::xtensor<T, 4>& x, bool max, std::size
           y(b, i, j, k) = max ? best : sum / T(count);
         }
   return y;
-}
-
-template <class T>
-xt::xtensor<T, 4> random4(std::array<std::size_t, 4> ext, std::mt19937& rng) {
-  auto t = xt::xtensor<T, 4>::from_shape(ext);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (auto& v : t) v = T(u(rng));
-  return t;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, conv2d, pooling, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// integers, reductions, matmul, conv2d, pooling, cumsum, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
@@ -130,6 +130,13 @@ int main(int argc, char** argv) {
                           sf::avg_pool1d(s, sf::ksize<2>, sf::strides<1>, sf::padding::same)};
       });
   auto run_pool = exported("pool", pool);
+  // cumsum: ONNX's CumSum with its exclusive / reverse attributes, float and int
+  auto cumulative = sf::function<sf::spec<float, sf::dyn, 5>, sf::spec<std::int32_t, sf::dyn>>([](auto x, auto k) {
+    return std::tuple{sf::cumsum(x), sf::cumsum(x, sf::axes<1>{}, sf::exclusive), sf::cumsum(x, -1, sf::reversed),
+                      sf::cumsum(x, sf::axes<0>{}, sf::exclusive, sf::reversed), sf::cumsum(k, sf::axes<0>{}, sf::reversed)};
+  });
+  exported("cumsum", cumulative)("x3x5", xt::xarray<float>(xt::random::randn<float>({3, 5})),
+                                 xt::xarray<std::int32_t>{4, -1, 7, 2});
   run_pool("image2x7x8", xt::xarray<float>(xt::random::randn<float>({2, 7, 8, 3})),
            xt::xarray<float>(xt::random::randn<float>({3, 10, 2})));
 

@@ -201,3 +201,38 @@ TEST_CASE("suite: gradients of slice, concat and x[i]", "[suite][gradients][shap
   }
   CHECK(close(loss(), expected));
 }
+
+TEST_CASE("suite: cumsum and cumprod and their gradients", "[suite][gradients][cumulative]") {
+  INFO("backend " << suite::name());
+  // L = sum(cumsum(a, axis 1) * w) + sum(cumprod(b, axis 0, exclusive)): dL/da[i][j] is the sum of
+  // w[i][k] for k >= j; dL/db[i][j] the sum over rows r > i of the product of b[q][j], q < r, q != i
+  auto vg = sf::value_and_grad<0, 1>(
+      [](auto a, auto b, auto w) {
+        return sf::reduce_sum(sf::cumsum(a, sf::axes<1>{}) * w) + sf::reduce_sum(sf::cumprod(b, sf::axes<0>{}, sf::exclusive));
+      },
+      suite::backend);
+  const auto a = pattern(3, 4, 1.f, 0.3f), w = pattern(3, 4, 1.5f, 2.1f);
+  auto b = pattern(3, 4, 0.3f, 0.9f);
+  b += 1.f;  // away from 0
+  const auto [loss, da, db] = suite::host(vg(suite::in(a), suite::in(b), suite::in(w)));
+  double expected = 0;
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j) {
+      double running = 0, slope = 0;
+      for (std::size_t k = 0; k <= j; ++k) running += a(i, k);
+      for (std::size_t k = j; k < 4; ++k) slope += w(i, k);
+      expected += running * w(i, j);
+      CHECK(close(da(i, j), slope));
+      double product = 1, db_expected = 0;
+      for (std::size_t q = 0; q < i; ++q) product *= b(q, j);
+      expected += product;
+      for (std::size_t r = i + 1; r < 3; ++r) {
+        double term = 1;
+        for (std::size_t q = 0; q < r; ++q)
+          if (q != i) term *= b(q, j);
+        db_expected += term;
+      }
+      CHECK(close(db(i, j), db_expected));
+    }
+  CHECK(close(loss(), expected));
+}

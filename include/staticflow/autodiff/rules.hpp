@@ -25,6 +25,7 @@
 #include "staticflow/control/index.hpp"
 #include "staticflow/graph/composites.hpp"
 #include "staticflow/graph/conv.hpp"
+#include "staticflow/graph/cumulative.hpp"
 #include "staticflow/graph/pool.hpp"
 #include "staticflow/graph/shape_gradients.hpp"
 #include "staticflow/graph/math.hpp"
@@ -357,6 +358,23 @@ constexpr auto child_adjoint(const graph::conv2d<X, F, Same, SH, SW>& n, const G
   using E = std::remove_cvref_t<decltype(ge)>;
   using wrt = std::conditional_t<K == 0, graph::conv2d_wrt_image, graph::conv2d_wrt_filter>;
   return graph::conv2d_gradient<wrt, X, F, E, Same, SH, SW>(n.x, n.f, ge);
+}
+
+// ---- cumsum / cumprod ----
+/// cumsum: the cumsum of the adjoint the other way along the axis (same exclusivity). cumprod:
+/// TF's rule, cumsum(y * g) the other way, divided by x (inf or NaN where x is 0, as TF).
+template <std::size_t K, class Kind, class X, bool Exclusive, bool Reverse, class G>
+constexpr auto child_adjoint(const graph::cumulative<Kind, X, Exclusive, Reverse>& n, const G& g) {
+  const auto ge = to_value_spec(g, n);
+  using GE = std::remove_cvref_t<decltype(ge)>;
+  if constexpr (graph::cumulative<Kind, X, Exclusive, Reverse>::is_sum) {
+    return graph::cumulative<graph::cumulative_sum, GE, Exclusive, !Reverse>(ge, n.axis);
+  } else {
+    const auto weighted = n * ge;
+    return graph::cumulative<graph::cumulative_sum, std::remove_cvref_t<decltype(weighted)>, Exclusive, !Reverse>(weighted,
+                                                                                                                n.axis) /
+           n.x;
+  }
 }
 
 // ---- pooling ----

@@ -15,6 +15,7 @@
 #include "staticflow/control/index.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/graph/shape_ops.hpp"
+#include "staticflow/graph/traversal.hpp"
 
 namespace staticflow::graph {
 
@@ -98,6 +99,11 @@ struct concat_gradient : node<concat_gradient<K, Axis, G, A...>> {
     std::size_t offset = 0, j = 0;
     ((offset += j++ < K ? parts_extents[axis] : 0), ...);
     return offset;
+  }
+  /// ... from the views' run-time extents (ExtViews as node_extents takes them).
+  template <class ExtViews>
+  std::size_t offset_in(const ExtViews& ext_views) const {
+    return std::apply([&](const auto&... p) { return offset_of(node_extents(p, ext_views)...); }, parts);
   }
   template <class... E>
   extents<rank> result_extents(const extents<rank>& eg, const E&... ea) const {

@@ -412,6 +412,17 @@ class exporter {
     return lower_conv2d<Same, SH, SW>(*this, emit_as<T>(n.x), emit_as<T>(n.f));
   }
 
+  /// cumsum is ONNX's CumSum (axis a run-time input, exclusive / reverse attributes); cumprod has
+  /// no ONNX op, and no lowering.
+  template <class X, bool Exclusive, bool Reverse>
+  std::string lower_op(const graph::cumulative<graph::cumulative_sum, X, Exclusive, Reverse>& n) {
+    const std::string out = fresh("cumsum");
+    auto& node = add_node("CumSum", {emit(n.x), constant<std::int64_t>({n.axis}, {})}, {out});
+    set_int(node, "exclusive", Exclusive ? 1 : 0);
+    set_int(node, "reverse", Reverse ? 1 : 0);
+    return out;
+  }
+
   template <class Kind, class X, class P>
   std::string lower_op(const graph::pool<Kind, X, P>& n) {
     return lower_pool<std::is_same_v<Kind, graph::max_pooling>, P, X::shape_type::rank>(*this, emit(n.x));

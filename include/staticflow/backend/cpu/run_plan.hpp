@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "staticflow/backend/cpu/conv.hpp"
+#include "staticflow/backend/cpu/cumulative.hpp"
 #include "staticflow/backend/cpu/index.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/backend/cpu/linalg.hpp"

@@ -119,8 +119,7 @@ void materialize(const graph::concat_gradient<K, Axis, G, A...>& n, const Views&
   using node_t = graph::concat_gradient<K, Axis, G, A...>;
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ge = graph::node_extents(n.g, ext_views);
-  const std::size_t offset =
-      std::apply([&](const auto&... p) { return node_t::offset_of(graph::node_extents(p, ext_views)...); }, n.parts);
+  const std::size_t offset = n.offset_in(ext_views);
   const T* g = detail::contiguous_operand<T, Sig>(n.g, views, ge);
   const auto [outer, inner] = detail::outer_inner(out_ext, node_t::axis);
   const std::size_t chunk = out_ext[node_t::axis] * inner, g_row = ge[node_t::axis] * inner;

@@ -159,8 +159,7 @@ void materialize(const graph::concat_gradient<K, Axis, G, A...>& n, const Views&
   using node_t = graph::concat_gradient<K, Axis, G, A...>;
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ge = graph::node_extents(n.g, ext_views);
-  const std::size_t offset =
-      std::apply([&](const auto&... p) { return node_t::offset_of(graph::node_extents(p, ext_views)...); }, n.parts);
+  const std::size_t offset = n.offset_in(ext_views);
   std::size_t inner = 1;
   for (std::size_t i = node_t::axis + 1; i < R; ++i) inner *= out_ext[i];
   const std::size_t chunk = out_ext[node_t::axis] * inner;
