@@ -58,6 +58,17 @@ struct cumulative : node<cumulative<Kind, X, Exclusive, Reverse>> {
     staticflow::detail::checked_axis(axis, rank);
     return ex;
   }
+  /// The operand seen as [outer, n, inner] around the axis (what the kernels walk).
+  struct line_layout {
+    std::size_t outer = 1, n = 1, inner = 1;
+    std::size_t size() const { return outer * n * inner; }
+  };
+  line_layout lines(const extents<rank>& e) const {
+    const std::size_t ax = staticflow::detail::checked_axis(axis, rank);
+    line_layout l;
+    for (std::size_t i = 0; i < rank; ++i) (i < ax ? l.outer : i > ax ? l.inner : l.n) *= e[i];
+    return l;
+  }
 };
 }  // namespace graph
 

@@ -45,16 +45,12 @@ struct cumulative_line {
 template <class Kind, class X, bool Exclusive, bool Reverse, class Views, std::size_t R, class T>
 void materialize(const graph::cumulative<Kind, X, Exclusive, Reverse>& n, const Views& views, const extents<R>& out_ext,
                  T* out) {
-  const std::size_t ax = staticflow::detail::checked_axis(n.axis, R);
-  std::size_t outer = 1, inner = 1;
-  for (std::size_t i = 0; i < ax; ++i) outer *= out_ext[i];
-  for (std::size_t i = ax + 1; i < R; ++i) inner *= out_ext[i];
-  const std::size_t len = R == 0 ? 1 : out_ext[ax];
-  if (outer * len * inner == 0) return;
+  const auto lines = n.lines(out_ext);
+  if (lines.size() == 0) return;
   const T* x = detail::contiguous_operand<T>(n.x, views, out_ext);
   constexpr bool is_sum = graph::cumulative<Kind, X, Exclusive, Reverse>::is_sum;
-  ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), outer * inner,
-                       detail::cumulative_line<is_sum, Exclusive, Reverse, T>{x, out, len, inner});
+  ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), lines.outer * lines.inner,
+                       detail::cumulative_line<is_sum, Exclusive, Reverse, T>{x, out, lines.n, lines.inner});
 }
 
 }  // namespace staticflow::thrust_backend
