@@ -405,9 +405,9 @@ template <class T> struct is_reshape_kind<graph::reshape_kind<T>> : std::true_ty
 template <class K> struct expand_dims_axis : std::integral_constant<int, 0> { static constexpr bool is = false; };
 template <int A> struct expand_dims_axis<graph::expand_dims_kind<A>> : std::integral_constant<int, A> { static constexpr bool is = true; };
 template <class K> struct is_squeeze_kind : std::false_type {};
+template <int... A> struct is_squeeze_kind<graph::squeeze_kind<A...>> : std::true_type {};
 template <class K> struct is_slice_kind : std::false_type {};
 template <int A> struct is_slice_kind<graph::slice_kind<A>> : std::true_type { static constexpr int axis = A; };
-template <int... A> struct is_squeeze_kind<graph::squeeze_kind<A...>> : std::true_type {};
 
 template <std::size_t K, class Kind, class A, class G>
 constexpr auto child_adjoint(const graph::rearrange<Kind, A>& n, const G& g) {

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "staticflow/core/config.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/graph/conv.hpp"
 
@@ -68,6 +69,15 @@ struct pool_dtype_check {
   static_assert(ok, "staticflow: max_pool needs a numeric tensor, avg_pool a float32 or float64 one");
 };
 }  // namespace detail
+
+/// Whether v replaces m as a window's running maximum: larger, or the first NaN (NaN propagates,
+/// as in reduce_max; a tie keeps the first maximum, where TF's MaxPoolGrad sends the gradient).
+/// The one rule every backend's max_pool and its gradient follow.
+template <class T>
+STATICFLOW_HD constexpr bool replaces_maximum(T v, T m) {
+  if constexpr (std::is_floating_point_v<T>) return v > m || (v != v && m == m);
+  else return v > m;
+}
 
 /// Everything a kernel needs of one pooling, from the run-time extents (1-D: h = kh = sh = 1).
 struct pool_geometry {

@@ -21,15 +21,9 @@
 namespace staticflow::cpu {
 namespace detail {
 
-/// Whether v replaces m as a window's maximum: larger, or the first NaN (NaN propagates, as in
-/// reduce_max; the first maximum keeps its place, as in TF's MaxPoolGrad).
-template <class T>
-constexpr bool replaces_maximum(T v, T m) {
-  if constexpr (std::is_floating_point_v<T>) return v > m || (v != v && m == m);
-  else return v > m;
-}
+using graph::replaces_maximum;
 
-/// Runs body(k0, lanes) over the c channels in passes: for floats, passes of 4 and then 1 xsimd
+/// Runs body(k0, lanes) over the c channels in passes: for floats, passes of 8 and then 1 xsimd
 /// batches (`lanes` a batch_lanes<V>, whose running values stay in registers across the window),
 /// then one scalar pass over the rest (`lanes` a std::size_t count).
 template <std::size_t V>
@@ -54,7 +48,7 @@ constexpr std::size_t pass_size(Lanes lanes) {
   else return Lanes::vectors * batch_t<T>::size;
 }
 
-/// The running maximum or sum of a pass: V batches, or a scalar array of at most `capacity`.
+/// The running values of a batch pass (maximum, sum, or tap number): V xsimd batches.
 template <class T, class Lanes>
 struct pass_values;
 template <class T, std::size_t V>

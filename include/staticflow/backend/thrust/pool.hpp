@@ -32,11 +32,7 @@ struct pool_dims {
   }
 };
 
-template <class T>
-STATICFLOW_HD bool replaces_maximum(T v, T m) {
-  if constexpr (std::is_floating_point_v<T>) return v > m || (v != v && m == m);
-  else return v > m;
-}
+using graph::replaces_maximum;
 
 /// Where in x (b, ., ., k)'s window (i, j) has its first maximum.
 template <class T>
