@@ -64,6 +64,7 @@
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/backend/cpu/linalg.hpp"
 #include "staticflow/backend/cpu/reduce.hpp"
+#include "staticflow/backend/cpu/sequence.hpp"
 #include "staticflow/backend/cpu/run_plan.hpp"
 #include "staticflow/backend/cpu/shape_ops.hpp"
 #include "staticflow/backend/cpu/simd_ops.hpp"

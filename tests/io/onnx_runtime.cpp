@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, conv2d, pooling, cumsum, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// integers, reductions, matmul, conv2d, pooling, cumsum, range / linspace / eye, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
@@ -137,6 +137,13 @@ int main(int argc, char** argv) {
   });
   exported("cumsum", cumulative)("x3x5", xt::xarray<float>(xt::random::randn<float>({3, 5})),
                                  xt::xarray<std::int32_t>{4, -1, 7, 2});
+  // range / linspace / eye: Constants of the values known at export, broadcast against the inputs
+  auto created = sf::function<sf::spec<float, sf::dyn, 4>, sf::spec<std::int32_t, sf::dyn>>([](auto x, auto k) {
+    using namespace sf::literals;
+    return std::tuple{x * sf::range<float>(4_c), sf::linspace(-1.f, 1.f, 4) + x, sf::eye(4_c) * sf::reduce_sum(x),
+                      k + sf::range(3, 0, -1)};
+  });
+  exported("creation", created)("x2x4", xt::xarray<float>(xt::random::randn<float>({2, 4})), xt::xarray<std::int32_t>{5});
   run_pool("image2x7x8", xt::xarray<float>(xt::random::randn<float>({2, 7, 8, 3})),
            xt::xarray<float>(xt::random::randn<float>({3, 10, 2})));
 

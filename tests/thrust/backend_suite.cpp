@@ -506,3 +506,21 @@ TEST_CASE("suite: tensor arrays written in a loop and stacked; writes outside lo
   auto negative = sf::function([](auto i) { return sf::tensor_array<int>{}.write(i, 1).stack(); }, suite::backend);
   CHECK_THROWS_WITH(negative(suite::in(-1)), "staticflow: tensor_array::write: index -1 is negative");
 }
+
+TEST_CASE("suite: range, linspace and eye (static and run-time extents)", "[suite][creation]") {
+  using namespace sf::literals;
+  const int n = 5;
+  auto f = sf::function([&](auto x) {
+    return std::tuple{x * sf::range<float>(4_c), sf::range(2, 2 + 3 * n, 3), sf::linspace(0.0, 1.0, n) + 1.0,
+                      sf::eye(3_c, 4_c) * sf::reduce_sum(x), sf::eye<std::int32_t>(n)};
+  }, suite::backend);
+  const xt::xtensor<float, 1> x = {1, 2, 3, 4};
+  const auto [scaled, ints, spaced, identity, square] = suite::host(f(suite::in(x)));
+  CHECK(suite::flat(scaled) == std::vector<float>{0, 2, 6, 12});
+  CHECK(suite::flat(ints) == std::vector<std::int32_t>{2, 5, 8, 11, 14});
+  CHECK(suite::flat(spaced) == std::vector<double>{1, 1.25, 1.5, 1.75, 2});
+  CHECK(suite::flat(identity) == std::vector<float>{10, 0, 0, 0, 0, 10, 0, 0, 0, 0, 10, 0});
+  REQUIRE(suite::shape(square) == std::vector<std::size_t>{5, 5});
+  const auto sq = suite::flat(square);
+  for (std::size_t i = 0; i < 25; ++i) CHECK(sq[i] == (i % 6 == 0 ? 1 : 0));
+}

@@ -1,13 +1,24 @@
 // staticflow/graph/creation.hpp -- tensors made inside a trace: zeros, ones, fill (static shapes)
-// and zeros_like, ones_like, full_like (the shape of another tensor, run-time extents included).
+// and zeros_like, ones_like, full_like (the shape of another tensor, run-time extents included);
+// range, linspace and eye.
 //
-// None of them is a buffer: each is a constant broadcast inside the fused loop that reads it
+// The constants are no buffer: each is broadcast inside the fused loop that reads it
 // (`zeros_like(x) + y` is one loop over y, nothing stored). zeros_like(x) reads only x's extents.
+// range and linspace are a node whose n values the backend writes once per call
+// (graph::sequence); eye compares two such index vectors inside the fused loop that reads it,
+// so an n x n identity is never a buffer of its own unless it is the result.
 #pragma once
 
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
+#include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
+#include "staticflow/core/static_value.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/shape_ops.hpp"
@@ -29,6 +40,18 @@ constexpr auto constant_like(const Like& like, T value) {
     return graph::broadcast<typename R::shape_type, graph::literal<T>>(graph::literal<T>(value));
   else
     return graph::broadcast_as<graph::literal<T>, R>(graph::literal<T>(value), ref);
+}
+
+/// A number as graph listings and error messages print it (no trailing zeros: 0.25, 1.0).
+template <class T>
+std::string number_text(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    std::string s = std::to_string(v);
+    while (s.size() > 1 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
+    return s;
+  } else {
+    return std::to_string(v);
+  }
 }
 
 template <class Like>
@@ -72,6 +95,244 @@ template <class T = void, detail::tensor_operand A, class V>
 constexpr auto full_like(const A& x, V value) {
   using U = std::conditional_t<std::is_void_v<T>, detail::like_dtype<A>, T>;
   return detail::constant_like<U>(x, static_cast<U>(value));
+}
+
+namespace graph {
+struct range_sequence {
+  static constexpr const char* name = "Range";
+};
+struct linspace_sequence {
+  static constexpr const char* name = "LinSpace";
+};
+
+/// `count` values `start + i * delta` along axis Axis of S (every other axis has extent 1): what
+/// tf.range makes (Kind = range_sequence) and tf.linspace (linspace_sequence, whose last value is
+/// `stop` exactly, as TF's and NumPy's). A materialized node without children: the backend
+/// writes the values once per call (backend/cpu/sequence.hpp). Axis lets eye lay two of them out
+/// as a column and a row, so the comparison broadcasts inside one fused loop.
+template <class Kind, class T, class S, std::size_t Axis>
+struct sequence : node<sequence<Kind, T, S, Axis>> {
+  static constexpr bool materialized = true;
+  static constexpr bool is_linspace = std::is_same_v<Kind, linspace_sequence>;
+  using value_type = T;
+  using shape_type = S;
+  static constexpr std::size_t rank = S::rank;
+  static_assert(Axis < rank);
+  T start, delta, stop;
+  std::size_t count;
+  constexpr sequence(T start_, T delta_, T stop_, std::size_t count_)
+      : start(start_), delta(delta_), stop(stop_), count(count_) {}
+  constexpr std::tuple<> children() const { return {}; }
+  constexpr sequence with_children() const { return *this; }
+  constexpr bool same_parameters(const sequence& o) const {
+    return start == o.start && delta == o.delta && stop == o.stop && count == o.count;
+  }
+  std::string name() const {
+    auto text = [](T v) { return staticflow::detail::number_text(v); };
+    if constexpr (is_linspace)
+      return std::string(Kind::name) + "[start=" + text(start) + ", stop=" + text(stop) + ", num=" + std::to_string(count) + "]";
+    else
+      return std::string(Kind::name) + "[start=" + text(start) + ", delta=" + text(delta) + ", size=" + std::to_string(count) + "]";
+  }
+  extents<rank> result_extents() const {
+    extents<rank> e{};
+    for (auto& x : e) x = 1;
+    e[Axis] = count;
+    return e;
+  }
+  /// Value i (0 <= i < count).
+  STATICFLOW_HD constexpr T at(std::size_t i) const {
+    if constexpr (is_linspace) {
+      if (i + 1 == count && i != 0) return stop;
+    }
+    return static_cast<T>(start + static_cast<T>(i) * delta);
+  }
+};
+}  // namespace graph
+
+namespace detail {
+/// A bound of range / linspace: a C++ number (run-time, so the result's extent is dyn) or a
+/// static value such as `5_c` (the extent is then part of the type).
+template <class V>
+concept sequence_bound = (std::is_arithmetic_v<V> && !std::is_same_v<V, bool>) || static_value_type<V>;
+
+template <class V>
+constexpr auto bound_value(V v) {
+  if constexpr (static_value_type<V>) return V::value;
+  else return v;
+}
+template <class V>
+using bound_type = canonical_dtype_t<decltype(bound_value(std::declval<V>()))>;
+
+/// tf.range's size, with its checks (thrown before the call does anything).
+template <class T>
+std::size_t range_count(T start, T limit, T delta) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta))
+      throw shape_error("range: start, limit and delta must be finite (got " + number_text(start) + ", " +
+                        number_text(limit) + ", " + number_text(delta) + ")");
+  }
+  if (delta == T(0)) throw shape_error("range: delta must not be 0");
+  if (delta > T(0) ? start > limit : start < limit)
+    throw shape_error("range: start " + number_text(start) + (delta > T(0) ? " > limit " : " < limit ") +
+                      number_text(limit) + " with delta " + number_text(delta) + " (TensorFlow requires start " +
+                      (delta > T(0) ? "<=" : ">=") + " limit)");
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<std::size_t>(std::ceil(std::abs((limit - start) / delta)));
+  } else {
+    using U = std::make_unsigned_t<T>;
+    const U span = delta > 0 ? U(U(limit) - U(start)) : U(U(start) - U(limit));
+    const U step = delta > 0 ? U(delta) : U(U(0) - U(delta));
+    return static_cast<std::size_t>(span / step + (span % step != 0));
+  }
+}
+
+/// The size of a range with static bounds, checked at compile time.
+template <long long Start, long long Limit, long long Delta>
+struct static_range_count {
+  static_assert(Delta != 0, "staticflow: range: delta must not be 0");
+  static_assert(Delta > 0 ? Start <= Limit : Start >= Limit,
+                "staticflow: range: start must be <= limit when delta > 0 and >= limit when delta < 0, as in TensorFlow");
+  static constexpr std::size_t value =
+      Delta == 0 || (Delta > 0 ? Start > Limit : Start < Limit)
+          ? dyn  // after the error above: no second diagnostic from a shape of 0
+          : static_cast<std::size_t>(((Delta > 0 ? Limit - Start : Start - Limit) + (Delta > 0 ? Delta : -Delta) - 1) /
+                                     (Delta > 0 ? Delta : -Delta));
+};
+
+/// T's canonical dtype, or Default when T is void (no dtype asked for).
+template <class T, class Default>
+struct dtype_or {
+  using type = canonical_dtype_t<T>;
+};
+template <class Default>
+struct dtype_or<void, Default> {
+  using type = Default;
+};
+template <class T, class Default>
+using dtype_or_t = typename dtype_or<T, Default>::type;
+
+template <class T>
+struct sequence_dtype_check {
+  static constexpr bool ok = dtype<T> && !std::is_same_v<T, bool>;
+  static_assert(ok, "staticflow: range / linspace / eye: the dtype must be int32, int64, float or double");
+};
+
+/// A sequence node of rank R laid out along Axis: extent Count when static, dyn otherwise.
+template <std::size_t R, std::size_t Axis, std::size_t Count, std::size_t... I>
+auto sequence_shape(std::index_sequence<I...>) -> shape<(I == Axis ? Count : 1)...>;
+template <class Kind, class T, std::size_t R, std::size_t Axis, std::size_t Count>
+using sequence_node = graph::sequence<Kind, T, decltype(sequence_shape<R, Axis, Count>(std::make_index_sequence<R>{})), Axis>;
+
+/// A range node of dtype T; its size is counted in the bounds' own dtype (NumPy's rule:
+/// `sf::range<std::int64_t>(1, 3.5)` has 3 values, 1, 2 and 3).
+template <class T, std::size_t R, std::size_t Axis, class A, class B, class C>
+constexpr auto make_range(A start, B limit, C delta) {
+  using P = promote_t<promote_t<bound_type<A>, bound_type<B>>, bound_type<C>>;
+  const T s = static_cast<T>(bound_value(start)), l = static_cast<T>(bound_value(limit)), d = static_cast<T>(bound_value(delta));
+  if constexpr (static_value_type<A> && static_value_type<B> && static_value_type<C>) {
+    constexpr std::size_t n = static_range_count<static_cast<long long>(A::value), static_cast<long long>(B::value),
+                                                 static_cast<long long>(C::value)>::value;
+    return sequence_node<graph::range_sequence, T, R, Axis, n>(s, d, l, n == dyn ? 0 : n);
+  } else {
+    const std::size_t n = range_count(static_cast<P>(bound_value(start)), static_cast<P>(bound_value(limit)),
+                                      static_cast<P>(bound_value(delta)));
+    if (d == T(0) && n > 1) throw shape_error("range: delta " + number_text(bound_value(delta)) + " is 0 in " + std::string(dtype_name<T>));
+    return sequence_node<graph::range_sequence, T, R, Axis, dyn>(s, d, l, n);
+  }
+}
+}  // namespace detail
+
+/// tf.range(limit), tf.range(start, limit), tf.range(start, limit, delta): the values start,
+/// start + delta, ... up to limit, excluded. Each bound is a C++ number (the extent is then
+/// run-time: `int32[None]`, checked per call as TF: delta 0, or start past limit, throws
+/// sf::shape_error) or a static value (`sf::range(5_c)` is `int32[5]`, checked at compile time).
+/// The dtype is T, or the bounds' promoted dtype (`sf::range(0.0, 1.0, 0.25)` is float64, as
+/// `sf::fill`'s rule). Value i is `start + i * delta` computed in T (NumPy's and TF's GPU
+/// formula; TF's CPU kernel adds delta repeatedly, which can differ in the last float bits).
+template <class T = void, detail::sequence_bound A, detail::sequence_bound B, detail::sequence_bound C>
+constexpr auto range(A start, B limit, C delta) {
+  using U = detail::dtype_or_t<T, promote_t<promote_t<detail::bound_type<A>, detail::bound_type<B>>, detail::bound_type<C>>>;
+  if constexpr (!detail::sequence_dtype_check<U>::ok) return detail::make_range<std::int32_t, 1, 0>(0, 0, 1);
+  else return detail::make_range<U, 1, 0>(start, limit, delta);
+}
+template <class T = void, detail::sequence_bound A, detail::sequence_bound B>
+constexpr auto range(A start, B limit) {
+  return range<T>(start, limit, static_value<1>{});
+}
+template <class T = void, detail::sequence_bound B>
+constexpr auto range(B limit) {
+  return range<T>(static_value<0>{}, limit, static_value<1>{});
+}
+
+/// A traced tensor as a bound of range / linspace / eye: the result's extent would be a value
+/// computed by the call, which no shape here can be (TF's tf.range(n) inside a tf.function).
+template <class T = void, class... Bounds>
+  requires(symbolic<Bounds> || ...)
+constexpr auto range(const Bounds&...) {
+  static_assert(detail::always_false<T>,
+                "staticflow: range / linspace / eye: a bound that is a traced tensor would make the result's shape "
+                "depend on its value; use a C++ number (a run-time extent), a static value such as 5_c, or loop "
+                "with sf::for_range(n) / sf::fori_loop");
+  return detail::make_range<std::int32_t, 1, 0>(0, 0, 1);
+}
+template <class T = void, class... Bounds>
+  requires(symbolic<Bounds> || ...)
+constexpr auto linspace(const Bounds&... b) {
+  return range<T>(b...);
+}
+template <class T = float, class... Bounds>
+  requires(symbolic<Bounds> || ...)
+constexpr auto eye(const Bounds&... b) {
+  return range<T>(b...);
+}
+
+/// tf.linspace(start, stop, num): num evenly spaced values from start to stop, both included
+/// (num = 1 gives start; num must be at least 1, as TF: 0 throws sf::shape_error, or fails to
+/// compile for a static num). float32 unless T or a double bound says otherwise; num a C++
+/// integer (a run-time extent) or a static value (`sf::linspace(0.f, 1.f, 5_c)` is float32[5]).
+/// Value i < num - 1 is `start + i * (stop - start) / (num - 1)` in T, the last is stop.
+template <class T = void, detail::sequence_bound A, detail::sequence_bound B, class N>
+  requires(std::is_integral_v<N> || static_value_type<N>)
+constexpr auto linspace(A start, B stop, N num) {
+  using P = promote_t<detail::bound_type<A>, detail::bound_type<B>>;
+  using U = detail::dtype_or_t<T, std::conditional_t<floating_dtype<P>, P, float>>;
+  static_assert(floating_dtype<U>, "staticflow: linspace: the dtype must be float or double");
+  const U s = static_cast<U>(detail::bound_value(start)), e = static_cast<U>(detail::bound_value(stop));
+  auto make = [&](std::size_t n) {
+    return n > 1 ? static_cast<U>((e - s) / static_cast<U>(n - 1)) : U(0);
+  };
+  if constexpr (static_value_type<N>) {
+    static_assert(N::value >= 1, "staticflow: linspace: num must be at least 1");
+    constexpr std::size_t n = N::value >= 1 ? static_cast<std::size_t>(N::value) : 1;
+    return detail::sequence_node<graph::linspace_sequence, U, 1, 0, n>(s, make(n), e, n);
+  } else {
+    if (num < 1) throw shape_error("linspace: num must be at least 1 (got " + std::to_string(num) + ")");
+    const auto n = static_cast<std::size_t>(num);
+    return detail::sequence_node<graph::linspace_sequence, U, 1, 0, dyn>(s, make(n), e, n);
+  }
+}
+
+/// tf.eye(num_rows, num_columns): the identity, 1 on the diagonal, float32 unless T says
+/// otherwise; each count a C++ integer (a run-time extent) or a static value (`sf::eye(3_c)` is
+/// float32[3, 3]). Computed where it is read: row index == column index, two index vectors
+/// broadcast inside the fused loop.
+template <class T = float, class R, class C>
+  requires((std::is_integral_v<R> || static_value_type<R>) && (std::is_integral_v<C> || static_value_type<C>))
+constexpr auto eye(R rows, C columns) {
+  if constexpr (!static_value_type<R> || !static_value_type<C>) {
+    if (std::cmp_less(detail::bound_value(rows), 0) || std::cmp_less(detail::bound_value(columns), 0))
+      throw shape_error("eye: num_rows and num_columns must be at least 0 (got " + std::to_string(detail::bound_value(rows)) +
+                        ", " + std::to_string(detail::bound_value(columns)) + ")");
+  }
+  const auto row_index = detail::make_range<std::int64_t, 2, 0>(static_value<0>{}, rows, static_value<1>{});
+  const auto column_index = detail::make_range<std::int64_t, 2, 1>(static_value<0>{}, columns, static_value<1>{});
+  return cast<T>(row_index == column_index);
+}
+template <class T = float, class R>
+  requires(std::is_integral_v<R> || static_value_type<R>)
+constexpr auto eye(R rows) {
+  return eye<T>(rows, rows);
 }
 
 }  // namespace staticflow

@@ -423,6 +423,16 @@ class exporter {
     return out;
   }
 
+  /// range / linspace: their bounds are C++ numbers or static values, so the values are known
+  /// when the function is exported: a Constant of the node's shape (eye compares two of them).
+  template <class Kind, class T, class S, std::size_t Axis>
+  std::string lower_op(const graph::sequence<Kind, T, S, Axis>& n) {
+    std::vector<T> values(n.count);
+    for (std::size_t i = 0; i < n.count; ++i) values[i] = n.at(i);
+    const auto ext = n.result_extents();
+    return constant<T>(values, std::vector<std::int64_t>(ext.begin(), ext.end()));
+  }
+
   template <class Kind, class X, class P>
   std::string lower_op(const graph::pool<Kind, X, P>& n) {
     return lower_pool<std::is_same_v<Kind, graph::max_pooling>, P, X::shape_type::rank>(*this, emit(n.x));

@@ -24,6 +24,7 @@
 #include "staticflow/backend/thrust/linalg.hpp"
 #include "staticflow/backend/thrust/pool.hpp"
 #include "staticflow/backend/thrust/reduce.hpp"
+#include "staticflow/backend/thrust/sequence.hpp"
 #include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/core/dtype.hpp"
 #include "staticflow/interop/xtensor.hpp"

@@ -24,6 +24,7 @@
 #include "staticflow/backend/thrust/operand.hpp"
 #include "staticflow/backend/thrust/pool.hpp"
 #include "staticflow/backend/thrust/reduce.hpp"
+#include "staticflow/backend/thrust/sequence.hpp"
 #include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/interop/device.hpp"
