@@ -194,9 +194,12 @@ TEST_CASE("range, linspace and eye in eager mode, with graph listings named as T
   CHECK(listing.find("LinSpace[start=1.0, stop=2.0, num=3]") != std::string::npos);
 }
 
-TEST_CASE("gradients through range and linspace: constants, no gradient of their own", "[graph][creation]") {
+TEST_CASE("gradients through range, linspace and eye: constants, no gradient of their own", "[graph][creation]") {
   using namespace sf::literals;
   auto g = sf::grad<0>([](auto x) { return sf::reduce_sum(x * sf::range<double>(3_c) + sf::square(x) * sf::linspace(1.0, 2.0, 3_c)); });
   const xt::xtensor<double, 1> x{1, -2, 0.5};
   CHECK((g(x) == xt::xtensor<double, 1>{0 + 2 * 1.0 * 1, 1 + 2 * -2.0 * 1.5, 2 + 2 * 0.5 * 2}));
+  // d/dm sum(m * eye) is eye (the comparison inside eye has no gradient)
+  auto trace = sf::grad<0>([](auto m) { return sf::reduce_sum(m * sf::eye<double>(3, 2)); });
+  CHECK((trace(xt::xtensor<double, 2>{{1, 2}, {3, 4}, {5, 6}}) == xt::xtensor<double, 2>{{1, 0}, {0, 1}, {0, 0}}));
 }

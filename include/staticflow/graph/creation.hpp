@@ -9,8 +9,9 @@
 // so an n x n identity is never a buffer of its own unless it is the result.
 #pragma once
 
-#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -140,10 +141,12 @@ struct sequence : node<sequence<Kind, T, S, Axis>> {
     e[Axis] = count;
     return e;
   }
-  /// Value i (0 <= i < count).
-  STATICFLOW_HD constexpr T at(std::size_t i) const {
+  /// Value i (0 <= i < count). The index type is the caller's: a 32-bit one converts to a float
+  /// in one vector instruction, a 64-bit one does not before AVX-512.
+  template <class I>
+  STATICFLOW_HD constexpr T at(I i) const {
     if constexpr (is_linspace) {
-      if (i + 1 == count && i != 0) return stop;
+      if (static_cast<std::size_t>(i) + 1 == count && i != 0) return stop;
     }
     return static_cast<T>(start + static_cast<T>(i) * delta);
   }
@@ -161,14 +164,21 @@ constexpr auto bound_value(V v) {
   if constexpr (static_value_type<V>) return V::value;
   else return v;
 }
-template <class V>
-using bound_type = canonical_dtype_t<decltype(bound_value(std::declval<V>()))>;
+/// The dtype a bound counts in: int32 for int and narrower signed integers, int64 for wider or
+/// unsigned ones (a std::size_t extent), the float types as they are.
+template <class V, class U = decltype(bound_value(std::declval<V>()))>
+using bound_type = std::conditional_t<std::is_floating_point_v<U>, canonical_dtype_t<U>,
+                                      std::conditional_t<std::is_signed_v<U> && sizeof(U) <= 4, std::int32_t, std::int64_t>>;
 
 /// tf.range's size, with its checks (thrown before the call does anything).
+/// (constexpr, so that a lambda calling `sf::range(3, 9)` with plain literals is still traced by
+/// the compiler: trace/constant_trace.hpp)
 template <class T>
-std::size_t range_count(T start, T limit, T delta) {
+constexpr std::size_t range_count(T start, T limit, T delta) {
   if constexpr (std::is_floating_point_v<T>) {
-    if (!std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta))
+    constexpr T huge = std::numeric_limits<T>::max();
+    auto finite = [](T v) { return v == v && v <= huge && v >= -huge; };
+    if (!finite(start) || !finite(limit) || !finite(delta))
       throw shape_error("range: start, limit and delta must be finite (got " + number_text(start) + ", " +
                         number_text(limit) + ", " + number_text(delta) + ")");
   }
@@ -178,7 +188,9 @@ std::size_t range_count(T start, T limit, T delta) {
                       number_text(limit) + " with delta " + number_text(delta) + " (TensorFlow requires start " +
                       (delta > T(0) ? "<=" : ">=") + " limit)");
   if constexpr (std::is_floating_point_v<T>) {
-    return static_cast<std::size_t>(std::ceil(std::abs((limit - start) / delta)));
+    const T q = (limit - start) / delta;  // >= 0 here
+    const auto whole = static_cast<std::size_t>(q);
+    return whole + (static_cast<T>(whole) < q);  // ceil
   } else {
     using U = std::make_unsigned_t<T>;
     const U span = delta > 0 ? U(U(limit) - U(start)) : U(U(start) - U(limit));
@@ -325,8 +337,12 @@ constexpr auto eye(R rows, C columns) {
       throw shape_error("eye: num_rows and num_columns must be at least 0 (got " + std::to_string(detail::bound_value(rows)) +
                         ", " + std::to_string(detail::bound_value(columns)) + ")");
   }
-  const auto row_index = detail::make_range<std::int64_t, 2, 0>(static_value<0>{}, rows, static_value<1>{});
-  const auto column_index = detail::make_range<std::int64_t, 2, 1>(static_value<0>{}, columns, static_value<1>{});
+  // The indices are compared in the identity's own dtype (int32 for bool), so the fused loop
+  // keeps one lane type and stays vectorized. Exact: float32 counts exactly to 2^24, and an
+  // identity of that side would hold 2^48 elements.
+  using I = std::conditional_t<std::is_same_v<canonical_dtype_t<T>, bool>, std::int32_t, canonical_dtype_t<T>>;
+  const auto row_index = detail::make_range<I, 2, 0>(static_value<0>{}, rows, static_value<1>{});
+  const auto column_index = detail::make_range<I, 2, 1>(static_value<0>{}, columns, static_value<1>{});
   return cast<T>(row_index == column_index);
 }
 template <class T = float, class R>
