@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, conv2d, pooling, cumsum, range / linspace / eye, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// integers, reductions, matmul, conv2d, pooling, cumsum, range / linspace / eye, gather, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
@@ -144,6 +144,12 @@ int main(int argc, char** argv) {
                       k + sf::range(3, 0, -1)};
   });
   exported("creation", created)("x2x4", xt::xarray<float>(xt::random::randn<float>({2, 4})), xt::xarray<std::int32_t>{5});
+  // gather: ONNX's Gather along axis 0 and 1, indices of rank 1 and 2
+  auto gathers = sf::function<sf::spec<float, sf::dyn, 3>, sf::spec<std::int64_t, sf::dyn, 2>>([](auto t, auto ids) {
+    return std::tuple{sf::gather(t, ids), sf::gather(t, ids, sf::axes<1>{}) * 2.f};
+  });
+  exported("gather", gathers)("t5x3", xt::xarray<float>(xt::random::randn<float>({5, 3})),
+                              xt::xarray<std::int64_t>{{2, 0}, {1, 2}, {0, 0}});
   run_pool("image2x7x8", xt::xarray<float>(xt::random::randn<float>({2, 7, 8, 3})),
            xt::xarray<float>(xt::random::randn<float>({3, 10, 2})));
 

@@ -524,3 +524,15 @@ TEST_CASE("suite: range, linspace and eye (static and run-time extents)", "[suit
   const auto sq = suite::flat(square);
   for (std::size_t i = 0; i < 25; ++i) CHECK(sq[i] == (i % 6 == 0 ? 1 : 0));
 }
+
+TEST_CASE("suite: gather along each axis, and its out-of-range error", "[suite][gather]") {
+  auto f = sf::function([](auto x, auto ids) { return std::tuple{sf::gather(x, ids), sf::gather(x, ids, sf::axes<1>{})}; },
+                        suite::backend);
+  const xt::xtensor<float, 2> x = {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}};
+  const xt::xtensor<std::int32_t, 1> ids = {2, 0, 2};
+  const auto [rows, cols] = suite::host(f(suite::in(x), suite::in(ids)));
+  CHECK(suite::flat(rows) == std::vector<float>{7, 8, 9, 1, 2, 3, 7, 8, 9});
+  CHECK(suite::flat(cols) == std::vector<float>{3, 1, 3, 6, 4, 6, 9, 7, 9});
+  const xt::xtensor<std::int32_t, 1> bad = {1, 3};
+  CHECK_THROWS_WITH(f(suite::in(x), suite::in(bad)), "staticflow: gather: indices[1] = 3 is not in [0, 3)");
+}

@@ -236,3 +236,24 @@ TEST_CASE("suite: cumsum and cumprod and their gradients", "[suite][gradients][c
     }
   CHECK(close(loss(), expected));
 }
+
+TEST_CASE("suite: gather's gradient adds repeated rows up", "[suite][gradients][gather]") {
+  INFO("backend " << suite::name());
+  // L = sum(gather(t, ids) * w): dL/dt[r] is the sum of w's rows at the positions p with ids[p] == r
+  auto vg = sf::value_and_grad<0>([](auto t, auto ids, auto w) { return sf::reduce_sum(sf::gather(t, ids) * w); },
+                                  suite::backend);
+  const auto t = pattern(4, 3, 1.f, 0.3f), w = pattern(5, 3, 1.5f, 2.1f);
+  const xt::xtensor<std::int32_t, 1> ids = {3, 1, 3, 0, 3};
+  const auto [loss, dt] = suite::host(vg(suite::in(t), suite::in(ids), suite::in(w)));
+  double expected = 0;
+  for (std::size_t p = 0; p < 5; ++p)
+    for (std::size_t k = 0; k < 3; ++k) expected += t(static_cast<std::size_t>(ids(p)), k) * w(p, k);
+  CHECK(close(loss(), expected));
+  for (std::size_t r = 0; r < 4; ++r)
+    for (std::size_t k = 0; k < 3; ++k) {
+      double want = 0;
+      for (std::size_t p = 0; p < 5; ++p)
+        if (static_cast<std::size_t>(ids(p)) == r) want += w(p, k);
+      CHECK(close(dt(r, k), want));
+    }
+}

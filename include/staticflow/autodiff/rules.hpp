@@ -26,6 +26,7 @@
 #include "staticflow/graph/composites.hpp"
 #include "staticflow/graph/conv.hpp"
 #include "staticflow/graph/cumulative.hpp"
+#include "staticflow/graph/gather.hpp"
 #include "staticflow/graph/pool.hpp"
 #include "staticflow/graph/shape_gradients.hpp"
 #include "staticflow/graph/math.hpp"
@@ -441,6 +442,15 @@ constexpr auto child_adjoint(const graph::take<X, I>& n, const G& g) {
   static_assert(K == 0);
   const auto ge = to_value_spec(g, n);
   return graph::take_gradient<std::remove_cvref_t<decltype(ge)>, X, I>(ge, n.a, n.index);
+}
+
+// ---- gather: the adjoint of each gathered slice added back where it was read (the indices are
+// integers: no adjoint) ----
+template <std::size_t K, class X, class I, std::size_t Axis, class G>
+constexpr auto child_adjoint(const graph::gather<X, I, Axis>& n, const G& g) {
+  static_assert(K == 0);
+  const auto ge = to_value_spec(g, n);
+  return graph::gather_gradient<std::remove_cvref_t<decltype(ge)>, X, I, Axis>(ge, n.x, n.indices);
 }
 
 // ---- softmax / log_softmax ----

@@ -53,6 +53,10 @@ class held_node {
   box* box_;
 
   constexpr void acquire() const noexcept {
+    // A moved-from node (box_ null) copies as another empty one. Without the test GCC 12 at -O2
+    // also warned, on that path, of an atomic write "into a region of size 0" in user programs
+    // (a gradient through a materialized node, e.g. reduce_sum(cumsum(x) * w)).
+    if (box_ == nullptr) return;
     if (std::is_constant_evaluated()) ++box_->refs;
     else std::atomic_ref<std::size_t>(box_->refs).fetch_add(1, std::memory_order_relaxed);
   }

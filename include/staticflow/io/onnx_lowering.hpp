@@ -433,6 +433,15 @@ class exporter {
     return constant<T>(values, std::vector<std::int64_t>(ext.begin(), ext.end()));
   }
 
+  /// gather is ONNX's Gather (same axis; ONNX would also accept negative indices, which
+  /// staticflow rejects).
+  template <class X, class I, std::size_t Axis>
+  std::string lower_op(const graph::gather<X, I, Axis>& n) {
+    const std::string out = fresh("gather");
+    set_int(add_node("Gather", {emit(n.x), emit(n.indices)}, {out}), "axis", static_cast<std::int64_t>(Axis));
+    return out;
+  }
+
   template <class Kind, class X, class P>
   std::string lower_op(const graph::pool<Kind, X, P>& n) {
     return lower_pool<std::is_same_v<Kind, graph::max_pooling>, P, X::shape_type::rank>(*this, emit(n.x));

@@ -1,0 +1,109 @@
+// staticflow/backend/thrust/gather.hpp -- sf::gather and its gradient (graph/gather.hpp) on the
+// device. The indices are copied to the host and checked there before any kernel writes (the CPU
+// backend's error). The forward pass is one thread per result element; the gradient one thread
+// per column (outer block, inner element) that adds the positions in index order, the CPU
+// kernel's order, so the sums are the same bits and no atomics are needed.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include <thrust/copy.h>
+#include <thrust/device_ptr.h>
+#include <thrust/fill.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "staticflow/backend/thrust/operand.hpp"
+#include "staticflow/backend/thrust/system.hpp"
+#include "staticflow/core/config.hpp"
+#include "staticflow/graph/gather.hpp"
+
+namespace staticflow::thrust_backend {
+namespace detail {
+template <class J>
+void check_indices_on_host(const J* device_indices, std::size_t positions, std::size_t n, const char* what) {
+  if (positions == 0) return;
+  std::vector<J> host(positions);
+  synchronize();
+  ::thrust::copy_n(::thrust::device_pointer_cast(device_indices), positions, host.data());
+  for (std::size_t p = 0; p < positions; ++p)
+    if (host[p] < 0 || static_cast<std::size_t>(host[p]) >= n) graph::detail::throw_bad_index(what, p, host[p], n);
+}
+
+template <class N, class Views>
+auto gather_operands_layout(const N& n, const Views& views) {
+  const auto ext = staticflow::detail::extents_of_views(views);
+  const auto xe = graph::node_extents(n.x, ext);
+  const auto ie = graph::node_extents(n.indices, ext);
+  struct operands {
+    decltype(xe) x_extents;
+    decltype(ie) index_extents;
+    graph::detail::gather_layout layout;
+  };
+  return operands{xe, ie, graph::detail::layout_of<N::axis>(xe, ie)};
+}
+
+template <class T, class J>
+struct gather_element {
+  const T* x;
+  const J* indices;
+  T* out;
+  graph::detail::gather_layout l;
+  STATICFLOW_HD void operator()(std::size_t e) const {
+    const std::size_t k = e % l.inner, row = e / l.inner, p = row % l.positions, o = row / l.positions;
+    out[e] = x[(o * l.n + static_cast<std::size_t>(indices[p])) * l.inner + k];
+  }
+};
+
+template <class T, class J>
+struct scatter_column {
+  const T* g;
+  const J* indices;
+  T* out;
+  graph::detail::gather_layout l;
+  STATICFLOW_HD void operator()(std::size_t column) const {
+    const std::size_t o = column / l.inner, k = column % l.inner;
+    for (std::size_t p = 0; p < l.positions; ++p)
+      out[(o * l.n + static_cast<std::size_t>(indices[p])) * l.inner + k] += g[(o * l.positions + p) * l.inner + k];
+  }
+};
+}  // namespace detail
+
+template <class X, class I, std::size_t Axis, class Views, std::size_t R, class T>
+void materialize(const graph::gather<X, I, Axis>& n, const Views& views, const extents<R>&, T* out) {
+  using J = typename I::value_type;
+  // named members, not a structured binding: clang 14 cannot capture one in a lambda
+  const auto operands = detail::gather_operands_layout(n, views);
+  const auto& xe = operands.x_extents;
+  const auto& ie = operands.index_extents;
+  const graph::detail::gather_layout l = operands.layout;
+  const J* indices = detail::contiguous_operand<J>(n.indices, views, ie);
+  detail::check_indices_on_host(indices, l.positions, l.n, "gather");
+  const std::size_t size = l.outer * l.positions * l.inner;
+  if (size == 0) return;
+  const T* x = detail::contiguous_operand<T>(n.x, views, xe);
+  ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), size,
+                       detail::gather_element<T, J>{x, indices, out, l});
+}
+
+template <class G, class X, class I, std::size_t Axis, class Views, std::size_t R, class T>
+void materialize(const graph::gather_gradient<G, X, I, Axis>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  using J = typename I::value_type;
+  // named members, not a structured binding: clang 14 cannot capture one in a lambda
+  const auto operands = detail::gather_operands_layout(n, views);
+  const auto& xe = operands.x_extents;
+  const auto& ie = operands.index_extents;
+  const graph::detail::gather_layout l = operands.layout;
+  const J* indices = detail::contiguous_operand<J>(n.indices, views, ie);
+  detail::check_indices_on_host(indices, l.positions, l.n, "gather gradient");
+  const std::size_t size = staticflow::detail::product(out_ext);
+  if (size == 0) return;
+  ::thrust::fill_n(async_policy(), out, size, T(0));
+  if (l.positions == 0) return;
+  const T* g = detail::contiguous_operand<T>(n.g, views, n.gathered(xe, ie));
+  ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), l.outer * l.inner,
+                       detail::scatter_column<T, J>{g, indices, out, l});
+}
+
+}  // namespace staticflow::thrust_backend
