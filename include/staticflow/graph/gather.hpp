@@ -19,6 +19,7 @@
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
 #include "staticflow/graph/operators.hpp"
+#include "staticflow/graph/traversal.hpp"
 
 namespace staticflow {
 namespace graph {
@@ -35,12 +36,22 @@ struct gathered_shape<Axis, X, I, std::index_sequence<B...>, std::index_sequence
 struct gather_layout {
   std::size_t outer = 1, n = 1, inner = 1, positions = 1;
 };
-template <std::size_t Axis, std::size_t XR, std::size_t IR>
-constexpr gather_layout layout_of(const extents<XR>& x, const extents<IR>& indices) {
-  gather_layout l;
-  for (std::size_t d = 0; d < XR; ++d) (d < Axis ? l.outer : d > Axis ? l.inner : l.n) *= x[d];
-  for (std::size_t d = 0; d < IR; ++d) l.positions *= indices[d];
-  return l;
+
+/// What both backends' kernels read of a gather or gather_gradient node: the run-time extents of
+/// x and of the indices, and the layout from them.
+template <std::size_t XR, std::size_t IR>
+struct gather_operands {
+  extents<XR> x_extents;
+  extents<IR> index_extents;
+  gather_layout layout;
+};
+template <class N, class ArgExtents>
+gather_operands<N::x_rank, N::index_rank> operands_of(const N& n, const ArgExtents& args) {
+  gather_operands<N::x_rank, N::index_rank> o{node_extents(n.x, args), node_extents(n.indices, args), {}};
+  for (std::size_t d = 0; d < N::x_rank; ++d)
+    (d < N::axis ? o.layout.outer : d > N::axis ? o.layout.inner : o.layout.n) *= o.x_extents[d];
+  for (std::size_t d = 0; d < N::index_rank; ++d) o.layout.positions *= o.index_extents[d];
+  return o;
 }
 
 /// The first index outside [0, n), as the error TF gives ("indices[2] = 7 is not in [0, 5)").

@@ -33,27 +33,13 @@ constexpr std::size_t static_inner_size() {
   }
   return n;
 }
-
-/// The views' run-time extents of x and of the indices, and the layout from them.
-template <class N, class Views>
-auto gather_operands_layout(const N& n, const Views& views) {
-  const auto ext = staticflow::detail::extents_of_views(views);
-  const auto xe = graph::node_extents(n.x, ext);
-  const auto ie = graph::node_extents(n.indices, ext);
-  struct operands {
-    decltype(xe) x_extents;
-    decltype(ie) index_extents;
-    graph::detail::gather_layout layout;
-  };
-  return operands{xe, ie, graph::detail::layout_of<N::axis>(xe, ie)};
-}
 }  // namespace detail
 
 template <class Sig, class X, class I, std::size_t Axis, class Views, std::size_t R, class T>
 void materialize(const graph::gather<X, I, Axis>& n, const Views& views, const extents<R>&, T* out) {
   using J = typename I::value_type;
   // named members, not a structured binding: clang 14 cannot capture one in a lambda
-  const auto operands = detail::gather_operands_layout(n, views);
+  const auto operands = graph::detail::operands_of(n, staticflow::detail::extents_of_views(views));
   const auto& xe = operands.x_extents;
   const auto& ie = operands.index_extents;
   const graph::detail::gather_layout l = operands.layout;
@@ -84,7 +70,7 @@ template <class Sig, class G, class X, class I, std::size_t Axis, class Views, s
 void materialize(const graph::gather_gradient<G, X, I, Axis>& n, const Views& views, const extents<R>& out_ext, T* out) {
   using J = typename I::value_type;
   // named members, not a structured binding: clang 14 cannot capture one in a lambda
-  const auto operands = detail::gather_operands_layout(n, views);
+  const auto operands = graph::detail::operands_of(n, staticflow::detail::extents_of_views(views));
   const auto& xe = operands.x_extents;
   const auto& ie = operands.index_extents;
   const graph::detail::gather_layout l = operands.layout;

@@ -31,19 +31,6 @@ void check_indices_on_host(const J* device_indices, std::size_t positions, std::
     if (host[p] < 0 || static_cast<std::size_t>(host[p]) >= n) graph::detail::throw_bad_index(what, p, host[p], n);
 }
 
-template <class N, class Views>
-auto gather_operands_layout(const N& n, const Views& views) {
-  const auto ext = staticflow::detail::extents_of_views(views);
-  const auto xe = graph::node_extents(n.x, ext);
-  const auto ie = graph::node_extents(n.indices, ext);
-  struct operands {
-    decltype(xe) x_extents;
-    decltype(ie) index_extents;
-    graph::detail::gather_layout layout;
-  };
-  return operands{xe, ie, graph::detail::layout_of<N::axis>(xe, ie)};
-}
-
 template <class T, class J>
 struct gather_element {
   const T* x;
@@ -74,7 +61,7 @@ template <class X, class I, std::size_t Axis, class Views, std::size_t R, class 
 void materialize(const graph::gather<X, I, Axis>& n, const Views& views, const extents<R>&, T* out) {
   using J = typename I::value_type;
   // named members, not a structured binding: clang 14 cannot capture one in a lambda
-  const auto operands = detail::gather_operands_layout(n, views);
+  const auto operands = graph::detail::operands_of(n, staticflow::detail::extents_of_views(views));
   const auto& xe = operands.x_extents;
   const auto& ie = operands.index_extents;
   const graph::detail::gather_layout l = operands.layout;
@@ -91,7 +78,7 @@ template <class G, class X, class I, std::size_t Axis, class Views, std::size_t 
 void materialize(const graph::gather_gradient<G, X, I, Axis>& n, const Views& views, const extents<R>& out_ext, T* out) {
   using J = typename I::value_type;
   // named members, not a structured binding: clang 14 cannot capture one in a lambda
-  const auto operands = detail::gather_operands_layout(n, views);
+  const auto operands = graph::detail::operands_of(n, staticflow::detail::extents_of_views(views));
   const auto& xe = operands.x_extents;
   const auto& ie = operands.index_extents;
   const graph::detail::gather_layout l = operands.layout;
