@@ -46,3 +46,26 @@ TEST_CASE("gather gradients: exact counts for an embedding lookup") {
   CHECK((xt::xtensor<double, 2>(g(table, ids)) == xt::xtensor<double, 2>{{2, 2}, {0, 0}, {0, 0}, {6, 6}}));
   CHECK_THROWS_WITH(g(table, xt::xtensor<std::int32_t, 1>{4}), "staticflow: gather: indices[0] = 4 is not in [0, 4)");
 }
+
+TEST_CASE("gather gradients: threads give the same bits; empty indices give zeros") {
+  // large enough for the threaded path: repeated ids added in index order whatever the split
+  const std::size_t rows = 300, width = 256, lookups = 2000;
+  auto g = sf::grad<0>([](auto t, auto i, auto w) { return sf::reduce_sum(sf::gather(t, i) * w); });
+  const auto table = random_tensor<2>({rows, width});
+  const auto w = random_tensor<2>({lookups, width});
+  const auto ids = random_indices<1>({lookups}, 40);  // many repeats
+  const xt::xtensor<double, 2> one = g(table, ids, w);
+  const std::size_t saved = sf::num_threads();
+  sf::set_num_threads(2);
+  const xt::xtensor<double, 2> two = g(table, ids, w);
+  sf::set_num_threads(saved);
+  CHECK((one == two));
+  double want = 0;  // row ids(0), column 5: the sum of w over the positions with that id
+  for (std::size_t p = 0; p < lookups; ++p)
+    if (ids(p) == ids(0)) want += w(p, 5);
+  CHECK(one(static_cast<std::size_t>(ids(0)), 5) == Approx(want).epsilon(1e-12));
+  const auto none = xt::xtensor<std::int32_t, 1>::from_shape({0});
+  const xt::xtensor<double, 2> zero = g(table, none, xt::xtensor<double, 2>::from_shape({0, width}));
+  CHECK(zero.shape()[0] == rows);
+  CHECK(xt::all(xt::equal(zero, 0.0)));
+}

@@ -91,7 +91,11 @@ TEST_CASE("range: tf.range's values, dtypes and sizes, static and run-time bound
   CHECK(empty.size() == 0);
   CHECK((r39 == xt::xtensor<std::int32_t, 1>{3, 4, 5, 6, 7, 8}));
   CHECK((quarters == xt::xtensor<double, 1>{0, 0.25, 0.5, 0.75}));
-  CHECK((wide == xt::xtensor<std::int64_t, 1>{1, 2, 3}));  // NumPy's arange(1, 3.5, dtype=int64): counted in the bounds' dtype
+  CHECK((wide == xt::xtensor<std::int64_t, 1>{1, 2, 3}));
+  // values that fit although start + i * delta passes outside int32 on the way (TF's values)
+  const int lo = -2'000'000'000, hi = 2'000'000'000, step = 1'000'000'000;
+  auto big_steps = sf::function([&](auto y) { return y + sf::range(lo, hi, step); });
+  CHECK((big_steps(xt::xtensor<std::int32_t, 1>{0}) == xt::xtensor<std::int32_t, 1>{lo, lo + step, 0, step}));  // NumPy's arange(1, 3.5, dtype=int64): counted in the bounds' dtype
 
   // C++ numbers captured by the lambda are read when it is traced (TF's closures): int32[None]
   for (const auto& [start, limit, delta, expected] :
@@ -124,6 +128,12 @@ TEST_CASE("range: TF's errors, thrown before the call does anything", "[graph][c
   auto down = sf::function([&](auto y) { return y * sf::range(0, 3, -1); });
   CHECK_THROWS_WITH(down(xt::xtensor<std::int32_t, 1>{1}),
                     "staticflow: range: start 0 < limit 3 with delta -1 (TensorFlow requires start >= limit)");
+  // TF's size limit, and bounds that do not fit the dtype asked for
+  auto huge = sf::function([&](auto y) { return y * sf::range(-3e38f, 3e38f, 1e-30f); });
+  CHECK_THROWS_AS(huge(xt::xtensor<float, 1>{1}), sf::shape_error);
+  const long long far = 5'000'000'000LL;
+  auto narrow = sf::function([&](auto y) { return y * sf::range<std::int32_t>(0LL, far); });
+  CHECK_THROWS_WITH(narrow(xt::xtensor<std::int32_t, 1>{1}), "staticflow: range: limit 5000000000 does not fit int32");
   auto good = sf::function([&](auto y) { return y * sf::range(0, 1); });
   CHECK((good(xt::xtensor<std::int32_t, 1>{5}) == xt::xtensor<std::int32_t, 1>{0}));
 }

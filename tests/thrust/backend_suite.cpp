@@ -535,4 +535,8 @@ TEST_CASE("suite: gather along each axis, and its out-of-range error", "[suite][
   CHECK(suite::flat(cols) == std::vector<float>{3, 1, 3, 6, 4, 6, 9, 7, 9});
   const xt::xtensor<std::int32_t, 1> bad = {1, 3};
   CHECK_THROWS_WITH(f(suite::in(x), suite::in(bad)), "staticflow: gather: indices[1] = 3 is not in [0, 3)");
+  const auto none = xt::xtensor<std::int32_t, 1>::from_shape({0});
+  const auto [no_rows, no_cols] = suite::host(f(suite::in(x), suite::in(none)));
+  CHECK(suite::shape(no_rows) == std::vector<std::size_t>{0, 3});
+  CHECK(suite::shape(no_cols) == std::vector<std::size_t>{3, 0});
 }

@@ -148,7 +148,14 @@ struct sequence : node<sequence<Kind, T, S, Axis>> {
     if constexpr (is_linspace) {
       if (static_cast<std::size_t>(i) + 1 == count && i != 0) return stop;
     }
-    return static_cast<T>(start + static_cast<T>(i) * delta);
+    if constexpr (std::is_integral_v<T>) {
+      // in unsigned arithmetic: start + i * delta may pass outside T on its way to a value that
+      // fits (range(-2e9, 2e9, 1e9) in int32), which signed arithmetic would make undefined
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(static_cast<U>(start) + static_cast<U>(i) * static_cast<U>(delta)));
+    } else {
+      return static_cast<T>(start + static_cast<T>(i) * delta);
+    }
   }
 };
 }  // namespace graph
@@ -157,7 +164,9 @@ namespace detail {
 /// A bound of range / linspace: a C++ number (run-time, so the result's extent is dyn) or a
 /// static value such as `5_c` (the extent is then part of the type).
 template <class V>
-concept sequence_bound = (std::is_arithmetic_v<V> && !std::is_same_v<V, bool>) || static_value_type<V>;
+concept sequence_bound = (std::is_arithmetic_v<V> && !std::is_same_v<V, bool>) ||
+                         (static_value_type<V> && std::is_integral_v<typename V::value_type> &&
+                          !std::is_same_v<typename V::value_type, bool>);
 
 template <class V>
 constexpr auto bound_value(V v) {
@@ -189,6 +198,8 @@ constexpr std::size_t range_count(T start, T limit, T delta) {
                       (delta > T(0) ? "<=" : ">=") + " limit)");
   if constexpr (std::is_floating_point_v<T>) {
     const T q = (limit - start) / delta;  // >= 0 here
+    if (!(q < T(9.2e18)))  // TF: "Requires ((limit - start) / delta) <= 2^63 - 1"
+      throw shape_error("range: (limit - start) / delta = " + number_text(q) + " is too many values");
     const auto whole = static_cast<std::size_t>(q);
     return whole + (static_cast<T>(whole) < q);  // ceil
   } else {
@@ -249,6 +260,18 @@ constexpr auto make_range(A start, B limit, C delta) {
   } else {
     const std::size_t n = range_count(static_cast<P>(bound_value(start)), static_cast<P>(bound_value(limit)),
                                       static_cast<P>(bound_value(delta)));
+    if constexpr (std::is_integral_v<T>) {  // every value lies between start and limit: both must fit T
+      auto check = [](const char* what, auto v) {
+        const bool fits = [&] {
+          if constexpr (std::is_integral_v<decltype(v)>) return std::in_range<T>(v);
+          else return v >= static_cast<decltype(v)>(std::numeric_limits<T>::lowest()) &&
+                      v <= static_cast<decltype(v)>(std::numeric_limits<T>::max());
+        }();
+        if (!fits) throw shape_error(std::string("range: ") + what + " " + number_text(v) + " does not fit " + std::string(dtype_name<T>));
+      };
+      check("start", bound_value(start));
+      if (n > 0) check("limit", bound_value(limit));
+    }
     if (d == T(0) && n > 1) throw shape_error("range: delta " + number_text(bound_value(delta)) + " is 0 in " + std::string(dtype_name<T>));
     return sequence_node<graph::range_sequence, T, R, Axis, dyn>(s, d, l, n);
   }

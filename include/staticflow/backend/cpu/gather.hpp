@@ -3,8 +3,10 @@
 // x seen as [outer, n, inner] around the axis, the indices as `positions` values: the result is
 // [outer, positions, inner], each inner row copied from x's row indices[p]. The gradient adds the
 // rows of the adjoint back into zeros of x's shape in index order, so repeated indices always
-// add up in the same order: outer blocks (or, with one block, column bands of the rows) are split
-// across threads, never the positions, and 1 or 2 threads give the same bits.
+// add up in the same order: work items of (outer block, band of 16 columns) are split across
+// threads, never the positions, and 1 or 2 threads give the same bits. (Rows of 16 columns or
+// fewer with one outer block, a 1-D table, run on one thread: a sort of the positions by index
+// would parallelize those too.)
 #pragma once
 
 #include <algorithm>
@@ -76,11 +78,13 @@ void materialize(const graph::gather_gradient<G, X, I, Axis>& n, const Views& vi
   const graph::detail::gather_layout l = operands.layout;
   const J* indices = detail::contiguous_operand<J, Sig>(n.indices, views, ie);
   detail::check_indices(indices, l.positions, l.n, "gather gradient");
+  const bool empty = l.outer * l.positions * l.inner == 0;
+  // the adjoint is evaluated before anything is written: if it throws, out is untouched
+  const T* g = empty ? nullptr : detail::contiguous_operand<T, Sig>(n.g, views, n.gathered(xe, ie));
   std::fill_n(out, staticflow::detail::product(out_ext), T(0));
-  if (l.outer * l.positions * l.inner == 0) return;
-  const T* g = detail::contiguous_operand<T, Sig>(n.g, views, n.gathered(xe, ie));
+  if (empty) return;
   // Work items: (outer block, band of columns); each adds its positions in order.
-  constexpr std::size_t band = 256;
+  constexpr std::size_t band = 16;
   const std::size_t bands = (l.inner + band - 1) / band;
   parallel_for(l.outer * bands, threads_for(l.outer * l.positions * l.inner), [&](std::size_t b, std::size_t e) {
     for (std::size_t item = b; item < e; ++item) {

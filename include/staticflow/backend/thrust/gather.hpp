@@ -1,8 +1,11 @@
 // staticflow/backend/thrust/gather.hpp -- sf::gather and its gradient (graph/gather.hpp) on the
 // device. The indices are copied to the host and checked there before any kernel writes (the CPU
-// backend's error). The forward pass is one thread per result element; the gradient one thread
-// per column (outer block, inner element) that adds the positions in index order, the CPU
-// kernel's order, so the sums are the same bits and no atomics are needed.
+// backend's error), which waits for the kernels before them: a gather is a synchronization point
+// of the call. The forward pass is one thread per result element; the gradient one thread per
+// column (outer block, inner element) that adds the positions in index order, the CPU kernel's
+// order, so the sums are the same bits and no atomics are needed (but only outer x inner threads:
+// 64 for an embedding table of width 64; sorting the positions by index would give one thread
+// per element).
 #pragma once
 
 #include <cstddef>
@@ -86,9 +89,10 @@ void materialize(const graph::gather_gradient<G, X, I, Axis>& n, const Views& vi
   detail::check_indices_on_host(indices, l.positions, l.n, "gather gradient");
   const std::size_t size = staticflow::detail::product(out_ext);
   if (size == 0) return;
+  // the adjoint is evaluated before anything is written: if it throws, out is untouched
+  const T* g = l.positions == 0 ? nullptr : detail::contiguous_operand<T>(n.g, views, n.gathered(xe, ie));
   ::thrust::fill_n(async_policy(), out, size, T(0));
   if (l.positions == 0) return;
-  const T* g = detail::contiguous_operand<T>(n.g, views, n.gathered(xe, ie));
   ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), l.outer * l.inner,
                        detail::scatter_column<T, J>{g, indices, out, l});
 }
