@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
@@ -35,18 +36,30 @@ constexpr std::size_t static_inner_size() {
   }
   return n;
 }
+
+/// A gather or gather_gradient node's operands, and its indices read and checked against the
+/// axis before the kernel writes anything.
+template <class Sig, class N, class Views>
+auto checked_gather_inputs(const N& n, const Views& views, const char* what) {
+  using J = typename std::remove_cvref_t<decltype(n.indices)>::value_type;
+  const auto found = graph::detail::operands_of(n, staticflow::detail::extents_of_views(views));
+  const J* indices = contiguous_operand<J, Sig>(n.indices, views, found.index_extents);
+  check_indices(indices, found.layout.positions, found.layout.n, what);
+  struct inputs {
+    std::remove_const_t<decltype(found)> operands;
+    const J* indices;
+  };
+  return inputs{found, indices};
+}
 }  // namespace detail
 
 template <class Sig, class X, class I, std::size_t Axis, class Views, std::size_t R, class T>
 void materialize(const graph::gather<X, I, Axis>& n, const Views& views, const extents<R>&, T* out) {
-  using J = typename I::value_type;
   // named members, not a structured binding: clang 14 cannot capture one in a lambda
-  const auto operands = graph::detail::operands_of(n, staticflow::detail::extents_of_views(views));
-  const auto& xe = operands.x_extents;
-  const auto& ie = operands.index_extents;
-  const graph::detail::gather_layout l = operands.layout;
-  const J* indices = detail::contiguous_operand<J, Sig>(n.indices, views, ie);
-  detail::check_indices(indices, l.positions, l.n, "gather");
+  const auto in = detail::checked_gather_inputs<Sig>(n, views, "gather");
+  const auto& xe = in.operands.x_extents;
+  const graph::detail::gather_layout l = in.operands.layout;
+  const auto* indices = in.indices;
   if (l.outer * l.positions * l.inner == 0) return;
   const T* x = detail::contiguous_operand<T, Sig>(n.x, views, xe);
   constexpr std::size_t static_inner = detail::static_inner_size<typename X::shape_type, Axis>();
@@ -70,17 +83,14 @@ void materialize(const graph::gather<X, I, Axis>& n, const Views& views, const e
 
 template <class Sig, class G, class X, class I, std::size_t Axis, class Views, std::size_t R, class T>
 void materialize(const graph::gather_gradient<G, X, I, Axis>& n, const Views& views, const extents<R>& out_ext, T* out) {
-  using J = typename I::value_type;
   // named members, not a structured binding: clang 14 cannot capture one in a lambda
-  const auto operands = graph::detail::operands_of(n, staticflow::detail::extents_of_views(views));
-  const auto& xe = operands.x_extents;
-  const auto& ie = operands.index_extents;
-  const graph::detail::gather_layout l = operands.layout;
-  const J* indices = detail::contiguous_operand<J, Sig>(n.indices, views, ie);
-  detail::check_indices(indices, l.positions, l.n, "gather gradient");
+  const auto in = detail::checked_gather_inputs<Sig>(n, views, "gather gradient");
+  const auto& xe = in.operands.x_extents;
+  const graph::detail::gather_layout l = in.operands.layout;
+  const auto* indices = in.indices;
   const bool empty = l.outer * l.positions * l.inner == 0;
   // the adjoint is evaluated before anything is written: if it throws, out is untouched
-  const T* g = empty ? nullptr : detail::contiguous_operand<T, Sig>(n.g, views, n.gathered(xe, ie));
+  const T* g = empty ? nullptr : detail::contiguous_operand<T, Sig>(n.g, views, n.gathered(xe, in.operands.index_extents));
   std::fill_n(out, staticflow::detail::product(out_ext), T(0));
   if (empty) return;
   // Work items: (outer block, band of columns); each adds its positions in order.

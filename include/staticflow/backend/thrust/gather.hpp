@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include <thrust/copy.h>
@@ -58,43 +59,51 @@ struct scatter_column {
       out[(o * l.n + static_cast<std::size_t>(indices[p])) * l.inner + k] += g[(o * l.positions + p) * l.inner + k];
   }
 };
+/// A gather or gather_gradient node's operands, and its indices read and checked against the
+/// axis before the kernel writes anything.
+template <class N, class Views>
+auto checked_gather_inputs(const N& n, const Views& views, const char* what) {
+  using J = typename std::remove_cvref_t<decltype(n.indices)>::value_type;
+  const auto found = graph::detail::operands_of(n, staticflow::detail::extents_of_views(views));
+  const J* indices = contiguous_operand<J>(n.indices, views, found.index_extents);
+  check_indices_on_host(indices, found.layout.positions, found.layout.n, what);
+  struct inputs {
+    std::remove_const_t<decltype(found)> operands;
+    const J* indices;
+  };
+  return inputs{found, indices};
+}
 }  // namespace detail
 
 template <class X, class I, std::size_t Axis, class Views, std::size_t R, class T>
 void materialize(const graph::gather<X, I, Axis>& n, const Views& views, const extents<R>&, T* out) {
-  using J = typename I::value_type;
   // named members, not a structured binding: clang 14 cannot capture one in a lambda
-  const auto operands = graph::detail::operands_of(n, staticflow::detail::extents_of_views(views));
-  const auto& xe = operands.x_extents;
-  const auto& ie = operands.index_extents;
-  const graph::detail::gather_layout l = operands.layout;
-  const J* indices = detail::contiguous_operand<J>(n.indices, views, ie);
-  detail::check_indices_on_host(indices, l.positions, l.n, "gather");
+  const auto in = detail::checked_gather_inputs(n, views, "gather");
+  const auto& xe = in.operands.x_extents;
+  const graph::detail::gather_layout l = in.operands.layout;
+  const auto* indices = in.indices;
   const std::size_t size = l.outer * l.positions * l.inner;
   if (size == 0) return;
   const T* x = detail::contiguous_operand<T>(n.x, views, xe);
   ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), size,
-                       detail::gather_element<T, J>{x, indices, out, l});
+                       detail::gather_element<T, typename I::value_type>{x, indices, out, l});
 }
 
 template <class G, class X, class I, std::size_t Axis, class Views, std::size_t R, class T>
 void materialize(const graph::gather_gradient<G, X, I, Axis>& n, const Views& views, const extents<R>& out_ext, T* out) {
-  using J = typename I::value_type;
   // named members, not a structured binding: clang 14 cannot capture one in a lambda
-  const auto operands = graph::detail::operands_of(n, staticflow::detail::extents_of_views(views));
-  const auto& xe = operands.x_extents;
-  const auto& ie = operands.index_extents;
-  const graph::detail::gather_layout l = operands.layout;
-  const J* indices = detail::contiguous_operand<J>(n.indices, views, ie);
-  detail::check_indices_on_host(indices, l.positions, l.n, "gather gradient");
+  const auto in = detail::checked_gather_inputs(n, views, "gather gradient");
+  const auto& xe = in.operands.x_extents;
+  const graph::detail::gather_layout l = in.operands.layout;
+  const auto* indices = in.indices;
   const std::size_t size = staticflow::detail::product(out_ext);
   if (size == 0) return;
   // the adjoint is evaluated before anything is written: if it throws, out is untouched
-  const T* g = l.positions == 0 ? nullptr : detail::contiguous_operand<T>(n.g, views, n.gathered(xe, ie));
+  const T* g = l.positions == 0 ? nullptr : detail::contiguous_operand<T>(n.g, views, n.gathered(xe, in.operands.index_extents));
   ::thrust::fill_n(async_policy(), out, size, T(0));
   if (l.positions == 0) return;
   ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), l.outer * l.inner,
-                       detail::scatter_column<T, J>{g, indices, out, l});
+                       detail::scatter_column<T, typename I::value_type>{g, indices, out, l});
 }
 
 }  // namespace staticflow::thrust_backend
