@@ -28,6 +28,7 @@
 #include "staticflow/graph/cumulative.hpp"
 #include "staticflow/graph/gather.hpp"
 #include "staticflow/graph/pool.hpp"
+#include "staticflow/graph/random.hpp"
 #include "staticflow/graph/shape_gradients.hpp"
 #include "staticflow/graph/math.hpp"
 #include "staticflow/graph/matmul.hpp"
@@ -451,6 +452,13 @@ constexpr auto child_adjoint(const graph::gather<X, I, Axis>& n, const G& g) {
   static_assert(K == 0);
   const auto ge = to_value_spec(g, n);
   return graph::gather_gradient<std::remove_cvref_t<decltype(ge)>, X, I, Axis>(ge, n.x, n.indices);
+}
+
+// ---- random values: no gradient to the seed (an integer) or to the tensor whose shape they take
+// (read for its extents only), as TF's stateless ops ----
+template <std::size_t K, class Dist, class T, class S, class Seed, class Like, class G>
+constexpr zero_adjoint child_adjoint(const graph::random_values<Dist, T, S, Seed, Like>&, const G&) {
+  return {};
 }
 
 // ---- softmax / log_softmax ----

@@ -16,6 +16,7 @@
 #include "staticflow/backend/cpu/linalg.hpp"
 #include "staticflow/backend/cpu/pool.hpp"
 #include "staticflow/backend/cpu/reduce.hpp"
+#include "staticflow/backend/cpu/random.hpp"
 #include "staticflow/backend/cpu/sequence.hpp"
 #include "staticflow/backend/cpu/shape_ops.hpp"
 #include "staticflow/interop/xtensor.hpp"

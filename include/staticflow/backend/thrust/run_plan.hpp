@@ -25,6 +25,7 @@
 #include "staticflow/backend/thrust/linalg.hpp"
 #include "staticflow/backend/thrust/pool.hpp"
 #include "staticflow/backend/thrust/reduce.hpp"
+#include "staticflow/backend/thrust/random.hpp"
 #include "staticflow/backend/thrust/sequence.hpp"
 #include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/core/dtype.hpp"

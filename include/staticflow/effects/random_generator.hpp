@@ -1,0 +1,123 @@
+// staticflow/effects/random_generator.hpp -- sf::random_generator, TensorFlow's
+// tf.random.Generator: a Philox generator whose state is an sf::variable, advanced as an effect by
+// every draw inside a traced function.
+//
+//   auto gen = sf::random_generator::from_seed(1);
+//   auto step = sf::function([&](auto x) { return sf::dropout(x, 0.5, gen); });
+//   step(x); step(x);   // two different masks: each call draws, then moves the state on
+//
+// The state is TF's: int64 [counter low, counter high, key], from_seed(s) = [s, 0, 0], and a
+// draw of n values moves the counter by 256 n (TF's RngReadAndSkip), so the same seed gives the
+// same numbers as tf.random.Generator.from_seed (uniform, normal, integer draws; checked in
+// tests/effects/test_random_generator.cpp). Draws inside one traced function see each other's
+// updates in program order, as variable reads do; the state is saved with the variable (a
+// checkpoint of `gen.state()`), and a call that throws puts it back (effects' rollback).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <random>
+
+#include "staticflow/effects/variable.hpp"
+#include "staticflow/graph/random.hpp"
+
+namespace staticflow {
+
+class random_generator {
+  static constexpr auto state_literal(std::int64_t seed) {
+    return stack<0>(graph::literal<std::int64_t>(seed), graph::literal<std::int64_t>(0), graph::literal<std::int64_t>(0));
+  }
+
+ public:
+  using state_type = variable<std::int64_t, 3>;
+
+  /// tf.random.Generator.from_seed(seed): state [seed, 0, 0].
+  static random_generator from_seed(std::int64_t seed) { return random_generator(std::array<std::int64_t, 3>{seed, 0, 0}); }
+  /// tf.random.Generator.from_state: the three int64 words as they are.
+  static random_generator from_state(std::array<std::int64_t, 3> state) { return random_generator(state); }
+  /// tf.random.Generator.from_non_deterministic_state(): the state from std::random_device.
+  static random_generator from_non_deterministic_state() {
+    std::random_device device;
+    auto word = [&] { return static_cast<std::int64_t>((std::uint64_t{device()} << 32) | device()); };
+    return random_generator(std::array<std::int64_t, 3>{word(), word(), word()});
+  }
+
+  random_generator(const random_generator&) = delete;
+  random_generator& operator=(const random_generator&) = delete;
+
+  /// The state variable (read its value() outside traced code; checkpoint it like any variable).
+  state_type& state() { return state_; }
+  const state_type& state() const { return state_; }
+
+  /// tf.random.Generator.reset_from_seed: the state [seed, 0, 0] (outside traced code: now; inside:
+  /// an effect of every call).
+  void reset_from_seed(std::int64_t seed) {
+    if (detail::tracing()) state_.assign(state_literal(seed));
+    else state_.assign(state_type::container_type{seed, 0, 0});
+  }
+
+  /// Generator.uniform(shape, dtype): floats in [0, 1), or [minval, maxval); integers (T int32 /
+  /// int64) in [minval, maxval). Inside a traced function: the values, and an effect that moves
+  /// the state on.
+  template <class T = float, detail::random_shape_argument Shape>
+  auto uniform(const Shape& shape) {
+    return draw<T, detail::floating_only>(graph::unit_uniform{}, shape);
+  }
+  template <class T = float, detail::random_shape_argument Shape, class Lo, class Hi>
+    requires(std::is_arithmetic_v<Lo> && std::is_arithmetic_v<Hi>)
+  auto uniform(const Shape& shape, Lo minval, Hi maxval) {
+    const auto seed = read_and_skip(shape);
+    return detail::random_uniform_between<T>(shape, seed, minval, maxval);
+  }
+  /// Generator.normal(shape, mean, stddev, dtype).
+  template <class T = float, detail::random_shape_argument Shape>
+  auto normal(const Shape& shape) {
+    return draw<T, detail::floating_only>(graph::standard_normal{}, shape);
+  }
+  template <class T = float, detail::random_shape_argument Shape, class Mean, class Stddev>
+    requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
+  auto normal(const Shape& shape, Mean mean, Stddev stddev) {
+    const auto seed = read_and_skip(shape);
+    return detail::random_normal_scaled<T>(shape, seed, mean, stddev);
+  }
+  /// Generator.uniform_full_int(shape, dtype): every int32 / int64 value equally likely.
+  template <class T = std::int64_t, detail::random_shape_argument Shape>
+  auto uniform_full_int(const Shape& shape) {
+    return draw<T, detail::integers_only>(graph::full_range_integer{}, shape);
+  }
+
+ private:
+  explicit random_generator(std::array<std::int64_t, 3> s) : state_(state_type::container_type{s[0], s[1], s[2]}) {}
+
+
+  /// The state as this draw reads it, and the effect that moves it past the draw's values.
+  template <class Shape>
+  auto read_and_skip(const Shape& shape) {
+    detail::traced_program("sf::random_generator: a draw");  // outside a traced function: trace_error
+    using RS = detail::random_shape<Shape>;
+    const auto before = state_.read();
+    state_.assign(graph::generator_skip<decltype(before), typename RS::type, typename RS::like>(before, RS::like_of(shape)));
+    return before;
+  }
+
+  template <class T, class Allowed, class Dist, class Shape>
+  auto draw(Dist dist, const Shape& shape) {
+    const auto seed = read_and_skip(shape);
+    return detail::checked_random<T, Allowed>(dist, shape, seed, "generator");
+  }
+
+  state_type state_;
+};
+
+/// tf.nn.dropout(x, rate) with a generator (Keras' Dropout layer with its seed generator): x kept
+/// with probability 1 - rate and scaled by 1 / (1 - rate), a new mask per call.
+template <detail::tensor_operand X>
+auto dropout(const X& x, double rate, random_generator& gen) {
+  const auto xn = detail::as_node<void>(x);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  static_assert(std::is_floating_point_v<typename XN::value_type>, "staticflow: dropout: x must be a float or double tensor");
+  detail::dropout_scale<typename XN::value_type>(rate);  // a bad rate throws before the draw records its effect
+  return detail::dropout_with(xn, gen.uniform<typename XN::value_type>(detail::shape_argument_of(xn)), rate);
+}
+
+}  // namespace staticflow

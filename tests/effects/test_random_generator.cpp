@@ -1,0 +1,97 @@
+// Tests for effects/random_generator.hpp: sf::random_generator against tf.random.Generator (the
+// reference numbers and states were printed by tensorflow 2.21 on this machine), draws as
+// effects (program order, rollback, eager mode), dropout with a generator, and misuse.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include <staticflow/staticflow.hpp>
+
+namespace sf = staticflow;
+
+namespace {
+template <class E>
+auto flat(const E& e) {
+  return std::vector<typename E::value_type>(e.begin(), e.end());
+}
+template <class T>
+std::vector<T> as(std::initializer_list<double> v) {
+  std::vector<T> out;
+  for (double x : v) out.push_back(static_cast<T>(x));
+  return out;
+}
+std::vector<std::int64_t> state_of(const sf::random_generator& g) { return flat(g.state().value()); }
+}  // namespace
+
+TEST_CASE("from_seed: TF's numbers, and the state moved 256 per value after each call", "[effects][random]") {
+  auto gen = sf::random_generator::from_seed(1);
+  CHECK(state_of(gen) == std::vector<std::int64_t>{1, 0, 0});
+  auto uniform = sf::function([&] { return gen.uniform(sf::shape<5>{}); });
+  CHECK(flat(uniform()) == as<float>({0.7874951362609863, 0.3906511068344116, 0.29263055324554443, 0.9921692609786987, 0.9581042528152466}));
+  CHECK(state_of(gen) == std::vector<std::int64_t>{1281, 0, 0});
+  CHECK(flat(uniform()) == as<float>({0.8704671859741211, 0.242792010307312, 0.6118762493133545, 0.9704556465148926, 0.7605282068252563}));
+  CHECK(state_of(gen) == std::vector<std::int64_t>{2561, 0, 0});
+  auto normal = sf::function([&] { return gen.normal(sf::shape<3>{}); });
+  CHECK(flat(normal()) == as<float>({-0.7279053330421448, -1.6161478757858276, -1.49088716506958}));
+  CHECK(state_of(gen) == std::vector<std::int64_t>{3329, 0, 0});
+  auto ints = sf::function([&] { return std::tuple{gen.uniform<std::int32_t>(sf::shape<3>{}, 0, 10), gen.uniform_full_int(sf::shape<2>{})}; });
+  const auto [i, full] = ints();
+  CHECK(flat(i) == std::vector<std::int32_t>{3, 4, 6});
+  CHECK(flat(full) == std::vector<std::int64_t>{8645169672042352723, 1057656798894713629});  // drawn after the ints: state 4097
+  CHECK(uniform.tracing_count() == 1);
+}
+
+TEST_CASE("from_state: the words as they are; the counter carries into its high word", "[effects][random]") {
+  auto gen = sf::random_generator::from_state({5, -1, 77});
+  auto f = sf::function([&] { return gen.uniform<double>(sf::shape<4>{}); });
+  CHECK(flat(f()) == as<double>({0.3762850577664365, 0.14762744770572822, 0.0575050816191085, 0.37731247787000477}));
+  CHECK(state_of(gen) == std::vector<std::int64_t>{1029, -1, 77});
+  auto carry = sf::random_generator::from_state({-1, 3, 77});
+  auto one = sf::function([&] { return carry.uniform(sf::shape<1>{}); });
+  one();
+  CHECK(state_of(carry) == std::vector<std::int64_t>{255, 4, 77});
+}
+
+TEST_CASE("two draws in one function see each other, in program order", "[effects][random]") {
+  auto gen = sf::random_generator::from_seed(1);
+  auto f = sf::function([&](auto x) { return std::tuple{x + gen.uniform(sf::shape<5>{}), gen.uniform(sf::shape_of(x))}; });
+  const xt::xtensor<float, 1> zeros = xt::zeros<float>({std::size_t{5}});
+  const auto [first, second] = f(zeros);
+  CHECK(flat(first) == as<float>({0.7874951362609863, 0.3906511068344116, 0.29263055324554443, 0.9921692609786987, 0.9581042528152466}));
+  CHECK(flat(second) == as<float>({0.8704671859741211, 0.242792010307312, 0.6118762493133545, 0.9704556465148926, 0.7605282068252563}));
+  CHECK(state_of(gen) == std::vector<std::int64_t>{2561, 0, 0});
+  // eager mode: the same numbers from the same state
+  gen.reset_from_seed(1);
+  sf::run_functions_eagerly(true);
+  const auto [eager_first, eager_second] = f(zeros);
+  sf::run_functions_eagerly(false);
+  CHECK((eager_first == first));
+  CHECK((eager_second == second));
+  CHECK(state_of(gen) == std::vector<std::int64_t>{2561, 0, 0});
+}
+
+TEST_CASE("a call that throws leaves the generator's state as it was", "[effects][random]") {
+  auto gen = sf::random_generator::from_seed(3);
+  auto f = sf::function([&](auto ids) { return sf::gather(gen.normal(sf::shape<4>{}), ids); });
+  CHECK_THROWS_WITH(f(xt::xtensor<std::int32_t, 1>{0, 9}), "staticflow: gather: indices[1] = 9 is not in [0, 4)");
+  CHECK(state_of(gen) == std::vector<std::int64_t>{3, 0, 0});
+  f(xt::xtensor<std::int32_t, 1>{0, 1});
+  CHECK(state_of(gen) == std::vector<std::int64_t>{3 + 4 * 256, 0, 0});
+}
+
+TEST_CASE("dropout with a generator: a new mask per call; misuse is a clear error", "[effects][random]") {
+  auto gen = sf::random_generator::from_seed(42);
+  auto f = sf::function([&](auto x) { return sf::dropout(x, 0.5, gen); });
+  const xt::xtensor<float, 1> x = xt::ones<float>({std::size_t{256}});
+  const auto a = f(x), b = f(x);
+  CHECK((a != b));
+  for (float v : a) CHECK((v == 0.f || v == 2.f));
+  CHECK(state_of(gen) == std::vector<std::int64_t>{42 + 2 * 256 * 256, 0, 0});
+  auto bad = sf::function([&](auto x) { return sf::dropout(x, -0.1, gen); });
+  CHECK_THROWS_WITH(bad(x), "staticflow: dropout: rate must be in [0, 1) (got -0.1)");
+  CHECK(state_of(gen) == std::vector<std::int64_t>{42 + 2 * 256 * 256, 0, 0});
+  CHECK_THROWS_AS(gen.uniform(sf::shape<2>{}), sf::trace_error);  // outside a traced function
+  CHECK_THROWS_WITH(gen.uniform(sf::shape<2>{}), "staticflow: sf::random_generator: a draw is only possible inside a traced function");
+}
