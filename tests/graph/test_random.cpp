@@ -185,6 +185,10 @@ TEST_CASE("random misuse: empty integer ranges and dropout rates outside [0, 1) 
   auto f = sf::function([](auto x) { return x + sf::random::stateless_uniform<std::int32_t>(sf::shape<3>{}, {1, 2}, 4, 4); });
   CHECK_THROWS_AS(f(xt::xtensor<std::int32_t, 1>{1, 2, 3}), sf::shape_error);
   CHECK_THROWS_WITH(f(xt::xtensor<std::int32_t, 1>{1, 2, 3}), "staticflow: stateless_uniform: need minval < maxval (got 4 and 4)");
+  auto seeded = sf::function([](auto seed) { return sf::random::stateless_uniform(sf::shape<2>{}, seed); });
+  CHECK(seeded(xt::xtensor<std::int64_t, 1>{1, 2})(0) == 0.8440604209899902f);  // a run-time seed extent, checked per call
+  CHECK_THROWS_WITH(seeded(xt::xtensor<std::int64_t, 1>{1, 2, 3}),
+                    "staticflow: random: the seed must have shape [2] (TensorFlow's stateless seed), got (3,)");
   auto d = sf::function([](auto x) { return sf::stateless_dropout(x, 1.0, {1, 2}); });
   CHECK_THROWS_WITH(d(xt::xtensor<float, 1>{1, 2}), "staticflow: dropout: rate must be in [0, 1) (got 1.0)");
 }

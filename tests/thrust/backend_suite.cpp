@@ -540,3 +540,28 @@ TEST_CASE("suite: gather along each axis, and its out-of-range error", "[suite][
   CHECK(suite::shape(no_rows) == std::vector<std::size_t>{0, 3});
   CHECK(suite::shape(no_cols) == std::vector<std::size_t>{3, 0});
 }
+
+TEST_CASE("suite: stateless random values are TF's on every backend", "[suite][random]") {
+  auto f = sf::function(
+      [](auto x, auto seed) {
+        return std::tuple{sf::random::stateless_uniform(sf::shape_of(x), seed) + x, sf::random::stateless_normal(sf::shape<7>{}, seed),
+                          sf::random::stateless_uniform<std::int64_t>(sf::shape<5>{}, {1, 2}, -5, 1000000000000),
+                          sf::stateless_dropout(x, 0.4, {1, 2})};
+      },
+      suite::backend);
+  const xt::xtensor<float, 1> zeros = xt::zeros<float>({std::size_t{12}});
+  const xt::xtensor<std::int64_t, 1> seed = {1, 2};
+  const auto [u, n, i, d] = suite::host(f(suite::in(zeros), suite::in(seed)));
+  CHECK(suite::flat(u) == std::vector<float>{0.8440604209899902f, 0.19204533100128174f, 0.9962232112884521f, 0.16038739681243896f,
+                                             0.27199018001556396f, 0.6493459939956665f, 0.10694444179534912f, 0.06516242027282715f,
+                                             0.4393514394760132f, 0.08476817607879639f, 0.20096802711486816f, 0.13920831680297852f});
+  const std::vector<float> tf_normal{0.544110119342804f, 0.20738030970096588f, 0.0735643208026886f, 0.04643455147743225f,
+                                     -1.301589846611023f, -0.9538565278053284f, 0.8417285680770874f};
+  const auto nf = suite::flat(n);
+  REQUIRE(nf.size() == 7);
+  for (std::size_t k = 0; k < 7; ++k) CHECK(nf[k] == Approx(tf_normal[k]).epsilon(1e-6));  // exact on the host; CUDA's log/sin may differ in the last bit
+  CHECK(suite::flat(i) == std::vector<std::int64_t>{146243290039, 637750006048, 318077103687, 515994380383, 327611604148});
+  CHECK(suite::flat(d) == std::vector<float>(12, 0.f));
+  const auto none = xt::xtensor<float, 1>::from_shape({0});
+  CHECK(suite::shape(std::get<0>(suite::host(f(suite::in(none), suite::in(seed))))) == std::vector<std::size_t>{0});
+}

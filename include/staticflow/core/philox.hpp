@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "staticflow/core/config.hpp"
@@ -49,7 +50,7 @@ STATICFLOW_HD constexpr block generate(block c, key_type k) {
 /// c + n, the counter read as one 128-bit little-endian number (how TF's Skip advances it).
 STATICFLOW_HD constexpr block advance(block c, std::uint64_t n) {
   std::uint64_t carry = n;
-  for (int w = 0; w < 4 && carry != 0; ++w) {
+  for (std::size_t w = 0; w < 4 && carry != 0; ++w) {
     const std::uint64_t sum = std::uint64_t{c[w]} + (carry & 0xFFFFFFFFu);
     c[w] = static_cast<std::uint32_t>(sum);
     carry = (carry >> 32) + (sum >> 32);

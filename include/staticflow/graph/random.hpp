@@ -45,7 +45,7 @@ struct unit_uniform {
   template <class T>
   STATICFLOW_HD void fill(const philox::block& r, T* v) const {
     if constexpr (sizeof(T) == 4) {
-      for (int k = 0; k < 4; ++k) v[k] = philox::unit_float(r[k]);
+      for (std::size_t k = 0; k < 4; ++k) v[k] = philox::unit_float(r[k]);
     } else {
       v[0] = philox::unit_double(r[0], r[1]);
       v[1] = philox::unit_double(r[2], r[3]);
@@ -87,9 +87,9 @@ struct uniform_integer {
   STATICFLOW_HD void fill(const philox::block& r, T* v) const {
     using U = std::make_unsigned_t<T>;
     if constexpr (sizeof(T) == 4) {
-      for (int k = 0; k < 4; ++k) v[k] = static_cast<T>(static_cast<U>(static_cast<U>(lo) + r[k] % static_cast<U>(range)));
+      for (std::size_t k = 0; k < 4; ++k) v[k] = static_cast<T>(static_cast<U>(static_cast<U>(lo) + r[k] % static_cast<U>(range)));
     } else {
-      for (int k = 0; k < 2; ++k) {
+      for (std::size_t k = 0; k < 2; ++k) {
         const std::uint64_t bits = r[2 * k] | (std::uint64_t{r[2 * k + 1]} << 32);
         v[k] = static_cast<T>(static_cast<U>(lo) + bits % range);
       }
@@ -110,9 +110,9 @@ struct full_range_integer {
   template <class T>
   STATICFLOW_HD void fill(const philox::block& r, T* v) const {
     if constexpr (sizeof(T) == 4) {
-      for (int k = 0; k < 4; ++k) v[k] = static_cast<T>(r[k]);
+      for (std::size_t k = 0; k < 4; ++k) v[k] = static_cast<T>(r[k]);
     } else {
-      for (int k = 0; k < 2; ++k) v[k] = static_cast<T>(r[2 * k] | (std::uint64_t{r[2 * k + 1]} << 32));
+      for (std::size_t k = 0; k < 2; ++k) v[k] = static_cast<T>(r[2 * k] | (std::uint64_t{r[2 * k + 1]} << 32));
     }
   }
   constexpr bool operator==(const full_range_integer&) const = default;
@@ -158,6 +158,9 @@ struct random_values : node<random_values<Dist, T, S, Seed, Like>> {
     if constexpr (seed_is_node) return Seed::shape_type::dims[0] == 3;
     else return false;
   }();
+  /// How many values the seed tensor holds: 2 (a stateless seed, whose extent may be run-time
+  /// and is then checked) or 3 (a generator's state).
+  static constexpr std::size_t seed_words = from_state ? 3 : 2;
   static constexpr unsigned per_block = Dist::template per_block<T>;
   using value_type = T;
   using shape_type = S;
@@ -192,6 +195,14 @@ struct random_values : node<random_values<Dist, T, S, Seed, Like>> {
   }
   template <class... E>
   constexpr extents<S::rank> result_extents(const E&... e) const {
+    if constexpr (seed_is_node) {
+      if constexpr (Seed::shape_type::dims[0] == dyn) {
+        const auto& seed_extents = std::get<0>(std::tie(e...));
+        if (seed_extents[0] != 2)
+          throw shape_error("random: the seed must have shape [2] (TensorFlow's stateless seed), got " +
+                            staticflow::detail::extents_string(seed_extents));
+      }
+    }
     if constexpr (has_like) return std::get<sizeof...(E) - 1>(std::tie(e...));
     else return S::dims;
   }
@@ -273,7 +284,8 @@ constexpr auto stateless_seed(const Seed& seed) {
   const auto n = as_node<void>(seed);
   using N = std::remove_cvref_t<decltype(n)>;
   using J = typename N::value_type;
-  static_assert((std::is_same_v<J, std::int32_t> || std::is_same_v<J, std::int64_t>) && std::is_same_v<typename N::shape_type, shape<2>>,
+  static_assert((std::is_same_v<J, std::int32_t> || std::is_same_v<J, std::int64_t>) &&
+                    (std::is_same_v<typename N::shape_type, shape<2>> || std::is_same_v<typename N::shape_type, shape<dyn>>),
                 "staticflow: random: the seed must be an int32 or int64 tensor of shape [2] (TensorFlow's stateless "
                 "seed), or two C++ integers such as {1, 2}");
   return n;
@@ -293,15 +305,13 @@ constexpr auto make_random(Dist dist, const Shape& s, const Seed& seed) {
   return graph::random_values<Dist, T, typename RS::type, decltype(sn), typename RS::like>(dist, sn, RS::like_of(s));
 }
 
-template <class T, class Allowed>
-struct random_dtype_check {
-  static constexpr bool ok = Allowed::template accepts<T>;
-};
 struct floating_only {
+  using fallback = float;  // what a rejected dtype is replaced by, so that the error comes alone
   template <class T>
   static constexpr bool accepts = std::is_same_v<T, float> || std::is_same_v<T, double>;
 };
 struct integers_only {
+  using fallback = std::int32_t;
   template <class T>
   static constexpr bool accepts = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
 };
@@ -312,7 +322,8 @@ constexpr auto checked_random(Dist dist, const Shape& s, const Seed& seed, const
   static_assert(Allowed::template accepts<T>,
                 "staticflow: random: this distribution's dtype must be float or double (normal, uniform without "
                 "bounds), or int32 / int64 (uniform with integer bounds, uniform_full_int)");
-  return make_random<Dist, T>(dist, s, seed);
+  using V = std::conditional_t<Allowed::template accepts<T>, T, typename Allowed::fallback>;
+  return make_random<Dist, V>(dist, s, seed);
 }
 
 template <class T, class V>

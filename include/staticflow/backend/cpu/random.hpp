@@ -20,7 +20,7 @@ void materialize(const graph::random_values<Dist, T, S, Seed, Like>& n, const Vi
   const philox::key_counter start = [&] {
     if constexpr (N::seed_is_node) {
       using J = typename Seed::value_type;
-      constexpr std::size_t words = Seed::shape_type::dims[0];
+      constexpr std::size_t words = N::seed_words;
       return graph::detail::start_of<words>(detail::contiguous_operand<J, Sig>(n.seed, views, extents<1>{words}));
     } else {
       return n.seed.start;

@@ -47,8 +47,8 @@ void materialize(const graph::random_values<Dist, T, S, Seed, Like>& n, const Vi
   const std::size_t blocks = (count + N::per_block - 1) / N::per_block;
   if constexpr (N::seed_is_node) {
     using J = typename Seed::value_type;
-    constexpr std::size_t words = Seed::shape_type::dims[0];
-    const J* seed = contiguous_operand<J>(n.seed, views, extents<1>{words});
+    constexpr std::size_t words = N::seed_words;
+    const J* seed = detail::contiguous_operand<J>(n.seed, views, extents<1>{words});
     ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), blocks,
                          detail::write_random_block<N, J, words>{n.dist, {}, seed, out, count});
   } else {
@@ -64,7 +64,7 @@ void materialize(const graph::generator_skip<State, S, Like>& n, const Views& vi
     if constexpr (graph::generator_skip<State, S, Like>::has_like) return staticflow::detail::product(graph::node_extents(n.like, args));
     else return S::size;
   }();
-  const std::int64_t* before = contiguous_operand<std::int64_t>(n.state, views, extents<1>{3});
+  const std::int64_t* before = detail::contiguous_operand<std::int64_t>(n.state, views, extents<1>{3});
   ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), 1,
                        detail::write_skipped_state<State, S, Like>{before, count, out});
 }
