@@ -210,11 +210,15 @@ struct random_values : node<random_values<Dist, T, S, Seed, Like>> {
   /// (static: a device kernel copies the distribution's parameters, not the node's children)
   STATICFLOW_HD static void write_block(const Dist& dist, const philox::key_counter& start, std::size_t k, T* out,
                                         std::size_t count) {
-    T v[per_block];
-    dist.template fill<T>(philox::generate(philox::advance(start.counter, k), start.key), v);
     const std::size_t at = k * per_block;
-    const std::size_t m = count - at < per_block ? count - at : per_block;
-    for (std::size_t j = 0; j < m; ++j) out[at + j] = v[j];
+    const philox::block bits = philox::generate(philox::advance(start.counter, k), start.key);
+    if (count - at >= per_block) {  // a whole block: straight into the result
+      dist.template fill<T>(bits, out + at);
+    } else {
+      T v[per_block];
+      dist.template fill<T>(bits, v);
+      for (std::size_t j = 0; at + j < count; ++j) out[at + j] = v[j];
+    }
   }
 };
 
