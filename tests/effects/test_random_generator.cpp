@@ -95,3 +95,18 @@ TEST_CASE("dropout with a generator: a new mask per call; misuse is a clear erro
   CHECK_THROWS_AS(gen.uniform(sf::shape<2>{}), sf::trace_error);  // outside a traced function
   CHECK_THROWS_WITH(gen.uniform(sf::shape<2>{}), "staticflow: sf::random_generator: a draw is only possible inside a traced function");
 }
+
+TEST_CASE("from_non_deterministic_state differs per generator; reset_from_seed in a function is an effect", "[effects][random]") {
+  auto a = sf::random_generator::from_non_deterministic_state();
+  auto b = sf::random_generator::from_non_deterministic_state();
+  CHECK(state_of(a) != state_of(b));
+  auto gen = sf::random_generator::from_seed(5);
+  auto f = sf::function([&] {
+    gen.reset_from_seed(1);
+    return gen.uniform(sf::shape<5>{});
+  });
+  const auto tf_first = as<float>({0.7874951362609863, 0.3906511068344116, 0.29263055324554443, 0.9921692609786987, 0.9581042528152466});
+  CHECK(flat(f()) == tf_first);
+  CHECK(state_of(gen) == std::vector<std::int64_t>{1281, 0, 0});
+  CHECK(flat(f()) == tf_first);  // reset on every call
+}

@@ -15,8 +15,10 @@
 #pragma once
 
 #include <array>
+#include <atomic>
+#include <chrono>
+#include <concepts>
 #include <cstdint>
-#include <random>
 
 #include "staticflow/effects/variable.hpp"
 #include "staticflow/graph/random.hpp"
@@ -35,11 +37,23 @@ class random_generator {
   static random_generator from_seed(std::int64_t seed) { return random_generator(std::array<std::int64_t, 3>{seed, 0, 0}); }
   /// tf.random.Generator.from_state: the three int64 words as they are.
   static random_generator from_state(std::array<std::int64_t, 3> state) { return random_generator(state); }
-  /// tf.random.Generator.from_non_deterministic_state(): the state from std::random_device.
+  /// tf.random.Generator.from_non_deterministic_state(): a state that differs from run to run
+  /// and from call to call: the clock, a process-wide count of such states and an address, mixed
+  /// by one Philox call (not <random>'s std::random_device, whose header costs every user's
+  /// translation unit half a second of compile time).
   static random_generator from_non_deterministic_state() {
-    std::random_device device;
-    auto word = [&] { return static_cast<std::int64_t>((std::uint64_t{device()} << 32) | device()); };
-    return random_generator(std::array<std::int64_t, 3>{word(), word(), word()});
+    static std::atomic<std::uint64_t> made{0};
+    const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    const auto wall = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    const auto count = made.fetch_add(1, std::memory_order_relaxed);
+    const auto place = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&made));
+    const philox::block r = philox::generate(
+        {static_cast<std::uint32_t>(now), static_cast<std::uint32_t>(now >> 32), static_cast<std::uint32_t>(count),
+         static_cast<std::uint32_t>(place >> 4)},
+        {static_cast<std::uint32_t>(wall), static_cast<std::uint32_t>(wall >> 32)});
+    const philox::block s = philox::generate(r, {r[3], r[1]});
+    auto word = [](std::uint32_t hi, std::uint32_t lo) { return static_cast<std::int64_t>((std::uint64_t{hi} << 32) | lo); };
+    return random_generator(std::array<std::int64_t, 3>{word(r[0], r[1]), word(r[2], r[3]), word(s[0], s[1])});
   }
 
   random_generator(const random_generator&) = delete;
@@ -50,10 +64,13 @@ class random_generator {
   const state_type& state() const { return state_; }
 
   /// tf.random.Generator.reset_from_seed: the state [seed, 0, 0] (outside traced code: now; inside:
-  /// an effect of every call).
-  void reset_from_seed(std::int64_t seed) {
-    if (detail::tracing()) state_.assign(state_literal(seed));
-    else state_.assign(state_type::container_type{seed, 0, 0});
+  /// an effect of every call). A template, so that a program that never calls it does not
+  /// instantiate the effect machinery for it (half a second of every user's compile time).
+  template <std::integral Seed>
+  void reset_from_seed(Seed seed) {
+    const auto s = static_cast<std::int64_t>(seed);
+    if (detail::tracing()) state_.assign(state_literal(s));
+    else state_.assign(typename state_type::container_type{s, 0, 0});
   }
 
   /// Generator.uniform(shape, dtype): floats in [0, 1), or [minval, maxval); integers (T int32 /
