@@ -44,6 +44,7 @@
 #include "staticflow/graph/pool.hpp"
 #include "staticflow/graph/creation.hpp"
 #include "staticflow/graph/random.hpp"
+#include "staticflow/graph/statistics.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"

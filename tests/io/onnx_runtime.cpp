@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, conv2d, pooling, cumsum, range / linspace / eye, gather, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// integers, reductions, matmul, conv2d, pooling, cumsum, range / linspace / eye, gather, moments and layer normalization, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
@@ -150,6 +150,14 @@ int main(int argc, char** argv) {
   });
   exported("gather", gathers)("t5x3", xt::xarray<float>(xt::random::randn<float>({5, 3})),
                               xt::xarray<std::int64_t>{{2, 0}, {1, 2}, {0, 0}});
+  // moments, norms and layer normalization: composites exported as their parts
+  auto statistics = sf::function<sf::spec<float, sf::dyn, 4>, sf::spec<float, 4>, sf::spec<float, 4>>([](auto x, auto g, auto b) {
+    const auto [mean, variance] = sf::moments(x, sf::axes<0>{});
+    return std::tuple{mean, variance, sf::layer_normalization(x, g, b), sf::norm<sf::norm_order::one>(x, sf::axes<0, 1>{}),
+                      sf::reduce_std(x, sf::axes<1>{})};
+  });
+  exported("statistics", statistics)("x3x4", xt::xarray<float>(xt::random::randn<float>({3, 4})),
+                                     xt::xarray<float>(xt::random::randn<float>({4})), xt::xarray<float>(xt::random::randn<float>({4})));
   run_pool("image2x7x8", xt::xarray<float>(xt::random::randn<float>({2, 7, 8, 3})),
            xt::xarray<float>(xt::random::randn<float>({3, 10, 2})));
 

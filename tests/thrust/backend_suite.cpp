@@ -565,3 +565,23 @@ TEST_CASE("suite: stateless random values are TF's on every backend", "[suite][r
   const auto none = xt::xtensor<float, 1>::from_shape({0});
   CHECK(suite::shape(std::get<0>(suite::host(f(suite::in(none), suite::in(seed))))) == std::vector<std::size_t>{0});
 }
+
+TEST_CASE("suite: moments and layer_normalization are TF's and Keras' on every backend", "[suite][statistics]") {
+  auto f = sf::function(
+      [](auto x, auto gamma, auto beta) {
+        const auto [mean, variance] = sf::moments(x, sf::axes<0>{});
+        return std::tuple{mean, variance, sf::layer_normalization(x, gamma, beta), sf::norm<sf::norm_order::one>(x, sf::axes<0, 1>{})};
+      },
+      suite::backend);
+  const xt::xtensor<float, 2> x = {{1.5f, -2.0f, 3.25f}, {4.0f, 0.5f, -7.0f}};
+  const xt::xtensor<float, 1> gamma = {2.0f, 0.5f, -1.0f}, beta = {0.1f, -0.2f, 0.3f};
+  const auto [mean, variance, normalized, matrix_one] = suite::host(f(suite::in(x), suite::in(gamma), suite::in(beta)));
+  CHECK(suite::flat(mean) == std::vector<float>{2.75f, -0.75f, -1.875f});
+  CHECK(suite::flat(variance) == std::vector<float>{1.5625f, 1.5625f, 26.265625f});
+  const std::vector<float> keras{0.6344664096832275f, -0.8680830001831055f, -0.7689328193664551f,
+                                 2.2066049575805664f, -0.05471691116690636f, 1.6438686847686768f};
+  const auto got = suite::flat(normalized);
+  REQUIRE(got.size() == keras.size());
+  for (std::size_t k = 0; k < keras.size(); ++k) CHECK(got[k] == Approx(keras[k]).epsilon(2e-6));
+  CHECK(suite::flat(matrix_one) == std::vector<float>{10.25f});
+}
