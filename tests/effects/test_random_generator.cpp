@@ -9,19 +9,13 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "../graph/tf_reference.hpp"
+
 namespace sf = staticflow;
+using tf_reference::as;
+using tf_reference::flat;
 
 namespace {
-template <class E>
-auto flat(const E& e) {
-  return std::vector<typename E::value_type>(e.begin(), e.end());
-}
-template <class T>
-std::vector<T> as(std::initializer_list<double> v) {
-  std::vector<T> out;
-  for (double x : v) out.push_back(static_cast<T>(x));
-  return out;
-}
 std::vector<std::int64_t> state_of(const sf::random_generator& g) { return flat(g.state().value()); }
 }  // namespace
 

@@ -12,19 +12,13 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "tf_reference.hpp"
+
 namespace sf = staticflow;
+using tf_reference::as;
+using tf_reference::flat;
 
 namespace {
-template <class E>
-auto flat(const E& e) {
-  return std::vector<typename E::value_type>(e.begin(), e.end());
-}
-template <class T>
-std::vector<T> as(std::initializer_list<double> v) {
-  std::vector<T> out;
-  for (double x : v) out.push_back(static_cast<T>(x));
-  return out;
-}
 const xt::xtensor_fixed<std::int64_t, xt::xshape<2>> seed_12{1, 2};
 }  // namespace
 

@@ -36,12 +36,19 @@
 namespace staticflow {
 namespace graph {
 
-/// Uniform in [0, 1): floats from 32 bits each, doubles from 64.
-struct unit_uniform {
-  static constexpr const char* stateless_name = "StatelessRandomUniformV2";
-  static constexpr const char* stateful_name = "StatefulUniform";
+/// What every distribution here shares: a 32-bit value per 32 random bits, a 64-bit one per 64
+/// (so 4 or 2 values per Philox block), and no parameters to print unless it says so.
+struct philox_distribution {
   template <class T>
   static constexpr unsigned per_block = sizeof(T) == 4 ? 4 : 2;
+  std::string parameters() const { return ""; }
+  constexpr bool operator==(const philox_distribution&) const = default;
+};
+
+/// Uniform in [0, 1): floats from 32 bits each, doubles from 64.
+struct unit_uniform : philox_distribution {
+  static constexpr const char* stateless_name = "StatelessRandomUniformV2";
+  static constexpr const char* stateful_name = "StatefulUniform";
   template <class T>
   STATICFLOW_HD void fill(const philox::block& r, T* v) const {
     if constexpr (sizeof(T) == 4) {
@@ -52,15 +59,12 @@ struct unit_uniform {
     }
   }
   constexpr bool operator==(const unit_uniform&) const = default;
-  std::string parameters() const { return ""; }
 };
 
 /// Standard normals, Box-Muller on pairs of uniforms (TF's NormalDistribution).
-struct standard_normal {
+struct standard_normal : philox_distribution {
   static constexpr const char* stateless_name = "StatelessRandomNormalV2";
   static constexpr const char* stateful_name = "StatefulStandardNormalV2";
-  template <class T>
-  static constexpr unsigned per_block = sizeof(T) == 4 ? 4 : 2;
   template <class T>
   STATICFLOW_HD void fill(const philox::block& r, T* v) const {
     if constexpr (sizeof(T) == 4) {
@@ -71,18 +75,15 @@ struct standard_normal {
     }
   }
   constexpr bool operator==(const standard_normal&) const = default;
-  std::string parameters() const { return ""; }
 };
 
 /// Integers in [lo, lo + range): the random bits modulo range, plus lo (TF's rule, which has a
 /// small bias when range does not divide 2^32 or 2^64, documented there too).
-struct uniform_integer {
+struct uniform_integer : philox_distribution {
   static constexpr const char* stateless_name = "StatelessRandomUniformIntV2";
   static constexpr const char* stateful_name = "StatefulUniformInt";
   std::int64_t lo = 0;
   std::uint64_t range = 1;
-  template <class T>
-  static constexpr unsigned per_block = sizeof(T) == 4 ? 4 : 2;
   template <class T>
   STATICFLOW_HD void fill(const philox::block& r, T* v) const {
     using U = std::make_unsigned_t<T>;
@@ -102,11 +103,9 @@ struct uniform_integer {
 };
 
 /// Every value of the integer dtype equally likely: the random bits themselves.
-struct full_range_integer {
+struct full_range_integer : philox_distribution {
   static constexpr const char* stateless_name = "StatelessRandomUniformFullIntV2";
   static constexpr const char* stateful_name = "StatefulUniformFullInt";
-  template <class T>
-  static constexpr unsigned per_block = sizeof(T) == 4 ? 4 : 2;
   template <class T>
   STATICFLOW_HD void fill(const philox::block& r, T* v) const {
     if constexpr (sizeof(T) == 4) {
@@ -116,7 +115,6 @@ struct full_range_integer {
     }
   }
   constexpr bool operator==(const full_range_integer&) const = default;
-  std::string parameters() const { return ""; }
 };
 
 /// A seed given as two C++ integers when the function is traced: its key and counter are
@@ -346,7 +344,7 @@ constexpr auto random_uniform_between(const Shape& shape, const Seed& seed, Lo m
     if (!(lo < hi))
       throw shape_error("stateless_uniform: need minval < maxval (got " + std::to_string(lo) + " and " + std::to_string(hi) + ")");
     using U = std::make_unsigned_t<T>;
-    const graph::uniform_integer dist{lo, static_cast<std::uint64_t>(static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)))};
+    const graph::uniform_integer dist{{}, lo, static_cast<std::uint64_t>(static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)))};
     return make_random<graph::uniform_integer, T>(dist, shape, seed);
   } else {
     static_assert(floating_only::accepts<T>,
