@@ -46,6 +46,33 @@ TEST_CASE("from_state: the words as they are; the counter carries into its high 
   auto one = sf::function([&] { return carry.uniform(sf::shape<1>{}); });
   one();
   CHECK(state_of(carry) == std::vector<std::int64_t>{255, 4, 77});
+  // a draw whose blocks cross the counter's low word: -2, -1, then 0 with the carry in the high word
+  auto across = sf::random_generator::from_state({-2, 3, 77});
+  auto twelve = sf::function([&] { return across.uniform(sf::shape<12>{}); });
+  CHECK(flat(twelve()) == as<float>({0.6078974008560181, 0.476279616355896, 0.7145090103149414, 0.52406907081604, 0.12832319736480713,
+                                     0.4505499601364136, 0.09800565242767334, 0.8657436370849609, 0.6074827909469604, 0.9274358749389648,
+                                     0.6379636526107788, 0.8760781288146973}));
+  CHECK(state_of(across) == std::vector<std::int64_t>{3070, 4, 77});
+}
+
+TEST_CASE("a negative seed fills the high words with -1, as TF cuts Python's integer; an empty draw moves nothing",
+          "[effects][random]") {
+  auto gen = sf::random_generator::from_seed(-5);
+  CHECK(state_of(gen) == std::vector<std::int64_t>{-5, -1, -1});
+  auto f = sf::function([&](auto x) { return gen.uniform(sf::shape_of(x)); });
+  CHECK(flat(f(xt::xtensor<float, 1>(xt::zeros<float>({std::size_t{3}})))) ==
+        as<float>({0.6168365478515625, 0.8012124300003052, 0.7202738523483276}));
+  CHECK(state_of(gen) == std::vector<std::int64_t>{763, 0, -1});
+  CHECK(f(xt::xtensor<float, 1>::from_shape({0})).size() == 0);
+  CHECK(state_of(gen) == std::vector<std::int64_t>{763, 0, -1});
+  gen.reset_from_seed(-1);
+  CHECK(state_of(gen) == std::vector<std::int64_t>{-1, -1, -1});
+  // integer bounds are checked before the draw records its effect
+  auto ints = sf::function([&] { return gen.uniform<std::int32_t>(sf::shape<2>{}, 4, 4); });
+  CHECK_THROWS_WITH(ints(), "staticflow: random_generator::uniform: need minval < maxval (got 4 and 4)");
+  auto wide = sf::function([&] { return gen.uniform<std::int32_t>(sf::shape<2>{}, 0, 5000000000); });
+  CHECK_THROWS_WITH(wide(), "staticflow: random_generator::uniform: minval 0 and maxval 5000000000 must fit int32");
+  CHECK(state_of(gen) == std::vector<std::int64_t>{-1, -1, -1});
 }
 
 TEST_CASE("two draws in one function see each other, in program order", "[effects][random]") {
@@ -82,6 +109,9 @@ TEST_CASE("dropout with a generator: a new mask per call; misuse is a clear erro
   const auto a = f(x), b = f(x);
   CHECK((a != b));
   for (float v : a) CHECK((v == 0.f || v == 2.f));
+  CHECK(state_of(gen) == std::vector<std::int64_t>{42 + 2 * 256 * 256, 0, 0});
+  auto keep = sf::function([&](auto x) { return sf::dropout(x, 0.0, gen); });  // rate 0: x, and no draw (TF's)
+  CHECK((keep(x) == x));
   CHECK(state_of(gen) == std::vector<std::int64_t>{42 + 2 * 256 * 256, 0, 0});
   auto bad = sf::function([&](auto x) { return sf::dropout(x, -0.1, gen); });
   CHECK_THROWS_WITH(bad(x), "staticflow: dropout: rate must be in [0, 1) (got -0.1)");

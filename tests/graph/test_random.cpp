@@ -102,6 +102,17 @@ TEST_CASE("run-time shapes through sf::shape_of, sizes 0 and 1 included; value i
   CHECK(f.tracing_count() == 2);
 }
 
+TEST_CASE("philox: the counter is one 128-bit number; TF's seed scramble", "[graph][random]") {
+  using block = sf::philox::block;
+  CHECK((sf::philox::advance(block{0xFFFFFFFFu, 0, 0, 0}, 1) == block{0, 1, 0, 0}));
+  CHECK((sf::philox::advance(block{5, 0, 0, 0}, std::uint64_t{1} << 32) == block{5, 1, 0, 0}));
+  CHECK((sf::philox::advance(block{0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 7}, 2) == block{1, 0, 0, 8}));
+  CHECK((sf::philox::advance(block{1, 2, 3, 4}, 0) == block{1, 2, 3, 4}));
+  static_assert(sf::philox::from_seed(1, 2).counter[0] == 0 && sf::philox::from_seed(1, 2).counter[1] == 0);  // constexpr
+  CHECK(sf::philox::unit_float(0xFFFFFFFFu) == 1.f - 0x1p-23f);
+  CHECK(sf::philox::unit_double(0xFFFFFFFFu, 0xFFFFFFFFu) == 1.0 - 0x1p-52);
+}
+
 TEST_CASE("one or two threads give the same numbers", "[graph][random]") {
   // (large results: run-time shapes, taken from arguments of those shapes)
   auto f = sf::function([](auto a, auto b, auto seed) {
@@ -183,6 +194,8 @@ TEST_CASE("random misuse: empty integer ranges and dropout rates outside [0, 1) 
   CHECK(seeded(xt::xtensor<std::int64_t, 1>{1, 2})(0) == 0.8440604209899902f);  // a run-time seed extent, checked per call
   CHECK_THROWS_WITH(seeded(xt::xtensor<std::int64_t, 1>{1, 2, 3}),
                     "staticflow: random: the seed must have shape [2] (TensorFlow's stateless seed), got (3,)");
+  auto wide = sf::function([] { return sf::random::stateless_uniform<std::int32_t>(sf::shape<2>{}, {1, 2}, -1, 5000000000); });
+  CHECK_THROWS_WITH(wide(), "staticflow: stateless_uniform: minval -1 and maxval 5000000000 must fit int32");
   auto d = sf::function([](auto x) { return sf::stateless_dropout(x, 1.0, {1, 2}); });
   CHECK_THROWS_WITH(d(xt::xtensor<float, 1>{1, 2}), "staticflow: dropout: rate must be in [0, 1) (got 1.0)");
 }
@@ -198,7 +211,9 @@ TEST_CASE("stateless dropout: TF's mask and scale, and its gradient", "[graph][r
   const xt::xtensor<double, 2> xd = xt::cast<double>(x), w = xt::ones<double>({3, 4}) * 3.0;
   const auto dx = g(xd, w);
   const auto kept = flat(f(xd));  // float64's mask: its uniforms are made from 64 bits each
-  CHECK(flat(f(xd)) == std::vector<double>{1 / 0.6, 2 / 0.6, 0, 4 / 0.6, 5 / 0.6, 6 / 0.6, 7 / 0.6, 0, 9 / 0.6, 10 / 0.6, 11 / 0.6, 0});
+  const double scale = 1.0 / (1.0 - 0.4);
+  CHECK(flat(f(xd)) == std::vector<double>{1 * scale, 2 * scale, 0, 4 * scale, 5 * scale, 6 * scale, 7 * scale, 0, 9 * scale,
+                                           10 * scale, 11 * scale, 0});
   for (std::size_t k = 0; k < 12; ++k) CHECK(dx.data()[k] == (kept[k] != 0 ? 3.0 * (1.0 / (1.0 - 0.4)) : 0.0));
   // a run-time shape: the mask comes from x's extents
   auto h = sf::function([](auto x) { return sf::stateless_dropout(x, 0.5, {9, 9}); });

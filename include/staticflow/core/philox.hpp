@@ -31,7 +31,7 @@ struct key_counter {
   block counter;
 };
 
-STATICFLOW_HD constexpr block round(const block& c, const key_type& k) {
+STATICFLOW_HD constexpr block single_round(const block& c, const key_type& k) {
   const std::uint64_t p0 = std::uint64_t{0xD2511F53u} * c[0], p1 = std::uint64_t{0xCD9E8D57u} * c[2];
   return {static_cast<std::uint32_t>(p1 >> 32) ^ c[1] ^ k[0], static_cast<std::uint32_t>(p1),
           static_cast<std::uint32_t>(p0 >> 32) ^ c[3] ^ k[1], static_cast<std::uint32_t>(p0)};
@@ -40,7 +40,7 @@ STATICFLOW_HD constexpr block round(const block& c, const key_type& k) {
 /// Ten rounds of Philox 4x32 on counter c under key k: 128 random bits.
 STATICFLOW_HD constexpr block generate(block c, key_type k) {
   for (int r = 0; r < 10; ++r) {
-    c = round(c, k);
+    c = single_round(c, k);
     k[0] += 0x9E3779B9u;  // the Weyl sequence that raises the key between rounds
     k[1] += 0xBB67AE85u;
   }

@@ -6,8 +6,9 @@
 //   auto step = sf::function([&](auto x) { return sf::dropout(x, 0.5, gen); });
 //   step(x); step(x);   // two different masks: each call draws, then moves the state on
 //
-// The state is TF's: int64 [counter low, counter high, key], from_seed(s) = [s, 0, 0], and a
-// draw of n values moves the counter by 256 n (TF's RngReadAndSkip), so the same seed gives the
+// The state is TF's: int64 [counter low, counter high, key], from_seed(s) = [s, 0, 0] for s >= 0
+// ([s, -1, -1] for s < 0: Python's infinite-precision s cut into 64-bit words), and a draw of n
+// values moves the counter by 256 n (TF's RngReadAndSkip), so the same seed gives the
 // same numbers as tf.random.Generator.from_seed (uniform, normal, integer draws; checked in
 // tests/effects/test_random_generator.cpp). Draws inside one traced function see each other's
 // updates in program order, as variable reads do; the state is saved with the variable (a
@@ -26,15 +27,21 @@
 namespace staticflow {
 
 class random_generator {
+  static constexpr std::array<std::int64_t, 3> seed_state(std::int64_t seed) {
+    const std::int64_t sign = seed < 0 ? -1 : 0;
+    return {seed, sign, sign};
+  }
   static constexpr auto state_literal(std::int64_t seed) {
-    return stack<0>(graph::literal<std::int64_t>(seed), graph::literal<std::int64_t>(0), graph::literal<std::int64_t>(0));
+    const auto s = seed_state(seed);
+    return stack<0>(graph::literal<std::int64_t>(s[0]), graph::literal<std::int64_t>(s[1]), graph::literal<std::int64_t>(s[2]));
   }
 
  public:
   using state_type = variable<std::int64_t, 3>;
 
-  /// tf.random.Generator.from_seed(seed): state [seed, 0, 0].
-  static random_generator from_seed(std::int64_t seed) { return random_generator(std::array<std::int64_t, 3>{seed, 0, 0}); }
+  /// tf.random.Generator.from_seed(seed): state [seed, 0, 0] ([seed, -1, -1] for a negative seed,
+  /// as TF cuts Python's integer into 64-bit words).
+  static random_generator from_seed(std::int64_t seed) { return random_generator(seed_state(seed)); }
   /// tf.random.Generator.from_state: the three int64 words as they are.
   static random_generator from_state(std::array<std::int64_t, 3> state) { return random_generator(state); }
   /// tf.random.Generator.from_non_deterministic_state(): a state that differs from run to run
@@ -70,7 +77,7 @@ class random_generator {
   void reset_from_seed(Seed seed) {
     const auto s = static_cast<std::int64_t>(seed);
     if (detail::tracing()) state_.assign(state_literal(s));
-    else state_.assign(typename state_type::container_type{s, 0, 0});
+    else state_.assign(typename state_type::container_type{seed_state(s)[0], seed_state(s)[1], seed_state(s)[2]});
   }
 
   /// Generator.uniform(shape, dtype): floats in [0, 1), or [minval, maxval); integers (T int32 /
@@ -83,6 +90,7 @@ class random_generator {
   template <class T = float, detail::random_shape_argument Shape, class Lo, class Hi>
     requires(std::is_arithmetic_v<Lo> && std::is_arithmetic_v<Hi>)
   auto uniform(const Shape& shape, Lo minval, Hi maxval) {
+    detail::check_random_bounds<T>(minval, maxval, "random_generator::uniform");  // before the draw's effect
     const auto seed = read_and_skip(shape);
     return detail::random_uniform_between<T>(shape, seed, minval, maxval);
   }
@@ -106,35 +114,42 @@ class random_generator {
  private:
   explicit random_generator(std::array<std::int64_t, 3> s) : state_(state_type::container_type{s[0], s[1], s[2]}) {}
 
-
-  /// The state as this draw reads it, and the effect that moves it past the draw's values.
+  /// The state as this draw reads it, and (unless told not to) the effect that moves it past the
+  /// draw's values.
   template <class Shape>
-  auto read_and_skip(const Shape& shape) {
+  auto read_and_skip(const Shape& shape, bool advance = true) {
     detail::traced_program("sf::random_generator: a draw");  // outside a traced function: trace_error
     using RS = detail::random_shape<Shape>;
     const auto before = state_.read();
-    state_.assign(graph::generator_skip<decltype(before), typename RS::type, typename RS::like>(before, RS::like_of(shape)));
+    if (advance)
+      state_.assign(graph::generator_skip<decltype(before), typename RS::type, typename RS::like>(before, RS::like_of(shape)));
     return before;
   }
 
+  template <detail::tensor_operand X>
+  friend auto dropout(const X& x, double rate, random_generator& gen);
+
   template <class T, class Allowed, class Dist, class Shape>
-  auto draw(Dist dist, const Shape& shape) {
-    const auto seed = read_and_skip(shape);
-    return detail::checked_random<T, Allowed>(dist, shape, seed, "generator");
+  auto draw(Dist dist, const Shape& shape, bool advance = true) {
+    const auto seed = read_and_skip(shape, advance);
+    return detail::checked_random<T, Allowed>(dist, shape, seed);
   }
 
   state_type state_;
 };
 
-/// tf.nn.dropout(x, rate) with a generator (Keras' Dropout layer with its seed generator): x kept
-/// with probability 1 - rate and scaled by 1 / (1 - rate), a new mask per call.
+/// tf.nn.experimental.general_dropout(x, rate, uniform_sampler=gen.uniform): x kept with
+/// probability 1 - rate and scaled by 1 / (1 - rate), a new mask per call. Rate 0 keeps x and
+/// leaves the generator's state alone, as TF (the draw is still computed, and has no effect).
 template <detail::tensor_operand X>
 auto dropout(const X& x, double rate, random_generator& gen) {
   const auto xn = detail::as_node<void>(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  static_assert(std::is_floating_point_v<typename XN::value_type>, "staticflow: dropout: x must be a float or double tensor");
-  detail::dropout_scale<typename XN::value_type>(rate);  // a bad rate throws before the draw records its effect
-  return detail::dropout_with(xn, gen.uniform<typename XN::value_type>(detail::shape_argument_of(xn)), rate);
+  using T = typename XN::value_type;
+  static_assert(std::is_floating_point_v<T>, "staticflow: dropout: x must be a float or double tensor");
+  detail::dropout_scale<T>(rate);  // a bad rate throws before the draw records its effect
+  const auto u = gen.draw<T, detail::floating_only>(graph::unit_uniform{}, detail::shape_argument_of(xn), rate != 0.0);
+  return detail::dropout_with(xn, u, rate);
 }
 
 }  // namespace staticflow

@@ -32,6 +32,7 @@
 #include "staticflow/graph/creation.hpp"
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/shape_ops.hpp"
+#include "staticflow/graph/traversal.hpp"
 
 namespace staticflow {
 namespace graph {
@@ -245,6 +246,12 @@ struct generator_skip : node<generator_skip<State, S, Like>> {
   std::string name() const { return "RngReadAndSkip[delta_per_value=256]"; }
   template <class... E>
   constexpr extents<1> result_extents(const E&...) const { return {3}; }
+  /// The number of values drawn, given the arguments' extents.
+  template <class ArgExtents>
+  std::size_t count_of(const ArgExtents& args) const {
+    if constexpr (has_like) return staticflow::detail::product(node_extents(like, args));
+    else return S::size;
+  }
   /// The new state from the old one and the number of values drawn.
   STATICFLOW_HD static void compute(const std::int64_t* before, std::size_t n, std::int64_t* after) {
     const auto low = static_cast<std::uint64_t>(before[0]);
@@ -320,7 +327,7 @@ struct integers_only {
 
 /// The node an op's random values come from, with the checks every op makes.
 template <class T, class Allowed, class Dist, class Shape, class Seed>
-constexpr auto checked_random(Dist dist, const Shape& s, const Seed& seed, const char* /*op*/) {
+constexpr auto checked_random(Dist dist, const Shape& s, const Seed& seed) {
   static_assert(Allowed::template accepts<T>,
                 "staticflow: random: this distribution's dtype must be float or double (normal, uniform without "
                 "bounds), or int32 / int64 (uniform with integer bounds, uniform_full_int)");
@@ -333,16 +340,35 @@ constexpr T bound_as(V v) {
   if constexpr (static_value_type<V>) return static_cast<T>(V::value);
   else return static_cast<T>(v);
 }
-}  // namespace detail
 
-namespace detail {
+/// The checks of integer bounds, thrown when traced (before a generator's draw records its
+/// effect): they fit T, and minval < maxval (TF's "Need minval < maxval").
+template <class T, class Lo, class Hi>
+constexpr void check_random_bounds(Lo minval, Hi maxval, const char* op) {
+  if constexpr (std::is_integral_v<T>) {
+    using L = std::remove_cvref_t<decltype(literal_value(minval))>;
+    using H = std::remove_cvref_t<decltype(literal_value(maxval))>;
+    static_assert(std::is_integral_v<L> && std::is_integral_v<H>,
+                  "staticflow: random: integer values need integer minval and maxval (as TF, which cannot convert 0.5 "
+                  "to an integer tensor)");
+    if constexpr (std::is_integral_v<L> && std::is_integral_v<H>) {
+      const L lo = literal_value(minval);
+      const H hi = literal_value(maxval);
+      if (!std::in_range<T>(lo) || !std::in_range<T>(hi))
+        throw shape_error(std::string(op) + ": minval " + std::to_string(lo) + " and maxval " + std::to_string(hi) +
+                          " must fit " + std::string(dtype_name<T>));
+      if (!(lo < hi))
+        throw shape_error(std::string(op) + ": need minval < maxval (got " + std::to_string(lo) + " and " + std::to_string(hi) + ")");
+    }
+  }
+}
+
 template <class T, class Shape, class Seed, class Lo, class Hi>
 constexpr auto random_uniform_between(const Shape& shape, const Seed& seed, Lo minval, Hi maxval) {
   if constexpr (std::is_integral_v<T>) {
     static_assert(integers_only::accepts<T>, "staticflow: random: integer values are int32 or int64");
+    check_random_bounds<T>(minval, maxval, "stateless_uniform");  // (a generator's draw checked them already)
     const auto lo = bound_as<T>(minval), hi = bound_as<T>(maxval);
-    if (!(lo < hi))
-      throw shape_error("stateless_uniform: need minval < maxval (got " + std::to_string(lo) + " and " + std::to_string(hi) + ")");
     using U = std::make_unsigned_t<T>;
     const graph::uniform_integer dist{{}, lo, static_cast<std::uint64_t>(static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)))};
     return make_random<graph::uniform_integer, T>(dist, shape, seed);
@@ -357,7 +383,7 @@ constexpr auto random_uniform_between(const Shape& shape, const Seed& seed, Lo m
 }
 template <class T, class Shape, class Seed, class Mean, class Stddev>
 constexpr auto random_normal_scaled(const Shape& shape, const Seed& seed, Mean mean, Stddev stddev) {
-  const auto z = checked_random<T, floating_only>(graph::standard_normal{}, shape, seed, "normal");
+  const auto z = checked_random<T, floating_only>(graph::standard_normal{}, shape, seed);
   return z * graph::literal<T>(bound_as<T>(stddev)) + graph::literal<T>(bound_as<T>(mean));
 }
 }  // namespace detail
@@ -368,13 +394,12 @@ using seed_pair = std::array<std::int64_t, 2>;
 /// tf.random.stateless_uniform(shape, seed): float32 (or T) values in [0, 1).
 template <class T = float, detail::random_shape_argument Shape, detail::tensor_operand Seed>
 constexpr auto stateless_uniform(const Shape& shape, const Seed& seed) {
-  return detail::checked_random<T, detail::floating_only>(graph::unit_uniform{}, shape, detail::stateless_seed(seed), "uniform");
+  return detail::checked_random<T, detail::floating_only>(graph::unit_uniform{}, shape, detail::stateless_seed(seed));
 }
 template <class T = float, detail::random_shape_argument Shape>
 constexpr auto stateless_uniform(const Shape& shape, seed_pair seed) {
-  return detail::checked_random<T, detail::floating_only>(graph::unit_uniform{}, shape, seed, "uniform");
+  return detail::checked_random<T, detail::floating_only>(graph::unit_uniform{}, shape, seed);
 }
-
 
 /// tf.random.stateless_uniform(shape, seed, minval, maxval, dtype): floats in [minval, maxval)
 /// as `u * (maxval - minval) + minval`; integers (T int32 / int64) in [minval, maxval), which
@@ -394,11 +419,11 @@ constexpr auto stateless_uniform(const Shape& shape, seed_pair seed, Lo minval, 
 template <class T = float, detail::random_shape_argument Shape, detail::tensor_operand Seed>
 constexpr auto stateless_normal(const Shape& shape, const Seed& seed) {
   return staticflow::detail::checked_random<T, staticflow::detail::floating_only>(graph::standard_normal{}, shape,
-                                                                                  staticflow::detail::stateless_seed(seed), "normal");
+                                                                                  staticflow::detail::stateless_seed(seed));
 }
 template <class T = float, detail::random_shape_argument Shape>
 constexpr auto stateless_normal(const Shape& shape, seed_pair seed) {
-  return staticflow::detail::checked_random<T, staticflow::detail::floating_only>(graph::standard_normal{}, shape, seed, "normal");
+  return staticflow::detail::checked_random<T, staticflow::detail::floating_only>(graph::standard_normal{}, shape, seed);
 }
 template <class T = float, detail::random_shape_argument Shape, detail::tensor_operand Seed, class Mean, class Stddev>
   requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
@@ -416,11 +441,11 @@ constexpr auto stateless_normal(const Shape& shape, seed_pair seed, Mean mean, S
 template <class T = std::int64_t, detail::random_shape_argument Shape, detail::tensor_operand Seed>
 constexpr auto stateless_uniform_full_int(const Shape& shape, const Seed& seed) {
   return staticflow::detail::checked_random<T, staticflow::detail::integers_only>(graph::full_range_integer{}, shape,
-                                                                                  staticflow::detail::stateless_seed(seed), "full_int");
+                                                                                  staticflow::detail::stateless_seed(seed));
 }
 template <class T = std::int64_t, detail::random_shape_argument Shape>
 constexpr auto stateless_uniform_full_int(const Shape& shape, seed_pair seed) {
-  return staticflow::detail::checked_random<T, staticflow::detail::integers_only>(graph::full_range_integer{}, shape, seed, "full_int");
+  return staticflow::detail::checked_random<T, staticflow::detail::integers_only>(graph::full_range_integer{}, shape, seed);
 }
 
 /// tf.random.split(seed, num): Num new seeds, shape [Num, 2], of the seed's dtype (int64 for

@@ -8,7 +8,8 @@
 // the mean (its gradient through the mean is zero anyway), and normalization is
 // `x * inv + (offset - mean * inv)` with `inv = rsqrt(variance + epsilon) * scale`.
 // Axes are static (`sf::axes<...>`, negative from the end; all of them when none are given);
-// `sf::keepdims` keeps them with extent 1. Inputs are float or double (as TF's).
+// `sf::keepdims` keeps them with extent 1. Inputs are float or double (TF's variance, std,
+// moments and normalizations require floats; its euclidean norm also takes integers, cast them).
 #pragma once
 
 #include <tuple>
@@ -34,6 +35,15 @@ template <class A, class... Axes>
 constexpr auto mean_kept(const A& x, Axes... ax) {
   return reduce_mean(x, ax..., keepdims);
 }
+/// What may follow the tensor in a reduction here: static axes and keepdims (not a plain int,
+/// which `sf::norm(x, 1)` would read as an axis where a TF user means ord=1).
+template <class R>
+struct is_reduction_option : std::is_same<R, keepdims_t> {};
+template <int... K>
+struct is_reduction_option<axes<K...>> : std::true_type {};
+template <class... R>
+concept reduction_options = (is_reduction_option<R>::value && ...);
+
 template <class X>
 constexpr auto no_gradient(const X& x) {
   return graph::unary<op::stop_gradient, X>(x);
@@ -65,17 +75,15 @@ constexpr auto reduce_variance(const A& x, axes<K...> ax, keepdims_t) {
 /// tf.math.reduce_std(x, axis, keepdims): sqrt(reduce_variance(...)) (its gradient is inf / NaN
 /// where the variance is 0, as TF's).
 template <detail::tensor_operand A, class... R>
-constexpr auto reduce_std(const A& x, R... r)
-  requires requires { reduce_variance(x, r...); }
-{
+  requires detail::reduction_options<R...>
+constexpr auto reduce_std(const A& x, R... r) {
   return sqrt(reduce_variance(x, r...));
 }
 
 /// tf.math.reduce_euclidean_norm(x, axis, keepdims): sqrt(sum(square(x))).
 template <detail::tensor_operand A, class... R>
-constexpr auto reduce_euclidean_norm(const A& x, R... r)
-  requires requires { reduce_sum(x, r...); }
-{
+  requires detail::reduction_options<R...>
+constexpr auto reduce_euclidean_norm(const A& x, R... r) {
   return sqrt(reduce_sum(square(detail::floating_operand(x)), r...));
 }
 
@@ -123,6 +131,7 @@ constexpr auto matrix_or_vector_norm(const M& magnitude, R... r) {
 /// matrix norm over two axes (Ord one: the largest column sum of |x|, infinity: the largest row
 /// sum, euclidean: Frobenius); TF's ord=2 matrix norm (the largest singular value) is not here.
 template <norm_order Ord = norm_order::euclidean, detail::tensor_operand A, class... R>
+  requires detail::reduction_options<R...>
 constexpr auto norm(const A& x, R... r) {
   const auto n = detail::floating_operand(x);
   if constexpr (Ord == norm_order::euclidean) {
@@ -131,7 +140,6 @@ constexpr auto norm(const A& x, R... r) {
     return detail::matrix_or_vector_norm<Ord>(abs(n), r...);
   }
 }
-
 
 /// tf.nn.moments(x, axes, keepdims): (mean, variance) over the axes; the variance reads the mean
 /// through a stop_gradient, as TF's.
@@ -172,6 +180,13 @@ constexpr auto batch_normalization(const X& x, const M& mean, const V& variance,
 /// broadcast against x (shape of the normalized axes). epsilon defaults to Keras' 1e-3.
 template <detail::tensor_operand X, class G, class B, int... K>
 constexpr auto layer_normalization(const X& x, const G& gamma, const B& beta, axes<K...> ax, double epsilon = 1e-3) {
+  constexpr int rank = static_cast<int>(decltype(detail::as_node<void>(x))::shape_type::rank);
+  constexpr int count = static_cast<int>(sizeof...(K));
+  // gamma and beta broadcast from the right: the normalized axes must be the last ones (Keras
+  // reshapes them for other axes; here that is a compile error rather than a silent misfit)
+  static_assert((((K < 0 ? K + rank : K) >= rank - count) && ...),
+                "staticflow: layer_normalization: the normalized axes must be the last ones (sf::axes<-1>{}, "
+                "sf::axes<-2, -1>{}, ...), so that gamma and beta broadcast against them");
   const auto [mean, variance] = moments(x, ax, keepdims);
   return batch_normalization(x, mean, variance, beta, gamma, epsilon);
 }

@@ -34,11 +34,7 @@ void materialize(const graph::random_values<Dist, T, S, Seed, Like>& n, const Vi
 
 template <class Sig, class State, class S, class Like, class Views, std::size_t R>
 void materialize(const graph::generator_skip<State, S, Like>& n, const Views& views, const extents<R>&, std::int64_t* out) {
-  const auto args = staticflow::detail::extents_of_views(views);
-  const std::size_t count = [&] {
-    if constexpr (graph::generator_skip<State, S, Like>::has_like) return staticflow::detail::product(graph::node_extents(n.like, args));
-    else return S::size;
-  }();
+  const std::size_t count = n.count_of(staticflow::detail::extents_of_views(views));
   const std::int64_t* before = detail::contiguous_operand<std::int64_t, Sig>(n.state, views, extents<1>{3});
   graph::generator_skip<State, S, Like>::compute(before, count, out);
 }

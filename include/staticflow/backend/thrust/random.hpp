@@ -59,11 +59,7 @@ void materialize(const graph::random_values<Dist, T, S, Seed, Like>& n, const Vi
 
 template <class State, class S, class Like, class Views, std::size_t R>
 void materialize(const graph::generator_skip<State, S, Like>& n, const Views& views, const extents<R>&, std::int64_t* out) {
-  const auto args = staticflow::detail::extents_of_views(views);
-  const std::size_t count = [&] {
-    if constexpr (graph::generator_skip<State, S, Like>::has_like) return staticflow::detail::product(graph::node_extents(n.like, args));
-    else return S::size;
-  }();
+  const std::size_t count = n.count_of(staticflow::detail::extents_of_views(views));
   const std::int64_t* before = detail::contiguous_operand<std::int64_t>(n.state, views, extents<1>{3});
   ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), 1,
                        detail::write_skipped_state<State, S, Like>{before, count, out});
