@@ -26,7 +26,11 @@
 
 namespace staticflow {
 
-class random_generator {
+/// The generator (use the alias sf::random_generator). A class template only so that a program
+/// that never makes one instantiates none of it: its state variable's members (a vtable of
+/// virtual functions) and its effect graphs would otherwise be compiled in every TU.
+template <class = void>
+class basic_random_generator {
   static constexpr std::array<std::int64_t, 3> seed_state(std::int64_t seed) {
     const std::int64_t sign = seed < 0 ? -1 : 0;
     return {seed, sign, sign};
@@ -41,14 +45,14 @@ class random_generator {
 
   /// tf.random.Generator.from_seed(seed): state [seed, 0, 0] ([seed, -1, -1] for a negative seed,
   /// as TF cuts Python's integer into 64-bit words).
-  static random_generator from_seed(std::int64_t seed) { return random_generator(seed_state(seed)); }
+  static basic_random_generator from_seed(std::int64_t seed) { return basic_random_generator(seed_state(seed)); }
   /// tf.random.Generator.from_state: the three int64 words as they are.
-  static random_generator from_state(std::array<std::int64_t, 3> state) { return random_generator(state); }
+  static basic_random_generator from_state(std::array<std::int64_t, 3> state) { return basic_random_generator(state); }
   /// tf.random.Generator.from_non_deterministic_state(): a state that differs from run to run
   /// and from call to call: the clock, a process-wide count of such states and an address, mixed
   /// by one Philox call (not <random>'s std::random_device, whose header costs every user's
   /// translation unit half a second of compile time).
-  static random_generator from_non_deterministic_state() {
+  static basic_random_generator from_non_deterministic_state() {
     static std::atomic<std::uint64_t> made{0};
     const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
     const auto wall = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
@@ -60,11 +64,11 @@ class random_generator {
         {static_cast<std::uint32_t>(wall), static_cast<std::uint32_t>(wall >> 32)});
     const philox::block s = philox::generate(r, {r[3], r[1]});
     auto word = [](std::uint32_t hi, std::uint32_t lo) { return static_cast<std::int64_t>((std::uint64_t{hi} << 32) | lo); };
-    return random_generator(std::array<std::int64_t, 3>{word(r[0], r[1]), word(r[2], r[3]), word(s[0], s[1])});
+    return basic_random_generator(std::array<std::int64_t, 3>{word(r[0], r[1]), word(r[2], r[3]), word(s[0], s[1])});
   }
 
-  random_generator(const random_generator&) = delete;
-  random_generator& operator=(const random_generator&) = delete;
+  basic_random_generator(const basic_random_generator&) = delete;
+  basic_random_generator& operator=(const basic_random_generator&) = delete;
 
   /// The state variable (read its value() outside traced code; checkpoint it like any variable).
   state_type& state() { return state_; }
@@ -112,7 +116,7 @@ class random_generator {
   }
 
  private:
-  explicit random_generator(std::array<std::int64_t, 3> s) : state_(state_type::container_type{s[0], s[1], s[2]}) {}
+  explicit basic_random_generator(std::array<std::int64_t, 3> s) : state_(state_type::container_type{s[0], s[1], s[2]}) {}
 
   /// The state as this draw reads it, and (unless told not to) the effect that moves it past the
   /// draw's values.
@@ -126,8 +130,8 @@ class random_generator {
     return before;
   }
 
-  template <detail::tensor_operand X>
-  friend auto dropout(const X& x, double rate, random_generator& gen);
+  template <detail::tensor_operand X, class G>
+  friend auto dropout(const X& x, double rate, basic_random_generator<G>& gen);
 
   template <class T, class Allowed, class Dist, class Shape>
   auto draw(Dist dist, const Shape& shape, bool advance = true) {
@@ -138,17 +142,20 @@ class random_generator {
   state_type state_;
 };
 
+/// tf.random.Generator.
+using random_generator = basic_random_generator<>;
+
 /// tf.nn.experimental.general_dropout(x, rate, uniform_sampler=gen.uniform): x kept with
 /// probability 1 - rate and scaled by 1 / (1 - rate), a new mask per call. Rate 0 keeps x and
 /// leaves the generator's state alone, as TF (the draw is still computed, and has no effect).
-template <detail::tensor_operand X>
-auto dropout(const X& x, double rate, random_generator& gen) {
+template <detail::tensor_operand X, class G>
+auto dropout(const X& x, double rate, basic_random_generator<G>& gen) {
   const auto xn = detail::as_node<void>(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using T = typename XN::value_type;
   static_assert(std::is_floating_point_v<T>, "staticflow: dropout: x must be a float or double tensor");
   detail::dropout_scale<T>(rate);  // a bad rate throws before the draw records its effect
-  const auto u = gen.draw<T, detail::floating_only>(graph::unit_uniform{}, detail::shape_argument_of(xn), rate != 0.0);
+  const auto u = gen.template draw<T, detail::floating_only>(graph::unit_uniform{}, detail::shape_argument_of(xn), rate != 0.0);
   return detail::dropout_with(xn, u, rate);
 }
 
