@@ -34,6 +34,10 @@ TEST_CASE("from_seed: TF's numbers, and the state moved 256 per value after each
   const auto [i, full] = ints();
   CHECK(flat(i) == std::vector<std::int32_t>{3, 4, 6});
   CHECK(flat(full) == std::vector<std::int64_t>{8645169672042352723, 1057656798894713629});  // drawn after the ints: state 4097
+  auto fresh = sf::random_generator::from_seed(1);
+  auto truncated = sf::function([&] { return fresh.truncated_normal(sf::shape<5>{}); });
+  CHECK(flat(truncated()) == as<float>({0.4384227395057678, -0.5343984365463257, -0.07710261642932892, 1.5658046007156372, 1.6272374391555786}));
+  CHECK(state_of(fresh) == std::vector<std::int64_t>{1281, 0, 0});
   CHECK(uniform.tracing_count() == 1);
 }
 

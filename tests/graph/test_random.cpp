@@ -49,6 +49,23 @@ TEST_CASE("stateless uniform, normal and integer values are TensorFlow's, bit fo
   CHECK(f.tracing_count() == 1);
 }
 
+TEST_CASE("truncated normals are TF's: each group of values reads its own stretch of the counter", "[graph][random]") {
+  auto f = sf::function([](auto seed) {
+    return std::tuple{sf::random::stateless_truncated_normal(sf::shape<10>{}, seed),
+                      sf::random::stateless_truncated_normal<double>(sf::shape<5>{}, seed),
+                      sf::random::stateless_truncated_normal(sf::shape<6>{}, {3, 4}, 1.f, 0.5f)};
+  });
+  const auto [z, zd, scaled] = f(seed_12);
+  CHECK(flat(z) == as<float>({0.544110119342804, 0.20738030970096588, 0.0735643208026886, 0.04643455147743225, 0.16820591688156128,
+                              -1.6850333213806152, 0.24202857911586761, 1.703450322151184, 1.1060677766799927, -1.0725637674331665}));
+  CHECK(flat(zd) == as<double>({-0.1423118100189212, 0.7406072461585091, -0.552387756244845, -0.734450092480207, -0.39842023956588357}));
+  const auto tf_scaled = as<float>({0.9130330681800842, 1.8361773490905762, 1.1740851402282715, 0.14805465936660767, 1.319259524345398,
+                                    0.34503769874572754});
+  for (std::size_t k = 0; k < 6; ++k) CHECK(scaled(k) == Approx(tf_scaled[k]).epsilon(1e-7));
+  const std::string listing = f.get_concrete_function(sf::spec<std::int64_t, 2>{}).graph_string();
+  CHECK(listing.find("StatelessTruncatedNormalV2[dtype=float32]") != std::string::npos);
+}
+
 TEST_CASE("seeds: an int32 or int64 tensor read per call, or two integers fixed when traced", "[graph][random]") {
   auto f = sf::function([](auto seed) { return sf::random::stateless_uniform(sf::shape<2, 3>{}, seed); });
   const std::vector<float> tf_minus3_7 =
@@ -136,9 +153,10 @@ TEST_CASE("the distributions: moments, tails and integer counts", "[graph][rando
   auto f = sf::function([](auto x) {
     return std::tuple{sf::random::stateless_uniform(sf::shape_of(x), {7, 11}), sf::random::stateless_normal<double>(sf::shape_of(x), {7, 11}),
                       sf::random::stateless_normal(sf::shape_of(x), {3, 4}),
-                      sf::random::stateless_uniform<std::int32_t>(sf::shape_of(x), {5, 6}, 0, 10)};
+                      sf::random::stateless_uniform<std::int32_t>(sf::shape_of(x), {5, 6}, 0, 10),
+                      sf::random::stateless_truncated_normal<double>(sf::shape_of(x), {8, 9})};
   });
-  const auto [u, z, zf, k] = f(xt::xtensor<float, 1>(xt::zeros<float>({n})));
+  const auto [u, z, zf, k, zt] = f(xt::xtensor<float, 1>(xt::zeros<float>({n})));
   auto moments = [](const auto& v) {
     double s = 0, s2 = 0;
     for (double x : v) s += x, s2 += x * x;
@@ -168,6 +186,11 @@ TEST_CASE("the distributions: moments, tails and integer counts", "[graph][rando
   double chi2 = 0;
   for (auto c : counts) chi2 += (double(c) - n / 10.0) * (double(c) - n / 10.0) / (n / 10.0);
   CHECK(chi2 < 30);  // 9 degrees of freedom: P(chi2 > 30) < 0.0005
+  // the normal truncated to (-2, 2): mean 0, variance 1 - 4 phi(2) / (Phi(2) - Phi(-2)) = 0.773741
+  const auto [tm, tv] = moments(zt);
+  CHECK(tm == Approx(0).margin(5 / std::sqrt(double(n))));
+  CHECK(tv == Approx(0.773741).margin(0.005));
+  CHECK(xt::amax(xt::abs(zt))() < 2.0);
 }
 
 TEST_CASE("random values in eager mode are the traced ones; listings name TF's ops", "[graph][random]") {
@@ -186,7 +209,7 @@ TEST_CASE("random values in eager mode are the traced ones; listings name TF's o
   CHECK(listing.find("float32[2] = StatelessRandomUniformV2[dtype=float32, seed=(1, 2)]") != std::string::npos);
 }
 
-TEST_CASE("random misuse: empty integer ranges and dropout rates outside [0, 1) throw when traced", "[graph][random]") {
+TEST_CASE("random misuse: empty integer ranges and dropout rates outside 0 <= rate < 1 throw when traced", "[graph][random]") {
   auto f = sf::function([](auto x) { return x + sf::random::stateless_uniform<std::int32_t>(sf::shape<3>{}, {1, 2}, 4, 4); });
   CHECK_THROWS_AS(f(xt::xtensor<std::int32_t, 1>{1, 2, 3}), sf::shape_error);
   CHECK_THROWS_WITH(f(xt::xtensor<std::int32_t, 1>{1, 2, 3}), "staticflow: stateless_uniform: need minval < maxval (got 4 and 4)");

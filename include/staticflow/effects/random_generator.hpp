@@ -109,6 +109,17 @@ class basic_random_generator {
     const auto seed = read_and_skip(shape);
     return detail::random_normal_scaled<T>(shape, seed, mean, stddev);
   }
+  /// Generator.truncated_normal(shape, mean, stddev, dtype): normals within two standard deviations.
+  template <class T = float, detail::random_shape_argument Shape>
+  auto truncated_normal(const Shape& shape) {
+    return draw<T, detail::floating_only>(graph::truncated_normal{}, shape);
+  }
+  template <class T = float, detail::random_shape_argument Shape, class Mean, class Stddev>
+    requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
+  auto truncated_normal(const Shape& shape, Mean mean, Stddev stddev) {
+    const auto seed = read_and_skip(shape);
+    return detail::random_normal_scaled<T, graph::truncated_normal>(shape, seed, mean, stddev);
+  }
   /// Generator.uniform_full_int(shape, dtype): every int32 / int64 value equally likely.
   template <class T = std::int64_t, detail::random_shape_argument Shape>
   auto uniform_full_int(const Shape& shape) {

@@ -78,6 +78,57 @@ struct standard_normal : philox_distribution {
   constexpr bool operator==(const standard_normal&) const = default;
 };
 
+/// Standard normals within two standard deviations (TF's TruncatedNormalDistribution): value
+/// group k (4 floats or 2 doubles) reads the Philox words from counter + k * 256 (128 for
+/// doubles) on, one word at a time, and keeps each Box-Muller value whose magnitude is below 2
+/// until the group is full, so a group's values depend on k alone, as for the other draws.
+struct truncated_normal : philox_distribution {
+  static constexpr const char* stateless_name = "StatelessTruncatedNormalV2";
+  static constexpr const char* stateful_name = "StatefulTruncatedNormal";
+  template <class T>
+  static constexpr std::uint64_t group_stride = sizeof(T) == 4 ? 256 : 128;
+
+  /// Philox's words one at a time, from a counter on (TF's SingleSampleAdapter).
+  struct word_stream {
+    philox::key_counter at;
+    philox::block bits;
+    unsigned used;
+    STATICFLOW_HD explicit word_stream(const philox::key_counter& from)
+        : at(from), bits(philox::generate(from.counter, from.key)), used(0) {}
+    STATICFLOW_HD std::uint32_t next() {
+      if (used == 4) {
+        at.counter = philox::advance(at.counter, 1);
+        bits = philox::generate(at.counter, at.key);
+        used = 0;
+      }
+      return bits[used++];
+    }
+  };
+
+  template <class T>
+  STATICFLOW_HD void fill_group(const philox::key_counter& start, std::size_t k, T* v) const {
+    word_stream words({start.key, philox::advance(start.counter, k * group_stride<T>)});
+    unsigned kept = 0;
+    for (;;) {  // each pair is kept with probability 0.95 or more: a few rounds at most
+      T f[2];
+      if constexpr (sizeof(T) == 4) {
+        const std::uint32_t x0 = words.next(), x1 = words.next();
+        philox::box_muller(philox::unit_float(x0), philox::unit_float(x1), f, f + 1);
+      } else {
+        const std::uint32_t x0 = words.next(), x1 = words.next(), x2 = words.next(), x3 = words.next();
+        philox::box_muller(philox::unit_double(x0, x1), philox::unit_double(x2, x3), f, f + 1);
+      }
+      for (int i = 0; i < 2; ++i) {
+        if (f[i] < T(2) && f[i] > T(-2)) {
+          v[kept++] = f[i];
+          if (kept == per_block<T>) return;
+        }
+      }
+    }
+  }
+  constexpr bool operator==(const truncated_normal&) const = default;
+};
+
 /// Integers in [lo, lo + range): the random bits modulo range, plus lo (TF's rule, which has a
 /// small bias when range does not divide 2^32 or 2^64, documented there too).
 struct uniform_integer : philox_distribution {
@@ -210,14 +261,18 @@ struct random_values : node<random_values<Dist, T, S, Seed, Like>> {
   STATICFLOW_HD static void write_block(const Dist& dist, const philox::key_counter& start, std::size_t k, T* out,
                                         std::size_t count) {
     const std::size_t at = k * per_block;
-    const philox::block bits = philox::generate(philox::advance(start.counter, k), start.key);
     if (count - at >= per_block) {  // a whole block: straight into the result
-      dist.template fill<T>(bits, out + at);
+      fill_values(dist, start, k, out + at);
     } else {
       T v[per_block];
-      dist.template fill<T>(bits, v);
+      fill_values(dist, start, k, v);
       for (std::size_t j = 0; at + j < count; ++j) out[at + j] = v[j];
     }
+  }
+  /// Block k's values: from one Philox call, or (a truncated normal) from its own stretch of words.
+  STATICFLOW_HD static void fill_values(const Dist& dist, const philox::key_counter& start, std::size_t k, T* to) {
+    if constexpr (requires { dist.template fill_group<T>(start, k, to); }) dist.template fill_group<T>(start, k, to);
+    else dist.template fill<T>(philox::generate(philox::advance(start.counter, k), start.key), to);
   }
 };
 
@@ -381,9 +436,9 @@ constexpr auto random_uniform_between(const Shape& shape, const Seed& seed, Lo m
     return unit * graph::literal<T>(static_cast<T>(hi - lo)) + graph::literal<T>(lo);
   }
 }
-template <class T, class Shape, class Seed, class Mean, class Stddev>
+template <class T, class Dist = graph::standard_normal, class Shape, class Seed, class Mean, class Stddev>
 constexpr auto random_normal_scaled(const Shape& shape, const Seed& seed, Mean mean, Stddev stddev) {
-  const auto z = checked_random<T, floating_only>(graph::standard_normal{}, shape, seed);
+  const auto z = checked_random<T, floating_only>(Dist{}, shape, seed);
   return z * graph::literal<T>(bound_as<T>(stddev)) + graph::literal<T>(bound_as<T>(mean));
 }
 }  // namespace detail
@@ -434,6 +489,28 @@ template <class T = float, detail::random_shape_argument Shape, class Mean, clas
   requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
 constexpr auto stateless_normal(const Shape& shape, seed_pair seed, Mean mean, Stddev stddev) {
   return detail::random_normal_scaled<T>(shape, seed, mean, stddev);
+}
+
+/// tf.random.stateless_truncated_normal(shape, seed, mean, stddev): normals redrawn until within
+/// two standard deviations (Keras' truncated-normal initializers), then scaled.
+template <class T = float, detail::random_shape_argument Shape, detail::tensor_operand Seed>
+constexpr auto stateless_truncated_normal(const Shape& shape, const Seed& seed) {
+  return staticflow::detail::checked_random<T, staticflow::detail::floating_only>(graph::truncated_normal{}, shape,
+                                                                                  staticflow::detail::stateless_seed(seed));
+}
+template <class T = float, detail::random_shape_argument Shape>
+constexpr auto stateless_truncated_normal(const Shape& shape, seed_pair seed) {
+  return staticflow::detail::checked_random<T, staticflow::detail::floating_only>(graph::truncated_normal{}, shape, seed);
+}
+template <class T = float, detail::random_shape_argument Shape, detail::tensor_operand Seed, class Mean, class Stddev>
+  requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
+constexpr auto stateless_truncated_normal(const Shape& shape, const Seed& seed, Mean mean, Stddev stddev) {
+  return detail::random_normal_scaled<T, graph::truncated_normal>(shape, staticflow::detail::stateless_seed(seed), mean, stddev);
+}
+template <class T = float, detail::random_shape_argument Shape, class Mean, class Stddev>
+  requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
+constexpr auto stateless_truncated_normal(const Shape& shape, seed_pair seed, Mean mean, Stddev stddev) {
+  return detail::random_normal_scaled<T, graph::truncated_normal>(shape, seed, mean, stddev);
 }
 
 /// tf.random.stateless_uniform(shape, seed, dtype=int, minval=None, maxval=None): every int32
