@@ -546,12 +546,16 @@ TEST_CASE("suite: stateless random values are TF's on every backend", "[suite][r
       [](auto x, auto seed) {
         return std::tuple{sf::random::stateless_uniform(sf::shape_of(x), seed) + x, sf::random::stateless_normal(sf::shape<7>{}, seed),
                           sf::random::stateless_uniform<std::int64_t>(sf::shape<5>{}, {1, 2}, -5, 1000000000000),
-                          sf::stateless_dropout(x + 1.f, 0.4, {1, 2})};
+                          sf::stateless_dropout(x + 1.f, 0.4, {1, 2}), sf::random::stateless_truncated_normal<double>(sf::shape<5>{}, seed)};
       },
       suite::backend);
   const xt::xtensor<float, 1> zeros = xt::zeros<float>({std::size_t{12}});
   const xt::xtensor<std::int64_t, 1> seed = {1, 2};
-  const auto [u, n, i, d] = suite::host(f(suite::in(zeros), suite::in(seed)));
+  const auto [u, n, i, d, t] = suite::host(f(suite::in(zeros), suite::in(seed)));
+  const std::vector<double> tf_truncated{-0.1423118100189212, 0.7406072461585091, -0.552387756244845, -0.734450092480207, -0.39842023956588357};
+  const auto tf_got = suite::flat(t);
+  REQUIRE(tf_got.size() == 5);
+  for (std::size_t k = 0; k < 5; ++k) CHECK(tf_got[k] == Approx(tf_truncated[k]).epsilon(1e-12));
   CHECK(suite::flat(u) == std::vector<float>{0.8440604209899902f, 0.19204533100128174f, 0.9962232112884521f, 0.16038739681243896f,
                                              0.27199018001556396f, 0.6493459939956665f, 0.10694444179534912f, 0.06516242027282715f,
                                              0.4393514394760132f, 0.08476817607879639f, 0.20096802711486816f, 0.13920831680297852f});
