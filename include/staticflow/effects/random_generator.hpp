@@ -74,14 +74,15 @@ class basic_random_generator {
   state_type& state() { return state_; }
   const state_type& state() const { return state_; }
 
-  /// tf.random.Generator.reset_from_seed: the state [seed, 0, 0] (outside traced code: now; inside:
-  /// an effect of every call). A template, so that a program that never calls it does not
+  /// tf.random.Generator.reset_from_seed: from_seed's state (outside traced code: now; inside: an
+  /// effect of every call). A template, so that a program that never calls it does not
   /// instantiate the effect machinery for it (half a second of every user's compile time).
   template <std::integral Seed>
   void reset_from_seed(Seed seed) {
     const auto s = static_cast<std::int64_t>(seed);
+    const auto words = seed_state(s);
     if (detail::tracing()) state_.assign(state_literal(s));
-    else state_.assign(typename state_type::container_type{seed_state(s)[0], seed_state(s)[1], seed_state(s)[2]});
+    else state_.assign(typename state_type::container_type{words[0], words[1], words[2]});
   }
 
   /// Generator.uniform(shape, dtype): floats in [0, 1), or [minval, maxval); integers (T int32 /
