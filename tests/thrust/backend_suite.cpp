@@ -590,3 +590,25 @@ TEST_CASE("suite: moments and layer_normalization are TF's and Keras' on every b
   for (std::size_t k = 0; k < keras.size(); ++k) CHECK(got[k] == Approx(keras[k]).epsilon(2e-6));
   CHECK(suite::flat(matrix_one) == std::vector<float>{10.25f});
 }
+
+TEST_CASE("suite: reverse, roll, tile, repeat, pad and split are NumPy's on every backend", "[suite][data_movement]") {
+  auto f = sf::function(
+      [](auto x) {
+        const auto halves = sf::split<2>(x, sf::axes<1>{});
+        return std::tuple{sf::reverse(x, sf::axes<0, 1>{}), sf::roll(x, {1, -1}, sf::axes<0, 1>{}), sf::tile(x, {1, 2}),
+                          sf::repeat(x, 2, sf::axes<0>{}), sf::pad(x, {{1, 0}, {0, 1}}, -1.f),
+                          sf::pad(x, {{0, 0}, {2, 1}}, sf::pad_mode::reflect), sf::pad(x, {{1, 1}, {0, 0}}, sf::pad_mode::symmetric),
+                          halves[1] - halves[0]};
+      },
+      suite::backend);
+  const xt::xtensor<float, 2> x = {{1, 2, 3, 4}, {5, 6, 7, 8}};
+  const auto [reversed, rolled, tiled, repeated, constant, reflect, symmetric, halves] = suite::host(f(suite::in(x)));
+  CHECK(suite::flat(reversed) == std::vector<float>{8, 7, 6, 5, 4, 3, 2, 1});
+  CHECK(suite::flat(rolled) == std::vector<float>{6, 7, 8, 5, 2, 3, 4, 1});
+  CHECK(suite::flat(tiled) == std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8, 5, 6, 7, 8});
+  CHECK(suite::flat(repeated) == std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8, 5, 6, 7, 8});
+  CHECK(suite::flat(constant) == std::vector<float>{-1, -1, -1, -1, -1, 1, 2, 3, 4, -1, 5, 6, 7, 8, -1});
+  CHECK(suite::flat(reflect) == std::vector<float>{3, 2, 1, 2, 3, 4, 3, 7, 6, 5, 6, 7, 8, 7});
+  CHECK(suite::flat(symmetric) == std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8, 5, 6, 7, 8});
+  CHECK(suite::flat(halves) == std::vector<float>{2, 2, 2, 2});
+}

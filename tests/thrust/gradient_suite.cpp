@@ -257,3 +257,33 @@ TEST_CASE("suite: gather's gradient adds repeated rows up", "[suite][gradients][
       CHECK(close(dt(r, k), want));
     }
 }
+
+TEST_CASE("suite: gradients of tile, repeat, mirror padding and roll add every read up", "[suite][gradients][data_movement]") {
+  INFO("backend " << suite::name());
+  // L = sum(move(t) * w) for each op: dL/dt is w summed where the op read each element
+  auto vg = sf::value_and_grad<0>(
+      [](auto t, auto w1, auto w2) {
+        return sf::reduce_sum(sf::pad(sf::tile(t, {1, 2}), {{1, 1}, {0, 0}}, sf::pad_mode::symmetric) * w1) +
+               sf::reduce_sum(sf::roll(sf::repeat(t, 2, sf::axes<0>{}), 1, sf::axes<1>{}) * w2);
+      },
+      suite::backend);
+  const auto t = pattern(2, 3, 1.f, 0.3f), w1 = pattern(4, 6, 1.5f, 2.1f), w2 = pattern(4, 3, 0.5f, 1.1f);
+  const auto [loss, dt] = suite::host(vg(suite::in(t), suite::in(w1), suite::in(w2)));
+  // symmetric padding by 1 of 2 rows reads rows 1, 0 | 0, 1 | 1, 0 -> result row r reads t's row {0, 0, 1, 1}[r]
+  const std::size_t padded_row[4] = {0, 0, 1, 1};
+  double expected = 0;
+  xt::xtensor<double, 2> want = xt::zeros<double>({2, 3});
+  for (std::size_t r = 0; r < 4; ++r)
+    for (std::size_t c = 0; c < 6; ++c) {
+      expected += double(t(padded_row[r], c % 3)) * w1(r, c);
+      want(padded_row[r], c % 3) += w1(r, c);
+    }
+  for (std::size_t r = 0; r < 4; ++r)
+    for (std::size_t c = 0; c < 3; ++c) {
+      expected += double(t(r / 2, (c + 2) % 3)) * w2(r, c);
+      want(r / 2, (c + 2) % 3) += w2(r, c);
+    }
+  CHECK(close(loss(), expected));
+  for (std::size_t r = 0; r < 2; ++r)
+    for (std::size_t c = 0; c < 3; ++c) CHECK(close(dt(r, c), want(r, c)));
+}

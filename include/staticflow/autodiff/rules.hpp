@@ -26,6 +26,7 @@
 #include "staticflow/graph/composites.hpp"
 #include "staticflow/graph/conv.hpp"
 #include "staticflow/graph/cumulative.hpp"
+#include "staticflow/graph/data_movement.hpp"
 #include "staticflow/graph/gather.hpp"
 #include "staticflow/graph/pool.hpp"
 #include "staticflow/graph/random.hpp"
@@ -443,6 +444,15 @@ constexpr auto child_adjoint(const graph::take<X, I>& n, const G& g) {
   static_assert(K == 0);
   const auto ge = to_value_spec(g, n);
   return graph::take_gradient<std::remove_cvref_t<decltype(ge)>, X, I>(ge, n.a, n.index);
+}
+
+// ---- reverse, roll, tile, repeat, pad, split: the adjoint of each result element added back
+// where it was read (graph/data_movement.hpp) ----
+template <std::size_t K, class Kind, class A, class G>
+constexpr auto child_adjoint(const graph::axis_map<Kind, A>& n, const G& g) {
+  static_assert(K == 0);
+  const auto ge = to_value_spec(g, n);
+  return graph::axis_map_gradient<Kind, std::remove_cvref_t<decltype(ge)>, A>(ge, n.a, n.params);
 }
 
 // ---- gather: the adjoint of each gathered slice added back where it was read (the indices are

@@ -1,0 +1,185 @@
+// staticflow/backend/cpu/data_movement.hpp -- the axis-map ops (graph/data_movement.hpp: reverse,
+// roll, tile, repeat, pad, split) and their gradients on the CPU.
+//
+// Forward: the result's last axis is cut once per call into runs (a stretch of the operand read
+// forwards, backwards, one element repeated, or the fill value); every row is then a few copies,
+// the rows split across threads. Gradient: each operand element sums the adjoint where it was
+// read, in row-major order of the result (graph::axis_rule's order), rows split across threads;
+// each element is summed by one thread, so 1 or 2 threads give the same bits.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+
+#include "staticflow/backend/cpu/operand.hpp"
+#include "staticflow/backend/cpu/parallel.hpp"
+#include "staticflow/graph/data_movement.hpp"
+#include "staticflow/plan/arena.hpp"
+
+namespace staticflow::cpu {
+namespace detail {
+
+/// A stretch of a result row: `length` elements from the operand row at `source` onwards read with
+/// step +1, -1 or 0 (one element repeated), or the fill value (source < 0).
+struct row_run {
+  std::size_t start, length;
+  std::ptrdiff_t source, step;
+};
+
+/// The runs of the last axis under `rule` (at most one per element), into `runs`; returns their count.
+inline std::size_t cut_into_runs(const graph::axis_rule& rule, std::size_t m, row_run* runs) {
+  std::size_t count = 0;
+  for (std::size_t p = 0; p < m; ++p) {
+    const std::ptrdiff_t s = rule.source(p);
+    if (count) {
+      row_run& last = runs[count - 1];
+      const std::ptrdiff_t expected = last.source < 0 ? -1 : last.source + last.step * static_cast<std::ptrdiff_t>(last.length);
+      const bool extends = last.source < 0 ? s < 0
+                           : last.length == 1 ? s >= 0 && (s - last.source == 1 || s - last.source == -1 || s == last.source)
+                                              : s >= 0 && s == expected;
+      if (extends) {
+        if (last.length == 1 && last.source >= 0) last.step = s - last.source;
+        ++last.length;
+        continue;
+      }
+    }
+    runs[count++] = {p, 1, s, 1};
+  }
+  return count;
+}
+
+template <class T>
+void copy_runs(const row_run* runs, std::size_t count, const T* in_row, T* out_row, T fill) {
+  for (std::size_t r = 0; r < count; ++r) {
+    const row_run& run = runs[r];
+    T* to = out_row + run.start;
+    if (run.source < 0 || !in_row) {
+      std::fill_n(to, run.length, fill);
+    } else if (run.step == 1) {
+      std::copy_n(in_row + run.source, run.length, to);
+    } else if (run.step == 0) {
+      std::fill_n(to, run.length, in_row[run.source]);
+    } else {
+      const T* from = in_row + run.source;
+      for (std::size_t k = 0; k < run.length; ++k) to[k] = *(from - k);
+    }
+  }
+}
+
+template <std::size_t R>
+extents<R> strides_of(const extents<R>& e) {
+  extents<R> s{};
+  for (std::size_t i = R, n = 1; i-- > 0;) s[i] = n, n *= e[i];
+  return s;
+}
+
+/// The first element of the operand row that result row `index` (outer coordinates) reads, or
+/// null where some outer axis reads the fill value.
+template <class T, std::size_t R>
+const T* source_row(const std::array<graph::axis_rule, R>& rules, const std::array<std::size_t, R>& index, const T* in,
+                    const extents<R>& in_stride) {
+  std::size_t offset = 0;
+  for (std::size_t d = 0; d + 1 < R; ++d) {
+    const std::ptrdiff_t s = rules[d].source(index[d]);
+    if (s < 0) return nullptr;
+    offset += static_cast<std::size_t>(s) * in_stride[d];
+  }
+  return in + offset;
+}
+
+/// Runs `row(index, r)` for rows [first, last) of extents e (index: the row's outer coordinates).
+template <std::size_t R, class F>
+void for_rows(const extents<R>& e, std::size_t first, std::size_t last, F&& row) {
+  std::array<std::size_t, R> index{};
+  for (std::size_t d = R - 1, r = first; d-- > 0;) index[d] = r % e[d], r /= e[d];
+  for (std::size_t r = first; r < last; ++r) {
+    row(index, r);
+    for (std::size_t d = R - 1; d-- > 0;) {
+      if (++index[d] < e[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+template <class Kind, class T>
+T fill_value(const Kind& k) {
+  if constexpr (requires { k.fill; }) return static_cast<T>(k.fill);
+  else return T{};
+}
+}  // namespace detail
+
+template <class Sig, class Kind, class A, class Views, std::size_t R, class T>
+void materialize(const graph::axis_map<Kind, A>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const auto ie = graph::node_extents(n.a, staticflow::detail::extents_of_views(views));
+  const std::size_t size = staticflow::detail::product(out_ext);
+  if (size == 0) return;
+  const T* in = staticflow::detail::product(ie) ? detail::contiguous_operand<T, Sig>(n.a, views, ie) : nullptr;
+  if constexpr (R == 0) {
+    out[0] = in[0];
+  } else {
+    const auto rules = n.params.rules(ie, out_ext);
+    const std::size_t m = out_ext[R - 1];
+    auto* runs = static_cast<detail::row_run*>(plan::arena::local().allocate(sizeof(detail::row_run) * m));
+    const std::size_t run_count = detail::cut_into_runs(rules[R - 1], m, runs);
+    const auto in_stride = detail::strides_of(ie);
+    const T fill = detail::fill_value<Kind, T>(n.params);
+    parallel_for(size / m, threads_for(size), [&](std::size_t first, std::size_t last) {
+      detail::for_rows(out_ext, first, last, [&](const std::array<std::size_t, R>& index, std::size_t r) {
+        const T* row = in ? detail::source_row(rules, index, in, in_stride) : nullptr;
+        detail::copy_runs(runs, run_count, row, out + r * m, fill);
+      });
+    });
+  }
+}
+
+template <class Sig, class Kind, class G, class A, class Views, std::size_t R, class T>
+void materialize(const graph::axis_map_gradient<Kind, G, A>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const auto ge = graph::node_extents(n.g, staticflow::detail::extents_of_views(views));
+  const std::size_t size = staticflow::detail::product(out_ext);
+  if (size == 0) return;
+  if (staticflow::detail::product(ge) == 0) {
+    std::fill_n(out, size, T(0));
+    return;
+  }
+  const T* g = detail::contiguous_operand<T, Sig>(n.g, views, ge);
+  if constexpr (R == 0) {
+    out[0] = g[0];
+  } else {
+    const auto rules = n.rules(out_ext);
+    const auto g_stride = detail::strides_of(ge);
+    // the readers of each coordinate of the last axis, listed once: offsets[i] .. offsets[i + 1]
+    const std::size_t n_inner = out_ext[R - 1];
+    auto& arena = plan::arena::local();
+    auto* offsets = static_cast<std::size_t*>(arena.allocate(sizeof(std::size_t) * (n_inner + 1)));
+    offsets[0] = 0;
+    for (std::size_t i = 0; i < n_inner; ++i) offsets[i + 1] = offsets[i] + rules[R - 1].count(i);
+    auto* readers = static_cast<std::size_t*>(arena.allocate(sizeof(std::size_t) * (offsets[n_inner] + 1)));
+    for (std::size_t i = 0; i < n_inner; ++i)
+      for (std::size_t k = 0; k < offsets[i + 1] - offsets[i]; ++k) readers[offsets[i] + k] = rules[R - 1].nth(i, k);
+    parallel_for(size / n_inner, threads_for(std::max(size, ge[0] * g_stride[0])), [&](std::size_t first, std::size_t last) {
+      detail::for_rows(out_ext, first, last, [&](const std::array<std::size_t, R>& index, std::size_t r) {
+        T* to = out + r * n_inner;
+        std::fill_n(to, n_inner, T(0));
+        // every combination of readers along the outer axes, in row-major order
+        std::array<std::size_t, R> counts{}, k{};
+        for (std::size_t d = 0; d + 1 < R; ++d)
+          if ((counts[d] = rules[d].count(index[d])) == 0) return;
+        for (;;) {
+          const T* g_row = g;
+          for (std::size_t d = 0; d + 1 < R; ++d) g_row += rules[d].nth(index[d], k[d]) * g_stride[d];
+          for (std::size_t i = 0; i < n_inner; ++i)
+            for (std::size_t j = offsets[i]; j < offsets[i + 1]; ++j) to[i] += g_row[readers[j]];
+          std::size_t d = R - 1;
+          while (d-- > 0) {
+            if (++k[d] < counts[d]) break;
+            k[d] = 0;
+          }
+          if (d >= R) return;  // every combination done (d wrapped past 0)
+        }
+      });
+    });
+  }
+}
+
+}  // namespace staticflow::cpu

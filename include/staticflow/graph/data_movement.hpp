@@ -1,0 +1,650 @@
+// staticflow/graph/data_movement.hpp -- ops whose every result coordinate, axis by axis, reads one
+// coordinate of the operand (or a fill value): reverse, roll, tile, repeat, pad (constant, reflect,
+// symmetric) and the parts of split / unstack.
+//
+// Each op is a kind that turns the run-time extents into one graph::axis_rule per axis; a single
+// node type (graph::axis_map) and a single kernel per backend serve them all, so a new op of this
+// family costs a kind, not a kernel. The gradient is the same map read backwards
+// (graph::axis_map_gradient): each operand element sums the adjoint at every result element that
+// read it, in row-major order of those elements, so the CPU and the device add in the same order
+// (tile, repeat and the mirror paddings read an element several times; the others at most once).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/core/axes.hpp"
+#include "staticflow/core/config.hpp"
+#include "staticflow/core/errors.hpp"
+#include "staticflow/core/shape.hpp"
+#include "staticflow/core/static_value.hpp"
+#include "staticflow/graph/creation.hpp"
+#include "staticflow/graph/operators.hpp"
+#include "staticflow/graph/shape_ops.hpp"
+#include "staticflow/graph/traversal.hpp"
+
+namespace staticflow {
+
+/// tf.pad's modes, as tags (the mode is part of the graph, so static limits are checked when it
+/// compiles): `sf::pad_mode::constant` (the fill value), `reflect` (mirror without the edge:
+/// 3 2 | 1 2 3 | 2 1) and `symmetric` (mirror with the edge: 2 1 | 1 2 3 | 3 2).
+enum class padding_kind { constant, reflect, symmetric };
+namespace pad_mode {
+template <padding_kind K>
+struct tag {
+  static constexpr padding_kind kind = K;
+};
+inline constexpr tag<padding_kind::constant> constant{};
+inline constexpr tag<padding_kind::reflect> reflect{};
+inline constexpr tag<padding_kind::symmetric> symmetric{};
+}  // namespace pad_mode
+
+/// Static paddings, two per axis (before, after): `sf::pad(x, sf::paddings<1, 1, 0, 2>{})`.
+template <std::size_t... P>
+struct paddings {
+  static constexpr std::size_t count = sizeof...(P);
+  static_assert(sizeof...(P) % 2 == 0, "staticflow: sf::paddings<...> takes two amounts per axis (before, after)");
+};
+/// Static multiples, one per axis: `sf::tile(x, sf::multiples<2, 1>{})`.
+template <std::size_t... M>
+struct multiples {};
+
+namespace graph {
+
+/// How result coordinate p along one axis picks the operand's coordinate (n: the operand's
+/// extent, m: the result's), and back: which result coordinates read operand coordinate i, in
+/// increasing order (`count` of them, the k-th by `nth`).
+struct axis_rule {
+  enum class form : unsigned char {
+    strided,    // a + b * p, outside [0, n) the fill value: slice, reverse, constant padding
+    wrapped,    // (p + a) mod n: roll, tile
+    repeated,   // p / a: repeat
+    reflected,  // p - a mirrored at the edges, without the edge (a: padding before)
+    symmetric,  // p - a mirrored at the edges, with the edge
+  };
+  form how = form::strided;
+  std::ptrdiff_t a = 0, b = 1;
+  std::size_t n = 0, m = 0;
+
+  static constexpr axis_rule identity(std::size_t n) { return {form::strided, 0, 1, n, n}; }
+
+  /// The operand coordinate result coordinate p reads, or -1 for the fill value.
+  STATICFLOW_HD constexpr std::ptrdiff_t source(std::size_t p) const {
+    const auto sn = static_cast<std::ptrdiff_t>(n), sp = static_cast<std::ptrdiff_t>(p);
+    switch (how) {
+      case form::strided: {
+        const std::ptrdiff_t q = a + b * sp;
+        return q >= 0 && q < sn ? q : -1;
+      }
+      case form::wrapped: return (sp + a) % sn;
+      case form::repeated: return sp / a;
+      case form::reflected: {
+        const std::ptrdiff_t q = sp - a;
+        return q < 0 ? -q : q >= sn ? 2 * (sn - 1) - q : q;
+      }
+      case form::symmetric: {
+        const std::ptrdiff_t q = sp - a;
+        return q < 0 ? -q - 1 : q >= sn ? 2 * sn - 1 - q : q;
+      }
+    }
+    return -1;
+  }
+
+  /// How many result coordinates read operand coordinate i (< n).
+  STATICFLOW_HD constexpr std::size_t count(std::size_t i) const {
+    std::size_t found[3];
+    return how == form::wrapped    ? wrapped_count(i)
+           : how == form::repeated ? static_cast<std::size_t>(a)
+                                   : listed(i, found);
+  }
+  /// The k-th (k < count(i)) result coordinate that reads operand coordinate i.
+  STATICFLOW_HD constexpr std::size_t nth(std::size_t i, std::size_t k) const {
+    if (how == form::wrapped) return first_wrapped(i) + k * n;
+    if (how == form::repeated) return i * static_cast<std::size_t>(a) + k;
+    std::size_t found[3] = {0, 0, 0};
+    listed(i, found);
+    return found[k];
+  }
+
+ private:
+  STATICFLOW_HD constexpr std::size_t first_wrapped(std::size_t i) const {
+    const auto sn = static_cast<std::ptrdiff_t>(n);
+    return static_cast<std::size_t>(((static_cast<std::ptrdiff_t>(i) - a) % sn + sn) % sn);
+  }
+  STATICFLOW_HD constexpr std::size_t wrapped_count(std::size_t i) const {
+    const std::size_t p0 = first_wrapped(i);
+    return p0 < m ? (m - p0 + n - 1) / n : 0;
+  }
+  /// The (at most 3) readers of i for the strided and mirrored forms, in increasing order.
+  STATICFLOW_HD constexpr std::size_t listed(std::size_t i, std::size_t (&found)[3]) const {
+    const auto si = static_cast<std::ptrdiff_t>(i), sn = static_cast<std::ptrdiff_t>(n), sm = static_cast<std::ptrdiff_t>(m);
+    std::size_t c = 0;
+    auto add = [&](std::ptrdiff_t p) {
+      if (p >= 0 && p < sm) found[c++] = static_cast<std::size_t>(p);
+    };
+    if (how == form::strided) {
+      const std::ptrdiff_t d = si - a;
+      if (d % b == 0) add(d / b);
+    } else if (how == form::reflected) {
+      if (si >= 1 && si <= a) add(a - si);
+      add(a + si);
+      if (si <= sn - 2) add(a + 2 * (sn - 1) - si);
+    } else {
+      if (si < a) add(a - 1 - si);
+      add(a + si);
+      add(a + 2 * sn - 1 - si);
+    }
+    return c;
+  }
+};
+
+/// An op of this family: its result at each coordinate is the operand at the coordinates its kind's
+/// axis rules pick (or the kind's fill value). Materialized: one copy per call.
+template <class Kind, class A>
+struct axis_map : node<axis_map<Kind, A>> {
+  static constexpr bool materialized = true;
+  static constexpr std::size_t rank = A::shape_type::rank;
+  using kind = Kind;
+  using value_type = typename A::value_type;
+  using shape_type = typename Kind::template result_shape<typename A::shape_type>;
+  A a;
+  Kind params;
+  constexpr axis_map(A a_, Kind k) : a(a_), params(k) {}
+  constexpr std::tuple<const A&> children() const { return {a}; }
+  template <class C>
+  constexpr auto with_children(const C& c) const { return axis_map<Kind, C>(c, params); }
+  constexpr bool same_parameters(const axis_map& o) const { return params == o.params; }
+  std::string name() const { return params.name(); }
+  extents<rank> result_extents(const extents<rank>& in) const { return params.extents_of(in); }
+  /// The rule of each axis for an operand of extents `in` (whose result has extents_of(in)).
+  std::array<axis_rule, rank> rules(const extents<rank>& in) const { return params.rules(in, params.extents_of(in)); }
+};
+
+/// The gradient of axis_map<Kind, A> with respect to its operand: each operand element sums the
+/// adjoint of the result elements that read it. a is a child for its extents only.
+template <class Kind, class G, class A>
+struct axis_map_gradient : node<axis_map_gradient<Kind, G, A>> {
+  static constexpr bool materialized = true;
+  static constexpr std::size_t rank = A::shape_type::rank;
+  using value_type = typename G::value_type;
+  using shape_type = typename A::shape_type;
+  G g;
+  A a;
+  Kind params;
+  constexpr axis_map_gradient(G g_, A a_, Kind k) : g(g_), a(a_), params(k) {}
+  constexpr std::tuple<const G&, const A&> children() const { return {g, a}; }
+  template <class H, class B>
+  constexpr auto with_children(const H& h, const B& b) const { return axis_map_gradient<Kind, H, B>(h, b, params); }
+  constexpr bool same_parameters(const axis_map_gradient& o) const { return params == o.params; }
+  std::string name() const { return params.name() + "Grad"; }
+  extents<rank> result_extents(const extents<rank>& eg, const extents<rank>& ea) const {
+    if (!staticflow::detail::same_extents(eg, params.extents_of(ea)))
+      throw shape_error("gradient of " + params.name() + ": an adjoint of shape " + staticflow::detail::extents_string(eg) +
+                        " for an operand of shape " + staticflow::detail::extents_string(ea));
+    return ea;
+  }
+  std::array<axis_rule, rank> rules(const extents<rank>& in) const { return params.rules(in, params.extents_of(in)); }
+};
+
+namespace detail {
+/// sf::dyn for each element of a pack (run-time amounts, one per axis).
+template <std::size_t>
+inline constexpr std::size_t dyn_for = dyn;
+
+/// A result shape that keeps S's extents on every axis but replaces them per axis: Dim(i, n).
+template <class S, class F, class I = std::make_index_sequence<S::rank>>
+struct mapped_shape;
+template <class S, class F, std::size_t... I>
+struct mapped_shape<S, F, std::index_sequence<I...>> {
+  using type = shape<F::dim(I, S::dims[I])...>;
+};
+struct same_dims {
+  static constexpr std::size_t dim(std::size_t, std::size_t n) { return n; }
+};
+
+inline std::string list_string(const auto& values) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + std::to_string(values[i]);
+  return s + (values.size() == 1 ? ",)" : ")");
+}
+
+template <std::size_t R, std::size_t N>
+constexpr std::array<std::size_t, N> normalized_axes(const std::array<int, N>& a) {
+  std::array<std::size_t, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = static_cast<std::size_t>(staticflow::detail::normalize_axis(a[i], R));
+  return out;
+}
+template <std::size_t R>
+std::array<axis_rule, R> identity_rules(const extents<R>& in) {
+  std::array<axis_rule, R> r{};
+  for (std::size_t i = 0; i < R; ++i) r[i] = axis_rule::identity(in[i]);
+  return r;
+}
+}  // namespace detail
+
+/// tf.reverse(x, axis=[A...]).
+template <std::size_t R, int... Axes>
+struct reverse_kind {
+  template <class S>
+  using result_shape = S;
+  static constexpr std::array<std::size_t, sizeof...(Axes)> axis = detail::normalized_axes<R>(std::array<int, sizeof...(Axes)>{Axes...});
+  bool operator==(const reverse_kind&) const = default;
+  std::string name() const { return "ReverseV2[axis=" + detail::list_string(axis) + "]"; }
+  extents<R> extents_of(const extents<R>& in) const { return in; }
+  std::array<axis_rule, R> rules(const extents<R>& in, const extents<R>&) const {
+    auto r = detail::identity_rules(in);
+    for (const std::size_t k : axis) r[k].a = static_cast<std::ptrdiff_t>(in[k]) - 1, r[k].b = -r[k].b;
+    return r;
+  }
+};
+
+/// tf.roll(x, shift=[s...], axis=[A...]): element i of an axis moves to (i + s) mod n; shifts on
+/// the same axis add up, as in TF.
+template <std::size_t R, int... Axes>
+struct roll_kind {
+  template <class S>
+  using result_shape = S;
+  static constexpr std::array<std::size_t, sizeof...(Axes)> axis = detail::normalized_axes<R>(std::array<int, sizeof...(Axes)>{Axes...});
+  std::array<std::ptrdiff_t, sizeof...(Axes)> shift{};
+  bool operator==(const roll_kind&) const = default;
+  std::string name() const { return "Roll[shift=" + detail::list_string(shift) + " axis=" + detail::list_string(axis) + "]"; }
+  extents<R> extents_of(const extents<R>& in) const { return in; }
+  std::array<axis_rule, R> rules(const extents<R>& in, const extents<R>&) const {
+    std::array<std::ptrdiff_t, R> total{};
+    for (std::size_t i = 0; i < axis.size(); ++i) {
+      const auto n = static_cast<std::ptrdiff_t>(in[axis[i]]);
+      if (n) total[axis[i]] = (total[axis[i]] + shift[i] % n) % n;
+    }
+    auto r = detail::identity_rules(in);
+    for (std::size_t k = 0; k < R; ++k)
+      if (total[k] != 0) r[k] = {axis_rule::form::wrapped, static_cast<std::ptrdiff_t>(in[k]) - total[k], 1, in[k], in[k]};
+    return r;
+  }
+};
+
+/// tf.tile(x, multiples): M... static multiples, or sf::dyn each where they come at run time.
+template <std::size_t... M>
+struct tile_kind {
+  static constexpr std::size_t R = sizeof...(M);
+  struct dims {
+    static constexpr std::array<std::size_t, R> static_multiples{M...};
+    static constexpr std::size_t dim(std::size_t i, std::size_t n) {
+      return n == dyn || static_multiples[i] == dyn ? dyn : n * static_multiples[i];
+    }
+  };
+  template <class S>
+  using result_shape = typename detail::mapped_shape<S, dims>::type;
+  std::array<std::size_t, R> multiple{M...};
+  bool operator==(const tile_kind&) const = default;
+  std::string name() const { return "Tile[multiples=" + detail::list_string(multiple) + "]"; }
+  extents<R> extents_of(const extents<R>& in) const {
+    extents<R> out{};
+    for (std::size_t i = 0; i < R; ++i) out[i] = in[i] * multiple[i];
+    return out;
+  }
+  std::array<axis_rule, R> rules(const extents<R>& in, const extents<R>& out) const {
+    auto r = detail::identity_rules(in);
+    for (std::size_t k = 0; k < R; ++k)
+      if (multiple[k] != 1) r[k] = {axis_rule::form::wrapped, 0, 1, in[k], out[k]};
+    return r;
+  }
+};
+
+/// tf.repeat(x, repeats, axis): each element of the axis Count times in a row (Count: static, or
+/// sf::dyn when it comes at run time).
+template <std::size_t R, int Axis, std::size_t Count>
+struct repeat_kind {
+  static constexpr std::size_t axis = static_cast<std::size_t>(staticflow::detail::normalize_axis(Axis, R));
+  struct dims {
+    static constexpr std::size_t dim(std::size_t i, std::size_t n) {
+      return i != axis ? n : n == dyn || Count == dyn ? dyn : n * Count;
+    }
+  };
+  template <class S>
+  using result_shape = typename detail::mapped_shape<S, dims>::type;
+  std::size_t repeats = Count;
+  bool operator==(const repeat_kind&) const = default;
+  std::string name() const { return "Repeat[repeats=" + std::to_string(repeats) + " axis=" + std::to_string(axis) + "]"; }
+  extents<R> extents_of(const extents<R>& in) const {
+    extents<R> out = in;
+    out[axis] *= repeats;
+    return out;
+  }
+  std::array<axis_rule, R> rules(const extents<R>& in, const extents<R>& out) const {
+    auto r = detail::identity_rules(in);
+    if (repeats != 1) r[axis] = {axis_rule::form::repeated, static_cast<std::ptrdiff_t>(repeats), 1, in[axis], out[axis]};
+    return r;
+  }
+};
+
+/// tf.pad(x, paddings, mode, constant_values): P... two static amounts per axis, or sf::dyn each
+/// where they come at run time. T: the operand's dtype (of the fill value).
+template <class T, padding_kind Mode, std::size_t... P>
+struct pad_kind {
+  static constexpr std::size_t R = sizeof...(P) / 2;
+  struct dims {
+    static constexpr std::array<std::size_t, 2 * R> static_amounts{P...};
+    static constexpr std::size_t dim(std::size_t i, std::size_t n) {
+      const std::size_t before = static_amounts[2 * i], after = static_amounts[2 * i + 1];
+      return n == dyn || before == dyn || after == dyn ? dyn : before + n + after;
+    }
+  };
+  template <class S>
+  using result_shape = typename detail::mapped_shape<S, dims>::type;
+  static constexpr padding_kind mode = Mode;
+  std::array<std::size_t, 2 * R> amount{P...};
+  T fill{};
+  bool operator==(const pad_kind&) const = default;
+  std::string name() const {
+    std::string s = mode == padding_kind::constant ? "PadV2[paddings=(" : "MirrorPad[paddings=(";
+    for (std::size_t i = 0; i < R; ++i)
+      s += (i ? ",(" : "(") + std::to_string(amount[2 * i]) + "," + std::to_string(amount[2 * i + 1]) + ")";
+    s += R == 1 ? ",)" : ")";
+    if (mode == padding_kind::constant) return s + " constant_values=" + staticflow::detail::number_text(fill) + "]";
+    return s + (mode == padding_kind::reflect ? " mode=REFLECT]" : " mode=SYMMETRIC]");
+  }
+  /// TF's limits for the mirror modes (a padding may not reach past the mirrored copy).
+  extents<R> extents_of(const extents<R>& in) const {
+    extents<R> out{};
+    for (std::size_t i = 0; i < R; ++i) {
+      const std::size_t before = amount[2 * i], after = amount[2 * i + 1];
+      const std::size_t limit = mode == padding_kind::reflect ? (in[i] ? in[i] - 1 : 0) : in[i];
+      if (mode != padding_kind::constant && (before > limit || after > limit))
+        throw shape_error(std::string("pad: ") + (mode == padding_kind::reflect ? "REFLECT" : "SYMMETRIC") + " paddings (" +
+                          std::to_string(before) + ", " + std::to_string(after) + ") of axis " + std::to_string(i) +
+                          " must be " + (mode == padding_kind::reflect ? "less than" : "no greater than") + " its extent " +
+                          std::to_string(in[i]) + " in shape " + staticflow::detail::extents_string(in));
+      out[i] = before + in[i] + after;
+    }
+    return out;
+  }
+  std::array<axis_rule, R> rules(const extents<R>& in, const extents<R>& out) const {
+    auto r = detail::identity_rules(in);
+    constexpr axis_rule::form forms[] = {axis_rule::form::strided, axis_rule::form::reflected, axis_rule::form::symmetric};
+    for (std::size_t k = 0; k < R; ++k)
+      if (amount[2 * k] || amount[2 * k + 1])
+        r[k] = {forms[static_cast<std::size_t>(mode)], mode == padding_kind::constant ? -static_cast<std::ptrdiff_t>(amount[2 * k])
+                                                                         : static_cast<std::ptrdiff_t>(amount[2 * k]),
+                1, in[k], out[k]};
+    return r;
+  }
+};
+
+/// Part `part` of tf.split(x, parts, axis): the window [begin, begin + Size) of the axis (Size:
+/// static, or sf::dyn when the axis's extent is known at run time only).
+template <std::size_t R, int Axis, std::size_t Size>
+struct split_kind {
+  static constexpr std::size_t axis = static_cast<std::size_t>(staticflow::detail::normalize_axis(Axis, R));
+  struct dims {
+    static constexpr std::size_t dim(std::size_t i, std::size_t n) { return i == axis ? Size : n; }
+  };
+  template <class S>
+  using result_shape = typename detail::mapped_shape<S, dims>::type;
+  std::size_t parts = 1, part = 0;
+  bool operator==(const split_kind&) const = default;
+  std::string name() const {
+    return "Split[axis=" + std::to_string(axis) + " num_split=" + std::to_string(parts) + " part=" + std::to_string(part) + "]";
+  }
+  extents<R> extents_of(const extents<R>& in) const {
+    if (in[axis] % parts != 0)
+      throw shape_error("split: axis " + std::to_string(axis) + " of shape " + staticflow::detail::extents_string(in) +
+                        " does not split into " + std::to_string(parts) + " equal parts");
+    extents<R> out = in;
+    out[axis] = in[axis] / parts;
+    return out;
+  }
+  std::array<axis_rule, R> rules(const extents<R>& in, const extents<R>& out) const {
+    auto r = detail::identity_rules(in);
+    r[axis] = {axis_rule::form::strided, static_cast<std::ptrdiff_t>(part * out[axis]), 1, in[axis], out[axis]};
+    return r;
+  }
+};
+
+}  // namespace graph
+
+namespace detail {
+template <class T> struct is_static_paddings : std::false_type {};
+template <std::size_t... P>
+struct is_static_paddings<paddings<P...>> : std::true_type {
+  template <padding_kind K, class XN, class T>
+  static constexpr auto make(const XN& xn, T fill);
+};
+template <class X, int... A>
+struct axes_check {
+  static constexpr std::size_t rank = X::shape_type::rank;
+  static constexpr bool ok = (axis_in_range(A, rank) && ...);
+  static_assert(ok, "staticflow: reverse / roll / repeat / split / unstack: an axis is out of range for the tensor's rank");
+};
+template <class X, std::size_t N>
+struct per_axis_check {
+  static constexpr bool ok = N == X::shape_type::rank;
+  static_assert(ok, "staticflow: pad / tile: give one amount per axis of the tensor (two for pad: before and after)");
+};
+template <class N>
+constexpr std::size_t checked_extent(N n, const char* what) {
+  if constexpr (std::is_signed_v<N>) {
+    if (n < 0) throw shape_error(std::string(what) + " must be non-negative (got " + std::to_string(n) + ")");
+  }
+  return static_cast<std::size_t>(n);
+}
+template <class X>
+constexpr auto data_movement_operand(const X& x) {
+  return as_node<void>(x);
+}
+}  // namespace detail
+
+/// tf.reverse(x, axis): `sf::reverse(x, sf::axes<0, -1>{})` reverses the first and last axes.
+template <detail::tensor_operand X, int... A>
+constexpr auto reverse(const X& x, axes<A...>) {
+  const auto xn = detail::data_movement_operand(x);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  if constexpr (!detail::axes_check<XN, A...>::ok) return xn;
+  else return graph::axis_map<graph::reverse_kind<XN::shape_type::rank, A...>, XN>(xn, {});
+}
+
+/// tf.roll(x, shift, axis): `sf::roll(x, 2, sf::axes<1>{})`, `sf::roll(x, {1, -2}, sf::axes<0, 1>{})`
+/// (one run-time shift per axis; negative shifts roll the other way).
+template <detail::tensor_operand X, int... A>
+constexpr auto roll(const X& x, const std::ptrdiff_t (&shift)[sizeof...(A)], axes<A...>) {
+  const auto xn = detail::data_movement_operand(x);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  if constexpr (!detail::axes_check<XN, A...>::ok) {
+    return xn;
+  } else {
+    graph::roll_kind<XN::shape_type::rank, A...> k{};
+    for (std::size_t i = 0; i < sizeof...(A); ++i) k.shift[i] = shift[i];
+    return graph::axis_map<decltype(k), XN>(xn, k);
+  }
+}
+template <detail::tensor_operand X, int A>
+constexpr auto roll(const X& x, std::ptrdiff_t shift, axes<A> a) {
+  const std::ptrdiff_t shifts[1] = {shift};
+  return roll(x, shifts, a);
+}
+
+/// tf.tile(x, multiples): static `sf::tile(x, sf::multiples<2, 3>{})` (a static result shape) or
+/// run-time `sf::tile(x, {2, 3})` (run-time extents).
+template <detail::tensor_operand X, std::size_t... M>
+constexpr auto tile(const X& x, multiples<M...>) {
+  const auto xn = detail::data_movement_operand(x);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  if constexpr (!detail::per_axis_check<XN, sizeof...(M)>::ok) return xn;
+  else return graph::axis_map<graph::tile_kind<M...>, XN>(xn, {});
+}
+template <detail::tensor_operand X, class N, std::size_t R>
+  requires std::is_integral_v<N>
+constexpr auto tile(const X& x, const N (&multiple)[R]) {
+  const auto xn = detail::data_movement_operand(x);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  if constexpr (!detail::per_axis_check<XN, R>::ok) {
+    return xn;
+  } else {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      graph::tile_kind<graph::detail::dyn_for<I>...> k{};
+      for (std::size_t i = 0; i < R; ++i) k.multiple[i] = detail::checked_extent(multiple[i], "tile: multiples");
+      return graph::axis_map<decltype(k), XN>(xn, k);
+    }(std::make_index_sequence<R>{});
+  }
+}
+
+/// tf.repeat(x, repeats, axis): each element along the axis `repeats` times in a row; repeats a
+/// C++ integer (run-time extent) or a static value such as 3_c (static). Without an axis, x is
+/// flattened first, as in TF.
+template <detail::tensor_operand X, class N, int A>
+  requires(std::is_integral_v<N> || static_value_type<N>)
+constexpr auto repeat(const X& x, N repeats, axes<A>) {
+  const auto xn = detail::data_movement_operand(x);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  if constexpr (!detail::axes_check<XN, A>::ok) {
+    return xn;
+  } else if constexpr (static_value_type<N>) {
+    static_assert(N::value >= 0, "staticflow: repeat: repeats must be non-negative");
+    using kind = graph::repeat_kind<XN::shape_type::rank, A, static_cast<std::size_t>(N::value < 0 ? 0 : N::value)>;
+    return graph::axis_map<kind, XN>(xn, {});
+  } else {
+    using kind = graph::repeat_kind<XN::shape_type::rank, A, dyn>;
+    return graph::axis_map<kind, XN>(xn, kind{detail::checked_extent(repeats, "repeat: repeats")});
+  }
+}
+template <detail::tensor_operand X, class N>
+  requires(std::is_integral_v<N> || static_value_type<N>)
+constexpr auto repeat(const X& x, N repeats) {
+  const auto xn = detail::data_movement_operand(x);
+  using S = typename std::remove_cvref_t<decltype(xn)>::shape_type;
+  return repeat(reshape<shape<S::is_static ? S::size : dyn>>(xn), repeats, axes<0>{});
+}
+
+namespace detail {
+/// The static limits of the mirror modes (run-time extents are checked when the function runs).
+template <padding_kind K, class S, std::size_t... P>
+constexpr bool mirror_paddings_fit() {
+  if constexpr (K == padding_kind::constant || !S::is_static) {
+    return true;
+  } else {
+    constexpr std::array<std::size_t, sizeof...(P)> amount{P...};
+    for (std::size_t i = 0; i < amount.size(); ++i) {
+      const std::size_t n = S::dims[i / 2], limit = K == padding_kind::reflect ? (n ? n - 1 : 0) : n;
+      if (amount[i] != dyn && amount[i] > limit) return false;
+    }
+    return true;
+  }
+}
+
+template <padding_kind K, class T, class XN, std::size_t... P>
+constexpr auto make_pad(const XN& xn, const std::array<std::size_t, sizeof...(P)>& amount, T fill) {
+  constexpr bool fits = mirror_paddings_fit<K, typename XN::shape_type, P...>();
+  static_assert(fits || K != padding_kind::reflect,
+                "staticflow: pad: REFLECT paddings must be less than the extent of their axis");
+  static_assert(fits || K != padding_kind::symmetric,
+                "staticflow: pad: SYMMETRIC paddings must be no greater than the extent of their axis");
+  using kind = graph::pad_kind<T, K, P...>;
+  return graph::axis_map<kind, XN>(xn, kind{amount, fill});
+}
+
+template <std::size_t... P>
+template <padding_kind K, class XN, class T>
+constexpr auto is_static_paddings<paddings<P...>>::make(const XN& xn, T fill) {
+  return make_pad<K, T, XN, P...>(xn, {P...}, fill);
+}
+
+/// pad with amounts given statically (paddings<P...>) or at run time (an array of pairs).
+template <padding_kind K, detail::tensor_operand X, class Amounts, class V>
+constexpr auto pad_with(const X& x, const Amounts& amounts, V constant_value) {
+  static_assert(std::is_arithmetic_v<V>, "staticflow: pad: constant_values must be a C++ number");
+  const auto xn = detail::data_movement_operand(x);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  using T = typename XN::value_type;
+  const T fill = static_cast<T>(constant_value);
+  if constexpr (is_static_paddings<Amounts>::value) {
+    if constexpr (!per_axis_check<XN, Amounts::count / 2>::ok) return xn;
+    else return is_static_paddings<Amounts>::template make<K>(xn, fill);
+  } else {
+    constexpr std::size_t R = std::extent_v<Amounts>;
+    if constexpr (!per_axis_check<XN, R>::ok) {
+      return xn;
+    } else {
+      std::array<std::size_t, 2 * R> amount{};
+      for (std::size_t i = 0; i < R; ++i)
+        for (std::size_t j = 0; j < 2; ++j) amount[2 * i + j] = checked_extent(amounts[i][j], "pad: paddings");
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return make_pad<K, T, XN, graph::detail::dyn_for<I>...>(xn, amount, fill);
+      }(std::make_index_sequence<2 * R>{});
+    }
+  }
+}
+}  // namespace detail
+
+/// tf.pad(x, paddings, mode, constant_values): paddings static, `sf::paddings<1, 1, 0, 2>{}` (two
+/// amounts per axis; a static result shape), or at run time, `{{1, 1}, {0, 2}}`; then optionally
+/// the constant (0 by default) or a mode: `sf::pad_mode::reflect` / `symmetric` /
+/// `constant` (with its value after it).
+template <detail::tensor_operand X, std::size_t... P, class V = int>
+  requires std::is_arithmetic_v<V>
+constexpr auto pad(const X& x, paddings<P...> p, V constant_value = 0) {
+  return detail::pad_with<padding_kind::constant>(x, p, constant_value);
+}
+template <detail::tensor_operand X, std::size_t... P, padding_kind K, class V = int>
+constexpr auto pad(const X& x, paddings<P...> p, pad_mode::tag<K>, V constant_value = 0) {
+  static_assert(K == padding_kind::constant || std::is_same_v<V, int>,
+                "staticflow: pad: constant_values apply to sf::pad_mode::constant only");
+  return detail::pad_with<K>(x, p, constant_value);
+}
+template <detail::tensor_operand X, class N, std::size_t R, class V = int>
+  requires(std::is_integral_v<N> && std::is_arithmetic_v<V>)
+constexpr auto pad(const X& x, const N (&amounts)[R][2], V constant_value = 0) {
+  return detail::pad_with<padding_kind::constant>(x, amounts, constant_value);
+}
+template <detail::tensor_operand X, class N, std::size_t R, padding_kind K, class V = int>
+  requires std::is_integral_v<N>
+constexpr auto pad(const X& x, const N (&amounts)[R][2], pad_mode::tag<K>, V constant_value = 0) {
+  static_assert(K == padding_kind::constant || std::is_same_v<V, int>,
+                "staticflow: pad: constant_values apply to sf::pad_mode::constant only");
+  return detail::pad_with<K>(x, amounts, constant_value);
+}
+
+/// tf.split(x, Parts, axis): Parts equal windows of the axis, as a std::array of symbolic tensors
+/// (static extents where the axis's extent is static; sf::shape_error at run time when a run-time
+/// extent does not divide).
+template <std::size_t Parts, detail::tensor_operand X, int A>
+constexpr auto split(const X& x, axes<A>) {
+  const auto xn = detail::data_movement_operand(x);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  using S = typename XN::shape_type;
+  static_assert(Parts >= 1, "staticflow: split: the number of parts must be at least 1");
+  if constexpr (!detail::axes_check<XN, A>::ok) {
+    return std::array<XN, Parts>{};
+  } else {
+    constexpr std::size_t ax = static_cast<std::size_t>(detail::normalize_axis(A, S::rank));
+    constexpr std::size_t n = S::dims[ax];
+    static_assert(n == dyn || n % Parts == 0, "staticflow: split: the axis's extent does not split into equal parts");
+    using kind = graph::split_kind<S::rank, A, n == dyn ? dyn : n / Parts>;
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::array<graph::axis_map<kind, XN>, Parts>{graph::axis_map<kind, XN>(xn, kind{Parts, I})...};
+    }(std::make_index_sequence<Parts>{});
+  }
+}
+
+/// tf.unstack(x, axis): the slices along a static-extent axis, each without that axis.
+template <detail::tensor_operand X, int A>
+constexpr auto unstack(const X& x, axes<A> a) {
+  const auto xn = detail::data_movement_operand(x);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  using S = typename XN::shape_type;
+  if constexpr (!detail::axes_check<XN, A>::ok) {
+    return std::array<XN, 1>{xn};
+  } else {
+    constexpr std::size_t n = S::dims[static_cast<std::size_t>(detail::normalize_axis(A, S::rank))];
+    static_assert(n != dyn, "staticflow: unstack: the axis's extent must be static (the number of results is a C++ count)");
+    constexpr std::size_t count = n == dyn ? 1 : n;
+    const auto parts = split<count>(xn, a);
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::array{squeeze(parts[I], a)...};
+    }(std::make_index_sequence<count>{});
+  }
+}
+
+}  // namespace staticflow
