@@ -4,8 +4,9 @@
 // Forward: the result's last axis is cut once per call into runs (a stretch of the operand read
 // forwards, backwards, one element repeated, or the fill value); every row is then a few copies,
 // the rows split across threads. Gradient: each operand element sums the adjoint where it was
-// read, in row-major order of the result (graph::axis_rule's order), rows split across threads;
-// each element is summed by one thread, so 1 or 2 threads give the same bits.
+// read, in row-major order of the result (graph::axis_rule's order), as passes of runs over the
+// last axis (pass k: each element's k-th reader), rows split across threads; each element is
+// summed by one thread, so 1 or 2 threads give the same bits.
 #pragma once
 
 #include <algorithm>
@@ -27,11 +28,13 @@ struct row_run {
   std::ptrdiff_t source, step;
 };
 
-/// The runs of the last axis under `rule` (at most one per element), into `runs`; returns their count.
-inline std::size_t cut_into_runs(const graph::axis_rule& rule, std::size_t m, row_run* runs) {
+/// The runs of a row of m elements whose element p reads source(p) (or the fill value where it is
+/// negative), into `runs` (at most one per element); returns their count.
+template <class Source>
+std::size_t cut_into_runs(std::size_t m, Source source, row_run* runs) {
   std::size_t count = 0;
   for (std::size_t p = 0; p < m; ++p) {
-    const std::ptrdiff_t s = rule.source(p);
+    const std::ptrdiff_t s = source(p);
     if (count) {
       row_run& last = runs[count - 1];
       const std::ptrdiff_t expected = last.source < 0 ? -1 : last.source + last.step * static_cast<std::ptrdiff_t>(last.length);
@@ -63,6 +66,26 @@ void copy_runs(const row_run* runs, std::size_t count, const T* in_row, T* out_r
     } else {
       const T* from = in_row + run.source;
       for (std::size_t k = 0; k < run.length; ++k) to[k] = *(from - k);
+    }
+  }
+}
+
+/// out_row += the runs of in_row (fill runs add nothing), or out_row = 0 + them (fill runs: 0)
+/// for the first addition: the order of sums of the Thrust kernel, which starts each from 0.
+template <class T>
+void accumulate_runs(const row_run* runs, std::size_t count, const T* in_row, T* out_row, bool first) {
+  for (std::size_t r = 0; r < count; ++r) {
+    const row_run& run = runs[r];
+    T* to = out_row + run.start;
+    if (run.source < 0) {
+      if (first) std::fill_n(to, run.length, T(0));
+      continue;
+    }
+    const T* from = in_row + run.source;
+    if (first) {
+      for (std::size_t k = 0; k < run.length; ++k) to[k] = T(0) + from[static_cast<std::ptrdiff_t>(k) * run.step];
+    } else {
+      for (std::size_t k = 0; k < run.length; ++k) to[k] += from[static_cast<std::ptrdiff_t>(k) * run.step];
     }
   }
 }
@@ -121,7 +144,7 @@ void materialize(const graph::axis_map<Kind, A>& n, const Views& views, const ex
     const auto rules = n.params.rules(ie, out_ext);
     const std::size_t m = out_ext[R - 1];
     auto* runs = static_cast<detail::row_run*>(plan::arena::local().allocate(sizeof(detail::row_run) * m));
-    const std::size_t run_count = detail::cut_into_runs(rules[R - 1], m, runs);
+    const std::size_t run_count = detail::cut_into_runs(m, [&](std::size_t p) { return rules[R - 1].source(p); }, runs);
     const auto in_stride = detail::strides_of(ie);
     const T fill = detail::fill_value<Kind, T>(n.params);
     parallel_for(size / m, threads_for(size), [&](std::size_t first, std::size_t last) {
@@ -148,28 +171,44 @@ void materialize(const graph::axis_map_gradient<Kind, G, A>& n, const Views& vie
   } else {
     const auto rules = n.rules(out_ext);
     const auto g_stride = detail::strides_of(ge);
-    // the readers of each coordinate of the last axis, listed once: offsets[i] .. offsets[i + 1]
+    // The last axis as passes of runs: pass k reads, for each element, its k-th reader (if it has
+    // one); each combination of readers along the outer axes then adds pass after pass.
     const std::size_t n_inner = out_ext[R - 1];
+    std::size_t passes = 0, readers = 0;
+    for (std::size_t i = 0; i < n_inner; ++i) {
+      const std::size_t c = rules[R - 1].count(i);
+      passes = std::max(passes, c), readers += c;
+    }
+    passes = std::max<std::size_t>(passes, 1);  // pass 0 writes the zeros of elements nobody read
+    // pass k holds at most one run per element read k times or more, and a fill run between them
+    const std::size_t bound = 2 * std::max(readers, n_inner) + passes + 1;
     auto& arena = plan::arena::local();
-    auto* offsets = static_cast<std::size_t*>(arena.allocate(sizeof(std::size_t) * (n_inner + 1)));
-    offsets[0] = 0;
-    for (std::size_t i = 0; i < n_inner; ++i) offsets[i + 1] = offsets[i] + rules[R - 1].count(i);
-    auto* readers = static_cast<std::size_t*>(arena.allocate(sizeof(std::size_t) * (offsets[n_inner] + 1)));
-    for (std::size_t i = 0; i < n_inner; ++i)
-      for (std::size_t k = 0; k < offsets[i + 1] - offsets[i]; ++k) readers[offsets[i] + k] = rules[R - 1].nth(i, k);
+    auto* runs = static_cast<detail::row_run*>(arena.allocate(sizeof(detail::row_run) * bound));
+    auto* first_run = static_cast<std::size_t*>(arena.allocate(sizeof(std::size_t) * (passes + 1)));
+    first_run[0] = 0;
+    for (std::size_t k = 0; k < passes; ++k) {
+      const auto kth = [&](std::size_t i) {
+        return k < rules[R - 1].count(i) ? static_cast<std::ptrdiff_t>(rules[R - 1].nth(i, k)) : std::ptrdiff_t{-1};
+      };
+      first_run[k + 1] = first_run[k] + detail::cut_into_runs(n_inner, kth, runs + first_run[k]);
+    }
     parallel_for(size / n_inner, threads_for(std::max(size, ge[0] * g_stride[0])), [&](std::size_t first, std::size_t last) {
       detail::for_rows(out_ext, first, last, [&](const std::array<std::size_t, R>& index, std::size_t r) {
         T* to = out + r * n_inner;
-        std::fill_n(to, n_inner, T(0));
         // every combination of readers along the outer axes, in row-major order
         std::array<std::size_t, R> counts{}, k{};
-        for (std::size_t d = 0; d + 1 < R; ++d)
-          if ((counts[d] = rules[d].count(index[d])) == 0) return;
-        for (;;) {
+        for (std::size_t d = 0; d + 1 < R; ++d) {
+          if ((counts[d] = rules[d].count(index[d])) == 0) {
+            std::fill_n(to, n_inner, T(0));  // an element no result element read
+            return;
+          }
+        }
+        for (bool first_sum = true;; first_sum = false) {
           const T* g_row = g;
           for (std::size_t d = 0; d + 1 < R; ++d) g_row += rules[d].nth(index[d], k[d]) * g_stride[d];
-          for (std::size_t i = 0; i < n_inner; ++i)
-            for (std::size_t j = offsets[i]; j < offsets[i + 1]; ++j) to[i] += g_row[readers[j]];
+          for (std::size_t pass = 0; pass < passes; ++pass)
+            detail::accumulate_runs(runs + first_run[pass], first_run[pass + 1] - first_run[pass], g_row, to,
+                                    first_sum && pass == 0);
           std::size_t d = R - 1;
           while (d-- > 0) {
             if (++k[d] < counts[d]) break;
