@@ -41,6 +41,7 @@
 #include "staticflow/graph/conv.hpp"
 #include "staticflow/graph/cumulative.hpp"
 #include "staticflow/graph/data_movement.hpp"
+#include "staticflow/graph/slicing.hpp"
 #include "staticflow/graph/gather.hpp"
 #include "staticflow/graph/pool.hpp"
 #include "staticflow/graph/creation.hpp"

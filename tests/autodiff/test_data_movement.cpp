@@ -1,6 +1,6 @@
-// Gradients of sf::reverse, roll, tile, repeat, pad (all three modes) and split (the adjoint of
-// each result element added back where it was read: TF's ReverseV2 / Roll / TileGrad / PadGrad /
-// MirrorPadGrad / SplitGrad) against central differences in float64 on random shapes, exact counts
+// Gradients of sf::reverse, roll, tile, repeat, pad (all three modes), split and strided slices
+// (the adjoint of each result element added back where it was read: TF's ReverseV2 / Roll /
+// TileGrad / PadGrad / MirrorPadGrad / SplitGrad / StridedSliceGrad) against central differences in float64 on random shapes, exact counts
 // for the elements read several times, and the same bits on 1 and 2 threads.
 #include "gradient_check.hpp"
 
@@ -16,7 +16,8 @@ TEST_CASE("data movement gradients: every op on random run-time shapes") {
            sf::reduce_sum(sf::tanh(sf::tile(t, {2, 3})) * 0.5) + sf::reduce_sum(sf::square(sf::repeat(w, 3, sf::axes<0>{}))) +
            sf::reduce_sum(sf::cos(sf::pad(t, {{1, 1}, {1, 0}}, sf::pad_mode::reflect))) +
            sf::reduce_sum(sf::square(sf::pad(w, {{2, 0}, {1, 2}}, sf::pad_mode::symmetric))) +
-           sf::reduce_sum(sf::exp(sf::pad(t, {{0, 1}, {2, 0}}, 1.5) * 0.3));
+           sf::reduce_sum(sf::exp(sf::pad(t, {{0, 1}, {2, 0}}, 1.5) * 0.3)) +
+           sf::reduce_sum(sf::square(t(sf::span(sf::none, sf::none, -1), sf::span(1, sf::none, 2)))) * 0.7;
   };
   CHECK(check_gradients_of(std::index_sequence<0>{}, moved, x) == x.size());
 }

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "staticflow/core/dtype.hpp"
+#include "staticflow/core/span.hpp"
 #include "staticflow/core/spec.hpp"
 
 namespace staticflow {
@@ -36,6 +37,13 @@ struct node : detail::node_tag {
   template <class I>
   constexpr auto operator[](const I& i) const {
     return index_tensor(static_cast<const Derived&>(*this), i);
+  }
+  /// x(spans...): TF's x[a:b:c, ...] over the leading axes, e.g. `x(sf::span(1, -1))`
+  /// (graph/slicing.hpp, found by argument-dependent lookup).
+  template <class... S>
+    requires(sizeof...(S) >= 1 && (detail::is_span_v<S> && ...))
+  constexpr auto operator()(const S&... s) const {
+    return slice_tensor(static_cast<const Derived&>(*this), s...);
   }
 };
 
