@@ -621,3 +621,18 @@ TEST_CASE("suite: strided slices (negative steps, bounds from the end) are Pytho
   CHECK(suite::flat(inner) == std::vector<float>{6, 7, 2, 3});
   CHECK(suite::flat(odd) == std::vector<float>{4, 2, 8, 6});
 }
+
+TEST_CASE("suite: argsort, sort and top_k are stable and TF's on every backend", "[suite][sorting]") {
+  auto f = sf::function(
+      [](auto x) {
+        const auto [values, indices] = sf::top_k(x, 2);
+        return std::tuple{sf::argsort(x), sf::sort(x, sf::axes<0>{}, sf::descending), values, indices};
+      },
+      suite::backend);
+  const xt::xtensor<float, 2> x = {{3, 1, 2, 1}, {0, -1, 5, 5}};
+  const auto [order, columns, values, indices] = suite::host(f(suite::in(x)));
+  CHECK(suite::flat(order) == std::vector<std::int32_t>{1, 3, 2, 0, 1, 0, 2, 3});
+  CHECK(suite::flat(columns) == std::vector<float>{3, 1, 5, 5, 0, -1, 2, 1});
+  CHECK(suite::flat(values) == std::vector<float>{3, 2, 5, 5});
+  CHECK(suite::flat(indices) == std::vector<std::int32_t>{0, 2, 2, 3});
+}

@@ -287,3 +287,19 @@ TEST_CASE("suite: gradients of tile, repeat, mirror padding and roll add every r
   for (std::size_t r = 0; r < 2; ++r)
     for (std::size_t c = 0; c < 3; ++c) CHECK(close(dt(r, c), want(r, c)));
 }
+
+TEST_CASE("suite: the gradient of top_k and take_along_axis goes back where each value was read", "[suite][gradients][sorting]") {
+  INFO("backend " << suite::name());
+  auto vg = sf::value_and_grad<0>(
+      [](auto t, auto w, auto p) {
+        const auto [values, indices] = sf::top_k(t, 2);
+        return sf::reduce_sum(values * w) + sf::reduce_sum(sf::take_along_axis(t, p, sf::axes<1>{}));
+      },
+      suite::backend);
+  const xt::xtensor<float, 2> t = {{0.5f, 3.f, -1.f}, {2.f, 1.f, 4.f}}, w = {{1.f, 2.f}, {3.f, 4.f}};
+  const xt::xtensor<std::int32_t, 2> p = {{0, 0, 2}, {1, 1, 1}};
+  const auto [loss, dt] = suite::host(vg(suite::in(t), suite::in(w), suite::in(p)));
+  CHECK(close(loss(), (3.0 * 1 + 0.5 * 2 + 4.0 * 3 + 2.0 * 4) + (0.5 + 0.5 - 1.0) + (1.0 * 3)));
+  const std::vector<double> want{2 + 2, 1, 1, 4, 3, 3};
+  for (std::size_t k = 0; k < 6; ++k) CHECK(close(dt.flat(k), want[k]));
+}

@@ -28,6 +28,7 @@
 #include "staticflow/graph/cumulative.hpp"
 #include "staticflow/graph/data_movement.hpp"
 #include "staticflow/graph/gather.hpp"
+#include "staticflow/graph/sorting.hpp"
 #include "staticflow/graph/pool.hpp"
 #include "staticflow/graph/random.hpp"
 #include "staticflow/graph/shape_gradients.hpp"
@@ -462,6 +463,15 @@ constexpr auto child_adjoint(const graph::gather<X, I, Axis>& n, const G& g) {
   static_assert(K == 0);
   const auto ge = to_value_spec(g, n);
   return graph::gather_gradient<std::remove_cvref_t<decltype(ge)>, X, I, Axis>(ge, n.x, n.indices);
+}
+
+// ---- take_along_axis (sort, top_k): the adjoint added back where each value was read (the
+// positions are integers: no adjoint) ----
+template <std::size_t K, class X, class P, std::size_t Axis, class G>
+constexpr auto child_adjoint(const graph::take_along_axis<X, P, Axis>& n, const G& g) {
+  static_assert(K == 0);
+  const auto ge = to_value_spec(g, n);
+  return graph::take_along_axis_gradient<std::remove_cvref_t<decltype(ge)>, X, P, Axis>(ge, n.x, n.positions);
 }
 
 // ---- random values: no gradient to the seed (an integer) or to the tensor whose shape they take

@@ -20,6 +20,7 @@
 #include "staticflow/backend/cpu/random.hpp"
 #include "staticflow/backend/cpu/sequence.hpp"
 #include "staticflow/backend/cpu/shape_ops.hpp"
+#include "staticflow/backend/cpu/sorting.hpp"
 #include "staticflow/interop/xtensor.hpp"
 #include "staticflow/plan/arena.hpp"
 #include "staticflow/plan/plan.hpp"

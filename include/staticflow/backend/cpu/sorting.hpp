@@ -1,0 +1,101 @@
+// staticflow/backend/cpu/sorting.hpp -- argsort, take_along_axis and its gradient
+// (graph/sorting.hpp) on the CPU: each line along the axis on its own (a stable sort of its
+// positions; a pick or a scatter-add in position order), lines split across threads, so any
+// thread count gives the same bits.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "staticflow/backend/cpu/gather.hpp"
+#include "staticflow/backend/cpu/operand.hpp"
+#include "staticflow/backend/cpu/parallel.hpp"
+#include "staticflow/graph/sorting.hpp"
+
+namespace staticflow::cpu {
+
+template <class Sig, class X, std::size_t Axis, sort_direction D, class Views, std::size_t R>
+void materialize(const graph::argsort<X, Axis, D>& n, const Views& views, const extents<R>& out_ext, std::int32_t* out) {
+  using T = typename X::value_type;
+  const auto l = graph::detail::layout_around(out_ext, Axis);
+  const std::size_t size = l.outer * l.n * l.inner;
+  if (size == 0) return;
+  const T* x = detail::contiguous_operand<T, Sig>(n.x, views, out_ext);
+  const std::size_t lines = l.outer * l.inner;
+  parallel_for(lines, threads_for(size * 8), [&](std::size_t first, std::size_t last) {
+    // each chunk sorts its lines in one scratch line of (value, position) pairs (a vector: the
+    // arena belongs to the calling thread)
+    struct entry {
+      T value;
+      std::int32_t position;
+    };
+    std::vector<entry> scratch(l.n);
+    entry* line = scratch.data();
+    for (std::size_t ln = first; ln < last; ++ln) {
+      const std::size_t o = ln / l.inner, i = ln % l.inner;
+      const T* from = x + o * l.n * l.inner + i;
+      for (std::size_t k = 0; k < l.n; ++k) line[k] = {from[k * l.inner], static_cast<std::int32_t>(k)};
+      std::stable_sort(line, line + l.n, [](const entry& a, const entry& b) { return graph::detail::sorts_before<D>(a.value, b.value); });
+      std::int32_t* to = out + o * l.n * l.inner + i;
+      for (std::size_t k = 0; k < l.n; ++k) to[k * l.inner] = line[k].position;
+    }
+  });
+}
+
+namespace detail {
+/// The positions of a take_along_axis (or of its gradient), read and checked against the axis of
+/// x before anything is written.
+template <class Sig, class N, class Views>
+auto checked_positions(const N& n, const Views& views, const extents<N::rank>& xe, const extents<N::rank>& pe, const char* what) {
+  using J = typename std::remove_cvref_t<decltype(n.positions)>::value_type;
+  const J* positions = contiguous_operand<J, Sig>(n.positions, views, pe);
+  check_indices(positions, staticflow::detail::product(pe), xe[N::axis], what);
+  return positions;
+}
+}  // namespace detail
+
+template <class Sig, class X, class P, std::size_t Axis, class Views, std::size_t R, class T>
+void materialize(const graph::take_along_axis<X, P, Axis>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const auto arg_ext = staticflow::detail::extents_of_views(views);
+  const auto xe = graph::node_extents(n.x, arg_ext);
+  const auto* positions = detail::checked_positions<Sig>(n, views, xe, out_ext, "take_along_axis");
+  const std::size_t size = staticflow::detail::product(out_ext);
+  if (size == 0) return;
+  const T* x = detail::contiguous_operand<T, Sig>(n.x, views, xe);
+  const auto xl = graph::detail::layout_around(xe, Axis), pl = graph::detail::layout_around(out_ext, Axis);
+  parallel_for(pl.outer, threads_for(size), [&](std::size_t first, std::size_t last) {
+    for (std::size_t o = first; o < last; ++o)
+      for (std::size_t j = 0; j < pl.n; ++j) {
+        const std::size_t row = (o * pl.n + j) * pl.inner;
+        for (std::size_t i = 0; i < pl.inner; ++i)
+          out[row + i] = x[(o * xl.n + static_cast<std::size_t>(positions[row + i])) * xl.inner + i];
+      }
+  });
+}
+
+template <class Sig, class G, class X, class P, std::size_t Axis, class Views, std::size_t R, class T>
+void materialize(const graph::take_along_axis_gradient<G, X, P, Axis>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const auto arg_ext = staticflow::detail::extents_of_views(views);
+  const auto pe = graph::node_extents(n.positions, arg_ext);
+  const auto* positions = detail::checked_positions<Sig>(n, views, out_ext, pe, "take_along_axis gradient");
+  const std::size_t picked = staticflow::detail::product(pe);
+  // the adjoint is evaluated before anything is written: if it throws, out is untouched
+  const T* g = picked ? detail::contiguous_operand<T, Sig>(n.g, views, pe) : nullptr;
+  std::fill_n(out, staticflow::detail::product(out_ext), T(0));
+  if (picked == 0) return;
+  const auto xl = graph::detail::layout_around(out_ext, Axis), pl = graph::detail::layout_around(pe, Axis);
+  // one outer block per work item: the adds into each line keep the order of j
+  parallel_for(pl.outer, threads_for(picked), [&](std::size_t first, std::size_t last) {
+    for (std::size_t o = first; o < last; ++o)
+      for (std::size_t j = 0; j < pl.n; ++j) {
+        const std::size_t row = (o * pl.n + j) * pl.inner;
+        for (std::size_t i = 0; i < pl.inner; ++i)
+          out[(o * xl.n + static_cast<std::size_t>(positions[row + i])) * xl.inner + i] += g[row + i];
+      }
+  });
+}
+
+}  // namespace staticflow::cpu
