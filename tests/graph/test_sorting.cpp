@@ -58,6 +58,7 @@ TEST_CASE("sorting: top_k as tf.math.top_k, static and run-time k, integers", "[
   STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(indices)>, xt::xtensor_fixed<std::int32_t, xt::xshape<2, 3>>>);
   CHECK(flat(values) == std::vector<std::int64_t>{9, 9, 4, 8, 2, 0});
   CHECK(flat(indices) == std::vector<std::int32_t>{1, 4, 0, 2, 4, 3});  // equal values: the lower index first
+  CHECK(f.get_concrete_function(sf::spec<std::int64_t, 2, 5>{}).graph_string().find("TopKV2[k=3 sorted=True]") != std::string::npos);
 
   int k = 0;
   auto g = sf::function([&](auto a) { return sf::top_k(a, k); });

@@ -134,30 +134,35 @@ struct take_along_axis_gradient : node<take_along_axis_gradient<G, X, P, Axis>> 
   }
 };
 
-/// top_k's window: the first K (or k, at run time) positions of the last axis, checked against its
-/// extent (TF: "input must have at least k columns").
-template <std::size_t R, std::size_t K>
-struct first_k_kind {
+/// tf.math.top_k's indices: the positions of the K (or k, at run time) largest values of each line
+/// of the last axis, largest first, equal values lower position first (the first K of a stable
+/// descending argsort, found by a partial sort).
+template <class X, std::size_t K>
+struct top_k_positions : node<top_k_positions<X, K>> {
+  static constexpr bool materialized = true;
+  static constexpr std::size_t rank = X::shape_type::rank, axis = rank - 1;
+  using value_type = std::int32_t;
   struct dims {
-    static constexpr std::size_t dim(std::size_t i, std::size_t n) { return i + 1 == R ? K : n; }
+    static constexpr std::size_t dim(std::size_t i, std::size_t n) { return i == axis ? K : n; }
   };
-  template <class S>
-  using result_shape = typename detail::mapped_shape<S, dims>::type;
-  std::size_t k = K;
-  bool operator==(const first_k_kind&) const = default;
-  std::string name() const { return "TopKWindow[k=" + std::to_string(k) + "]"; }
-  extents<R> extents_of(const extents<R>& in) const {
-    if (k > in[R - 1])
-      throw shape_error("top_k: k = " + std::to_string(k) + " is more than the last axis's " + std::to_string(in[R - 1]) +
+  using shape_type = typename detail::mapped_shape<typename X::shape_type, dims>::type;
+  X x;
+  std::size_t k;
+  constexpr top_k_positions(X x_, std::size_t k_) : x(x_), k(k_) {}
+  constexpr std::tuple<const X&> children() const { return {x}; }
+  template <class Y>
+  constexpr auto with_children(const Y& y) const { return top_k_positions<Y, K>(y, k); }
+  constexpr bool same_parameters(const top_k_positions& o) const { return k == o.k; }
+  std::string name() const { return "TopKV2[k=" + std::to_string(k) + " sorted=True]"; }
+  extents<rank> result_extents(const extents<rank>& in) const {
+    if (k > in[axis])
+      throw shape_error("top_k: k = " + std::to_string(k) + " is more than the last axis's " + std::to_string(in[axis]) +
                         " elements (shape " + staticflow::detail::extents_string(in) + ")");
-    extents<R> out = in;
-    out[R - 1] = k;
+    if (in[axis] > std::size_t{2147483647})
+      throw shape_error("top_k: an axis of " + std::to_string(in[axis]) + " elements does not fit int32 positions");
+    extents<rank> out = in;
+    out[axis] = k;
     return out;
-  }
-  std::array<axis_rule, R> rules(const extents<R>& in, const extents<R>& out) const {
-    auto r = detail::identity_rules(in);
-    r[R - 1] = {axis_rule::form::strided, 0, 1, in[R - 1], out[R - 1]};
-    return r;
   }
 };
 }  // namespace graph
@@ -245,17 +250,14 @@ constexpr auto top_k(const X& x, K k) {
   if constexpr (!detail::sort_check<XN, -1>::ok) {
     return std::tuple{xn, xn};
   } else {
-    const auto order = argsort(xn, axes<-1>{}, descending);
     const auto first = [&] {
       if constexpr (static_value_type<K>) {
         static_assert(K::value >= 0, "staticflow: top_k: k must be non-negative");
         constexpr auto kk = static_cast<std::size_t>(K::value < 0 ? 0 : K::value);
         static_assert(S::dims[R - 1] == dyn || kk <= S::dims[R - 1], "staticflow: top_k: k is more than the last axis's extent");
-        using kind = graph::first_k_kind<R, kk>;
-        return graph::axis_map<kind, std::remove_cvref_t<decltype(order)>>(order, kind{});
+        return graph::top_k_positions<XN, kk>(xn, kk);
       } else {
-        using kind = graph::first_k_kind<R, dyn>;
-        return graph::axis_map<kind, std::remove_cvref_t<decltype(order)>>(order, kind{detail::checked_extent(k, "top_k: k")});
+        return graph::top_k_positions<XN, dyn>(xn, detail::checked_extent(k, "top_k: k"));
       }
     }();
     return std::tuple{take_along_axis(xn, first, axes<-1>{}), first};

@@ -1,6 +1,6 @@
 // staticflow/backend/cpu/sorting.hpp -- argsort, take_along_axis and its gradient
 // (graph/sorting.hpp) on the CPU: each line along the axis on its own (a stable sort of its
-// positions; a pick or a scatter-add in position order), lines split across threads, so any
+// positions, a partial sort for top_k; a pick or a scatter-add in position order), lines split across threads, so any
 // thread count gives the same bits.
 #pragma once
 
@@ -41,6 +41,34 @@ void materialize(const graph::argsort<X, Axis, D>& n, const Views& views, const 
       std::stable_sort(line, line + l.n, [](const entry& a, const entry& b) { return graph::detail::sorts_before<D>(a.value, b.value); });
       std::int32_t* to = out + o * l.n * l.inner + i;
       for (std::size_t k = 0; k < l.n; ++k) to[k * l.inner] = line[k].position;
+    }
+  });
+}
+
+template <class Sig, class X, std::size_t K, class Views, std::size_t R>
+void materialize(const graph::top_k_positions<X, K>& n, const Views& views, const extents<R>& out_ext, std::int32_t* out) {
+  using T = typename X::value_type;
+  const auto xe = graph::node_extents(n.x, staticflow::detail::extents_of_views(views));
+  const std::size_t width = xe[R - 1], k = n.k, lines = width ? staticflow::detail::product(xe) / width : 0;
+  if (lines * k == 0) return;
+  const T* x = detail::contiguous_operand<T, Sig>(n.x, views, xe);
+  parallel_for(lines, threads_for(lines * width * 4), [&](std::size_t first, std::size_t last) {
+    struct entry {
+      T value;
+      std::int32_t position;
+    };
+    std::vector<entry> scratch(width);
+    for (std::size_t ln = first; ln < last; ++ln) {
+      const T* from = x + ln * width;
+      for (std::size_t j = 0; j < width; ++j) scratch[j] = {from[j], static_cast<std::int32_t>(j)};
+      // the order of a stable descending sort: larger first, then the lower position
+      std::partial_sort(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k), scratch.end(),
+                        [](const entry& a, const entry& b) {
+                          using graph::detail::sorts_before;
+                          return sorts_before<sort_direction::descending>(a.value, b.value) ||
+                                 (!sorts_before<sort_direction::descending>(b.value, a.value) && a.position < b.position);
+                        });
+      for (std::size_t j = 0; j < k; ++j) out[ln * k + j] = scratch[j].position;
     }
   });
 }

@@ -87,24 +87,51 @@ void for_each_index(std::size_t n, const F& f) {
 }
 }  // namespace detail
 
-template <class X, std::size_t Axis, sort_direction D, class Views, std::size_t R>
-void materialize(const graph::argsort<X, Axis, D>& n, const Views& views, const extents<R>& out_ext, std::int32_t* out) {
-  using T = typename X::value_type;
-  const auto l = graph::detail::layout_around(out_ext, Axis);
+namespace detail {
+/// The stable sort of every line of x ([outer, n, inner] by l) in direction D: positions[e] for
+/// e = line * n + j is the position of line's j-th value (device scratch from the arena).
+template <sort_direction D, class T>
+std::int32_t* sorted_line_positions(const T* x, const graph::detail::axis_layout& l) {
   const std::size_t size = l.outer * l.n * l.inner;
-  if (size == 0) return;
-  const T* x = detail::contiguous_operand<T>(n.x, views, out_ext);
   auto& arena = device_arena::local();
   auto* values = static_cast<T*>(arena.allocate(sizeof(T) * size));
   auto* positions = static_cast<std::int32_t*>(arena.allocate(sizeof(std::int32_t) * size));
   auto* line = static_cast<std::size_t*>(arena.allocate(sizeof(std::size_t) * size));
-  detail::for_each_index(size, detail::lines_of<T>{x, values, positions, line, l});
+  for_each_index(size, lines_of<T>{x, values, positions, line, l});
   const auto dev = [](auto* p) { return ::thrust::device_pointer_cast(p); };
   ::thrust::stable_sort_by_key(async_policy(), dev(values), dev(values) + size,
-                               ::thrust::make_zip_iterator(::thrust::make_tuple(dev(line), dev(positions))),
-                               detail::value_order<D>{});
+                               ::thrust::make_zip_iterator(::thrust::make_tuple(dev(line), dev(positions))), value_order<D>{});
   ::thrust::stable_sort_by_key(async_policy(), dev(line), dev(line) + size, dev(positions));
-  detail::for_each_index(size, detail::positions_back{positions, out, l});
+  return positions;
+}
+struct first_positions {  // the first k positions of each sorted line
+  const std::int32_t* positions;
+  std::int32_t* out;
+  std::size_t n, k;
+  STATICFLOW_HD void operator()(std::size_t e) const { out[e] = positions[(e / k) * n + e % k]; }
+};
+}  // namespace detail
+
+template <class X, std::size_t Axis, sort_direction D, class Views, std::size_t R>
+void materialize(const graph::argsort<X, Axis, D>& n, const Views& views, const extents<R>& out_ext, std::int32_t* out) {
+  using T = typename X::value_type;
+  const auto l = graph::detail::layout_around(out_ext, Axis);
+  if (l.outer * l.n * l.inner == 0) return;
+  const std::int32_t* positions = detail::sorted_line_positions<D>(detail::contiguous_operand<T>(n.x, views, out_ext), l);
+  detail::for_each_index(l.outer * l.n * l.inner, detail::positions_back{positions, out, l});
+}
+
+/// top_k's positions: the whole of each line sorted, then its first k (a partial selection on the
+/// device is not there yet).
+template <class X, std::size_t K, class Views, std::size_t R>
+void materialize(const graph::top_k_positions<X, K>& n, const Views& views, const extents<R>& out_ext, std::int32_t* out) {
+  using T = typename X::value_type;
+  const auto xe = graph::node_extents(n.x, staticflow::detail::extents_of_views(views));
+  const auto l = graph::detail::layout_around(xe, R - 1);
+  if (l.outer * l.n * n.k == 0) return;
+  const std::int32_t* positions =
+      detail::sorted_line_positions<sort_direction::descending>(detail::contiguous_operand<T>(n.x, views, xe), l);
+  detail::for_each_index(staticflow::detail::product(out_ext), detail::first_positions{positions, out, l.n, n.k});
 }
 
 template <class X, class P, std::size_t Axis, class Views, std::size_t R, class T>
