@@ -71,7 +71,7 @@ TEST_CASE("slicing: static spans give static extents; several axes; sf::slice wi
   xt::xtensor_fixed<float, xt::xshape<3, 4>> x;
   for (std::size_t i = 0; i < 12; ++i) x.flat(i) = static_cast<float>(i + 1);
   auto f = sf::function([](auto a) {
-    return std::tuple{a(sf::static_span<1, sf::open_index>{}), a(sf::all, sf::static_span<sf::open_index, sf::open_index, -2>{}),
+    return std::tuple{a(sf::static_span<1, sf::open_index>{}), a(sf::whole, sf::static_span<sf::open_index, sf::open_index, -2>{}),
                       sf::strided_slice(a, sf::axes<1, 0>{}, sf::span(1, -1), sf::span(sf::none, sf::none, -1)),
                       sf::slice(a, sf::axes<-1>{}, sf::static_span<-1, sf::open_index>{})};
   });

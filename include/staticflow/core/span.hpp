@@ -81,8 +81,8 @@ struct static_span : span {
   constexpr static_span() : span() { start = Start, stop = Stop, step = Step == 0 ? 1 : Step; }
 };
 
-/// The whole axis (Python's `:`), for the axes before the ones sliced: `x(sf::all, sf::span(1, -1))`.
-inline constexpr static_span<open_index, open_index, 1> all{};
+/// The whole axis (Python's `:`), for the axes before the ones sliced: `x(sf::whole, sf::span(1, -1))`.
+inline constexpr static_span<open_index, open_index, 1> whole{};
 
 namespace detail {
 template <class S> struct is_span : std::bool_constant<std::is_same_v<S, span> || std::is_same_v<S, open_bound>> {};
