@@ -120,6 +120,8 @@ TEST_CASE("data movement: split and unstack, static parts where the axis is stat
   STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(sum)>, xt::xtensor_fixed<float, xt::xshape<4>>>);
   CHECK(flat(difference) == as<float>({2, 2, 2, 2, 2, 2}));
   CHECK(flat(sum) == as<float>({10, 12, 14, 16}));
+  // an axis of extent 0 unstacks into no tensors (TF's [])
+  STATIC_REQUIRE(std::tuple_size_v<decltype(sf::unstack(sf::graph::argument<0, float, sf::shape<0, 3>>{}, sf::axes<0>{}))> == 0);
   CHECK(f.get_concrete_function(sf::spec<float, 3, 4>{}).graph_string().find("Split[axis=1 num_split=2 part=1]") !=
         std::string::npos);
 
@@ -235,6 +237,13 @@ TEST_CASE("data movement: run-time misuse throws before any effect", "[graph][da
   n = 0;
   auto h0 = sf::function([&](auto a) { return std::tuple{sf::repeat(a, n, sf::axes<0>{}), sf::tile(a, {n})}; });
   const auto [none, empty] = h0(xt::xtensor<float, 1>{1, 2});
+  // extents that do not fit a size_t
+  std::size_t huge = std::size_t{1} << 62;
+  auto wide = sf::function([&](auto a) { return sf::tile(a, {huge}); });
+  CHECK_THROWS_WITH(wide(xt::xtensor<float, 1>{1, 2, 3, 4, 5}), "staticflow: tile: the result's extent does not fit a size_t");
+  huge = std::size_t{1} << 63;
+  auto wider = sf::function([&](auto a) { return sf::repeat(a, huge, sf::axes<0>{}); });
+  CHECK_THROWS_WITH(wider(xt::xtensor<float, 1>{1, 2}), "staticflow: repeat: repeats must be below 2^63 (got 9223372036854775808)");
   CHECK(none.size() == 0);
   CHECK(empty.size() == 0);
 }

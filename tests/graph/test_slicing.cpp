@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <tuple>
 #include <vector>
 
@@ -52,6 +53,9 @@ TEST_CASE("slicing: Python's slices of every extent 0-7, bounds and steps of bot
       {6, sf::span(-2, 0, -1), {4, 3, 2, 1}},
       {6, sf::span(1, -1, 2), {1, 3}},
       {5, sf::span(10, -10, -2), {4, 2, 0}},
+      // the extreme steps (Python: [0] and [4]; lengths computed without overflow)
+      {5, sf::span(sf::none, sf::none, std::numeric_limits<std::ptrdiff_t>::max()), {0}},
+      {5, sf::span(sf::none, sf::none, std::numeric_limits<std::ptrdiff_t>::min()), {4}},
   };
   for (const auto& c : cases) {
     CAPTURE(c.n, c.s.text());

@@ -18,7 +18,8 @@ namespace staticflow {
 struct open_bound {};
 inline constexpr open_bound none{};
 
-/// The value an omitted bound has in a static span (`sf::static_span<1, sf::open_index>`).
+/// The value an omitted bound has in a static span (`sf::static_span<1, sf::open_index>`); a bound
+/// of exactly this value (the most negative ptrdiff_t) is taken as omitted.
 inline constexpr std::ptrdiff_t open_index = std::numeric_limits<std::ptrdiff_t>::min();
 
 /// Where one slice of an axis starts, its step and its length, once the extent is known.
@@ -52,11 +53,13 @@ struct span {
     if (step > 0) {
       const std::ptrdiff_t b = start == open_index ? 0 : clamp(start, 0, sn);
       const std::ptrdiff_t e = stop == open_index ? sn : clamp(stop, 0, sn);
-      return {b, step, e > b ? static_cast<std::size_t>((e - b + step - 1) / step) : 0};
+      return {b, step, e > b ? static_cast<std::size_t>((e - b - 1) / step) + 1 : 0};
     }
     const std::ptrdiff_t b = start == open_index ? sn - 1 : clamp(start, -1, sn - 1);
     const std::ptrdiff_t e = stop == open_index ? -1 : clamp(stop, -1, sn - 1);
-    return {b, step, b > e ? static_cast<std::size_t>((b - e - step - 1) / -step) : 0};
+    // |step| in unsigned arithmetic: -step overflows for the most negative step
+    const std::size_t magnitude = std::size_t{0} - static_cast<std::size_t>(step);
+    return {b, step, b > e ? static_cast<std::size_t>(b - e - 1) / magnitude + 1 : 0};
   }
 
   /// As Python prints a slice's bounds: "1:-1", "::-1", ":".

@@ -1,5 +1,6 @@
 // staticflow/backend/cpu/data_movement.hpp -- the axis-map ops (graph/data_movement.hpp: reverse,
-// roll, tile, repeat, pad, split) and their gradients on the CPU.
+// roll, tile, repeat, pad, split; graph/slicing.hpp: strided slices) and their gradients on the
+// CPU.
 //
 // Forward: the result's last axis is cut once per call into runs (a stretch of the operand read
 // forwards, backwards, one element repeated, or the fill value); every row is then a few copies,
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <utility>
 
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
@@ -29,14 +31,14 @@ struct row_run {
 };
 
 /// The runs of a row of m elements whose element p reads source(p) (or the fill value where it is
-/// negative), into `runs` (at most one per element); returns their count.
+/// negative), into `runs` (null: only counted); returns their count.
 template <class Source>
 std::size_t cut_into_runs(std::size_t m, Source source, row_run* runs) {
   std::size_t count = 0;
+  row_run last{};
   for (std::size_t p = 0; p < m; ++p) {
     const std::ptrdiff_t s = source(p);
     if (count) {
-      row_run& last = runs[count - 1];
       const std::ptrdiff_t expected = last.source < 0 ? -1 : last.source + last.step * static_cast<std::ptrdiff_t>(last.length);
       const bool extends = last.source < 0 ? s < 0
                            : last.length == 1 ? s >= 0 && (s - last.source == 1 || s - last.source == -1 || s == last.source)
@@ -46,10 +48,22 @@ std::size_t cut_into_runs(std::size_t m, Source source, row_run* runs) {
         ++last.length;
         continue;
       }
+      if (runs) runs[count - 1] = last;
     }
-    runs[count++] = {p, 1, s, 1};
+    last = {p, 1, s, 1};
+    ++count;
   }
+  if (count && runs) runs[count - 1] = last;
   return count;
+}
+
+/// cut_into_runs into scratch from the call's arena, exactly as many as there are.
+template <class Source>
+std::pair<const row_run*, std::size_t> runs_of(std::size_t m, Source source) {
+  const std::size_t count = cut_into_runs(m, source, nullptr);
+  auto* runs = static_cast<row_run*>(plan::arena::local().allocate(sizeof(row_run) * (count ? count : 1)));
+  cut_into_runs(m, source, runs);
+  return {runs, count};
 }
 
 template <class T>
@@ -143,8 +157,7 @@ void materialize(const graph::axis_map<Kind, A>& n, const Views& views, const ex
   } else {
     const auto rules = n.params.rules(ie, out_ext);
     const std::size_t m = out_ext[R - 1];
-    auto* runs = static_cast<detail::row_run*>(plan::arena::local().allocate(sizeof(detail::row_run) * m));
-    const std::size_t run_count = detail::cut_into_runs(m, [&](std::size_t p) { return rules[R - 1].source(p); }, runs);
+    const auto [runs, run_count] = detail::runs_of(m, [&](std::size_t p) { return rules[R - 1].source(p); });
     const auto in_stride = detail::strides_of(ie);
     const T fill = detail::fill_value<Kind, T>(n.params);
     parallel_for(size / m, threads_for(size), [&](std::size_t first, std::size_t last) {
@@ -174,24 +187,21 @@ void materialize(const graph::axis_map_gradient<Kind, G, A>& n, const Views& vie
     // The last axis as passes of runs: pass k reads, for each element, its k-th reader (if it has
     // one); each combination of readers along the outer axes then adds pass after pass.
     const std::size_t n_inner = out_ext[R - 1];
-    std::size_t passes = 0, readers = 0;
-    for (std::size_t i = 0; i < n_inner; ++i) {
-      const std::size_t c = rules[R - 1].count(i);
-      passes = std::max(passes, c), readers += c;
-    }
+    std::size_t passes = 0;
+    for (std::size_t i = 0; i < n_inner; ++i) passes = std::max(passes, rules[R - 1].count(i));
     passes = std::max<std::size_t>(passes, 1);  // pass 0 writes the zeros of elements nobody read
-    // pass k holds at most one run per element read k times or more, and a fill run between them
-    const std::size_t bound = 2 * std::max(readers, n_inner) + passes + 1;
+    // pass k: for each element read more than k times, its k-th reader (runs counted, then cut)
     auto& arena = plan::arena::local();
-    auto* runs = static_cast<detail::row_run*>(arena.allocate(sizeof(detail::row_run) * bound));
     auto* first_run = static_cast<std::size_t*>(arena.allocate(sizeof(std::size_t) * (passes + 1)));
-    first_run[0] = 0;
-    for (std::size_t k = 0; k < passes; ++k) {
-      const auto kth = [&](std::size_t i) {
+    const auto kth_of = [&](std::size_t k) {
+      return [&rules, k](std::size_t i) {
         return k < rules[R - 1].count(i) ? static_cast<std::ptrdiff_t>(rules[R - 1].nth(i, k)) : std::ptrdiff_t{-1};
       };
-      first_run[k + 1] = first_run[k] + detail::cut_into_runs(n_inner, kth, runs + first_run[k]);
-    }
+    };
+    first_run[0] = 0;
+    for (std::size_t k = 0; k < passes; ++k) first_run[k + 1] = first_run[k] + detail::cut_into_runs(n_inner, kth_of(k), nullptr);
+    auto* runs = static_cast<detail::row_run*>(arena.allocate(sizeof(detail::row_run) * first_run[passes]));
+    for (std::size_t k = 0; k < passes; ++k) detail::cut_into_runs(n_inner, kth_of(k), runs + first_run[k]);
     parallel_for(size / n_inner, threads_for(std::max(size, ge[0] * g_stride[0])), [&](std::size_t first, std::size_t last) {
       detail::for_rows(out_ext, first, last, [&](const std::array<std::size_t, R>& index, std::size_t r) {
         T* to = out + r * n_inner;

@@ -1,5 +1,6 @@
 // staticflow/backend/thrust/data_movement.hpp -- the axis-map ops (graph/data_movement.hpp: reverse,
-// roll, tile, repeat, pad, split) and their gradients on the device: one thread per result
+// roll, tile, repeat, pad, split; graph/slicing.hpp: strided slices) and their gradients on the
+// device: one thread per result
 // element for the forward pass (its coordinates mapped axis by axis), one thread per operand
 // element for the gradient (the adjoint at its readers summed in row-major order of the result,
 // the CPU kernel's order: the same bits, no atomics).
