@@ -22,6 +22,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "staticflow/io/onnx_data_movement.hpp"
 #include "staticflow/io/onnx_elementwise.hpp"
 #include "staticflow/io/onnx_nn.hpp"
 #include "staticflow/staticflow.hpp"
@@ -482,6 +483,34 @@ class exporter {
           op("Equal", {op("Unsqueeze", {x, ints({-1})}), constant<I>(range, {static_cast<std::int64_t>(range.size())})});
       return cast<float>(hit);
     }
+    return out;
+  }
+
+  template <class Kind, class A>
+  std::string lower_op(const graph::axis_map<Kind, A>& n) {
+    if constexpr (axis_map_form<Kind>::value == 0) {
+      (void)sizeof(no_onnx_mapping<graph::axis_map<Kind, A>>);
+      return {};
+    } else {
+      return lower_axis_map<A::shape_type::rank, typename A::value_type>(*this, n.params, emit(n.a));
+    }
+  }
+
+  template <class X, std::size_t Axis, sort_direction D>
+  std::string lower_op(const graph::argsort<X, Axis, D>& n) {
+    const std::string x = emit(n.x);
+    return lower_top_k(*this, x, extent_of(*this, x, Axis), Axis, D == sort_direction::descending);
+  }
+
+  template <class X, std::size_t K>
+  std::string lower_op(const graph::top_k_positions<X, K>& n) {
+    return lower_top_k(*this, emit(n.x), ints({static_cast<std::int64_t>(n.k)}), X::shape_type::rank - 1, true);
+  }
+
+  template <class X, class P, std::size_t Axis>
+  std::string lower_op(const graph::take_along_axis<X, P, Axis>& n) {
+    const std::string out = fresh("take_along_axis");
+    set_int(add_node("GatherElements", {emit(n.x), emit(n.positions)}, {out}), "axis", static_cast<std::int64_t>(Axis));
     return out;
   }
 

@@ -1,0 +1,140 @@
+// staticflow/io/onnx_data_movement.hpp -- the ONNX form of the axis-map ops (graph/data_movement.hpp,
+// graph/slicing.hpp) and of the sorting ops (graph/sorting.hpp), used by io/onnx_lowering.hpp.
+// Extents are read from the graph (Shape) where the op needs them, so run-time extents export:
+//
+//   reverse            Slice with steps of -1
+//   strided slice      Slice (starts / ends / steps; omitted bounds as ONNX's end markers)
+//   tile               Tile
+//   pad                Pad, mode "constant" (with the value) or "reflect" (SYMMETRIC has no ONNX
+//                      form: exporting it is the no_onnx_mapping compile error)
+//   roll               per axis, two Slices concatenated at (n - shift mod n) mod n
+//   repeat             Unsqueeze, Tile, Reshape
+//   split part k       Slice of [k n / parts, (k + 1) n / parts)
+//   argsort, top_k     TopK (stable: ONNX breaks ties by the lower index), indices cast to int32
+//   take_along_axis    GatherElements
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "staticflow/graph/data_movement.hpp"
+#include "staticflow/graph/slicing.hpp"
+#include "staticflow/graph/sorting.hpp"
+
+namespace staticflow::onnx::detail {
+
+inline void set_string(::onnx::NodeProto& node, const char* name, const std::string& value) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+inline constexpr std::int64_t onnx_max = std::numeric_limits<std::int64_t>::max();
+inline constexpr std::int64_t onnx_min = std::numeric_limits<std::int64_t>::min();
+
+/// x's extent along axis as a 1-element int64 tensor.
+template <class Exporter>
+std::string extent_of(Exporter& e, const std::string& x, std::size_t axis) {
+  const std::string out = e.fresh("extent");
+  e.set_int(e.add_node("Gather", {e.op("Shape", {x}), e.ints({static_cast<std::int64_t>(axis)})}, {out}), "axis", 0);
+  return out;
+}
+
+template <class K> struct axis_map_form : std::integral_constant<int, 0> {};
+template <std::size_t R, int... A> struct axis_map_form<graph::reverse_kind<R, A...>> : std::integral_constant<int, 1> {};
+template <std::size_t R, class E, int... A> struct axis_map_form<graph::strided_slice_kind<R, E, A...>> : std::integral_constant<int, 2> {};
+template <std::size_t... M> struct axis_map_form<graph::tile_kind<M...>> : std::integral_constant<int, 3> {};
+template <class T, padding_kind P, std::size_t... A>
+struct axis_map_form<graph::pad_kind<T, P, A...>> : std::integral_constant<int, P == padding_kind::symmetric ? 0 : 4> {};
+template <std::size_t R, int... A> struct axis_map_form<graph::roll_kind<R, A...>> : std::integral_constant<int, 5> {};
+template <std::size_t R, int A, std::size_t C> struct axis_map_form<graph::repeat_kind<R, A, C>> : std::integral_constant<int, 6> {};
+template <std::size_t R, int A, std::size_t S> struct axis_map_form<graph::split_kind<R, A, S>> : std::integral_constant<int, 7> {};
+
+/// An axis-map op over x (rank R, dtype T) as ONNX nodes (axis_map_form<Kind> is not 0: the
+/// exporter reports the kinds without an ONNX form as no_onnx_mapping).
+template <std::size_t R, class T, class Kind, class Exporter>
+std::string lower_axis_map(Exporter& e, const Kind& k, const std::string& x) {
+  constexpr int form = axis_map_form<Kind>::value;
+  const auto i64 = [](auto v) { return static_cast<std::int64_t>(v); };
+  if constexpr (form == 1 || form == 2) {
+    std::vector<std::int64_t> starts, ends, axes, steps;
+    for (std::size_t j = 0; j < Kind::axis.size(); ++j) {
+      axes.push_back(i64(Kind::axis[j]));
+      if constexpr (form == 1) {
+        starts.push_back(-1), ends.push_back(onnx_min), steps.push_back(-1);
+      } else {
+        const span& s = k.spans[j];
+        steps.push_back(s.step);
+        starts.push_back(s.start != open_index ? s.start : s.step > 0 ? 0 : onnx_max);
+        ends.push_back(s.stop != open_index ? s.stop : s.step > 0 ? onnx_max : onnx_min);
+      }
+    }
+    return e.op("Slice", {x, e.ints(starts), e.ints(ends), e.ints(axes), e.ints(steps)});
+  } else if constexpr (form == 3) {
+    return e.op("Tile", {x, e.ints(std::vector<std::int64_t>(k.multiple.begin(), k.multiple.end()))});
+  } else if constexpr (form == 4) {
+    std::vector<std::int64_t> pads(2 * R);
+    for (std::size_t d = 0; d < R; ++d) pads[d] = i64(k.amount[2 * d]), pads[R + d] = i64(k.amount[2 * d + 1]);
+    const std::string out = e.fresh("pad");
+    if constexpr (Kind::mode == padding_kind::constant) {
+      e.add_node("Pad", {x, e.ints(pads), e.template constant<T>({k.fill}, {})}, {out});
+    } else {
+      set_string(e.add_node("Pad", {x, e.ints(pads)}, {out}), "mode", "reflect");
+    }
+    return out;
+  } else if constexpr (form == 5) {
+    std::string y = x;
+    for (std::size_t j = 0; j < Kind::axis.size(); ++j) {
+      const std::int64_t axis = i64(Kind::axis[j]);
+      const std::string n = extent_of(e, y, Kind::axis[j]);
+      const std::string divisor = e.op("Max", {n, e.ints({1})});  // (an empty axis: nothing moves)
+      // the result starts at element (n - shift mod n) mod n of the operand
+      const std::string shift = e.op("Mod", {e.ints({k.shift[j]}), divisor});
+      const std::string start = e.op("Mod", {e.op("Sub", {n, shift}), divisor});
+      const std::string tail = e.op("Slice", {y, start, e.ints({onnx_max}), e.ints({axis})});
+      const std::string head = e.op("Slice", {y, e.ints({0}), start, e.ints({axis})});
+      const std::string out = e.fresh("roll");
+      e.set_int(e.add_node("Concat", {tail, head}, {out}), "axis", axis);
+      y = out;
+    }
+    return y;
+  } else if constexpr (form == 6) {
+    const std::int64_t axis = i64(Kind::axis);
+    std::vector<std::int64_t> reps(R + 1, 1);
+    reps[Kind::axis + 1] = i64(k.repeats);
+    const std::string tiled = e.op("Tile", {e.op("Unsqueeze", {x, e.ints({axis + 1})}), e.ints(reps)});
+    const std::string shape = e.op("Shape", {x});
+    const std::string before = e.op("Slice", {shape, e.ints({0}), e.ints({axis})});
+    const std::string after = e.op("Slice", {shape, e.ints({axis + 1}), e.ints({onnx_max})});
+    const std::string grown = e.op("Mul", {extent_of(e, x, Kind::axis), e.ints({i64(k.repeats)})});
+    const std::string target = e.fresh("repeat_shape");
+    e.set_int(e.add_node("Concat", {before, grown, after}, {target}), "axis", 0);
+    return e.op("Reshape", {tiled, target});
+  } else if constexpr (form == 7) {
+    const std::string size = e.op("Div", {extent_of(e, x, Kind::axis), e.ints({i64(k.parts)})});
+    const std::string start = e.op("Mul", {size, e.ints({i64(k.part)})});
+    return e.op("Slice", {x, start, e.op("Add", {start, size}), e.ints({i64(Kind::axis)})});
+  } else {
+    static_assert(form != 0, "staticflow: internal: lower_axis_map of a kind without an ONNX form");
+    return {};
+  }
+}
+
+/// argsort (K = the axis's extent) and top_k's positions (K = k, last axis) as TopK's indices.
+template <class Exporter>
+std::string lower_top_k(Exporter& e, const std::string& x, const std::string& count, std::size_t axis, bool largest) {
+  const std::string values = e.fresh("topk_values"), indices = e.fresh("topk_indices");
+  auto& node = e.add_node("TopK", {x, count}, {values, indices});
+  e.set_int(node, "axis", static_cast<std::int64_t>(axis));
+  e.set_int(node, "largest", largest);
+  e.set_int(node, "sorted", 1);
+  return e.template cast<std::int32_t>(indices);
+}
+
+}  // namespace staticflow::onnx::detail
