@@ -157,7 +157,10 @@ void materialize(const graph::axis_map<Kind, A>& n, const Views& views, const ex
   } else {
     const auto rules = n.params.rules(ie, out_ext);
     const std::size_t m = out_ext[R - 1];
-    const auto [runs, run_count] = detail::runs_of(m, [&](std::size_t p) { return rules[R - 1].source(p); });
+    // named, not a structured binding: clang 14 cannot capture one in a lambda
+    const auto cut = detail::runs_of(m, [&](std::size_t p) { return rules[R - 1].source(p); });
+    const detail::row_run* runs = cut.first;
+    const std::size_t run_count = cut.second;
     const auto in_stride = detail::strides_of(ie);
     const T fill = detail::fill_value<Kind, T>(n.params);
     parallel_for(size / m, threads_for(size), [&](std::size_t first, std::size_t last) {
