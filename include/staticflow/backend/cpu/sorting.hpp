@@ -46,7 +46,7 @@ void materialize(const graph::argsort<X, Axis, D>& n, const Views& views, const 
 }
 
 template <class Sig, class X, std::size_t K, class Views, std::size_t R>
-void materialize(const graph::top_k_positions<X, K>& n, const Views& views, const extents<R>& out_ext, std::int32_t* out) {
+void materialize(const graph::top_k_positions<X, K>& n, const Views& views, const extents<R>&, std::int32_t* out) {
   using T = typename X::value_type;
   const auto xe = graph::node_extents(n.x, staticflow::detail::extents_of_views(views));
   const std::size_t width = xe[R - 1], k = n.k, lines = width ? staticflow::detail::product(xe) / width : 0;
