@@ -244,18 +244,20 @@ struct axes_check {
   static constexpr bool ok = (axis_in_range(A, rank) && ...);
   static_assert(ok, "staticflow: reverse / roll / repeat / split / unstack: an axis is out of range for the tensor's rank");
 };
+/// Whether axes A... name each axis of a rank-R tensor at most once (-1 and R - 1 are the same).
+template <std::size_t R, int... A>
+constexpr bool axes_are_distinct() {
+  constexpr std::array<int, sizeof...(A)> a{normalize_axis(A, R)...};
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = i + 1; j < a.size(); ++j)
+      if (a[i] == a[j]) return false;
+  return true;
+}
 /// reverse's axes: each at most once (TF: "axis 0 specified more than once"; roll may repeat one).
 template <class X, int... A>
 struct distinct_axes_check {
   static constexpr bool in_range = axes_check<X, A...>::ok;
-  static constexpr bool distinct = [] {
-    constexpr std::size_t rank = X::shape_type::rank;
-    constexpr std::array<int, sizeof...(A)> a{normalize_axis(A, rank)...};
-    for (std::size_t i = 0; i < a.size(); ++i)
-      for (std::size_t j = i + 1; j < a.size(); ++j)
-        if (a[i] == a[j]) return false;
-    return true;
-  }();
+  static constexpr bool distinct = axes_are_distinct<X::shape_type::rank, A...>();
   static_assert(!in_range || distinct, "staticflow: reverse: an axis is given more than once");
   static constexpr bool ok = in_range && distinct;
 };

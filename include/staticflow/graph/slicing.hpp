@@ -75,13 +75,7 @@ struct strided_slice_check {
   static constexpr std::size_t rank = X::shape_type::rank;
   static constexpr bool in_range = (axis_in_range(A, rank) && ...);
   static_assert(in_range, "staticflow: strided_slice: an axis is out of range for the tensor's rank");
-  static constexpr bool distinct = [] {
-    constexpr std::array<int, sizeof...(A)> a{normalize_axis(A, rank)...};
-    for (std::size_t i = 0; i < a.size(); ++i)
-      for (std::size_t j = i + 1; j < a.size(); ++j)
-        if (a[i] == a[j]) return false;
-    return true;
-  }();
+  static constexpr bool distinct = axes_are_distinct<rank, A...>();
   static_assert(!in_range || distinct, "staticflow: strided_slice: an axis is sliced twice");
   static constexpr bool ok = in_range && distinct;
 };

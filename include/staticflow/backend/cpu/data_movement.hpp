@@ -17,6 +17,7 @@
 
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
+#include "staticflow/backend/cpu/shape_ops.hpp"
 #include "staticflow/graph/data_movement.hpp"
 #include "staticflow/plan/arena.hpp"
 
@@ -104,13 +105,6 @@ void accumulate_runs(const row_run* runs, std::size_t count, const T* in_row, T*
   }
 }
 
-template <std::size_t R>
-extents<R> strides_of(const extents<R>& e) {
-  extents<R> s{};
-  for (std::size_t i = R, n = 1; i-- > 0;) s[i] = n, n *= e[i];
-  return s;
-}
-
 /// The first element of the operand row that result row `index` (outer coordinates) reads, or
 /// null where some outer axis reads the fill value.
 template <class T, std::size_t R>
@@ -161,7 +155,7 @@ void materialize(const graph::axis_map<Kind, A>& n, const Views& views, const ex
     const auto cut = detail::runs_of(m, [&](std::size_t p) { return rules[R - 1].source(p); });
     const detail::row_run* runs = cut.first;
     const std::size_t run_count = cut.second;
-    const auto in_stride = detail::strides_of(ie);
+    const auto in_stride = detail::row_major_strides(ie);
     const T fill = detail::fill_value<Kind, T>(n.params);
     parallel_for(size / m, threads_for(size), [&](std::size_t first, std::size_t last) {
       detail::for_rows(out_ext, first, last, [&](const std::array<std::size_t, R>& index, std::size_t r) {
@@ -186,7 +180,7 @@ void materialize(const graph::axis_map_gradient<Kind, G, A>& n, const Views& vie
     out[0] = g[0];
   } else {
     const auto rules = n.rules(out_ext);
-    const auto g_stride = detail::strides_of(ge);
+    const auto g_stride = detail::row_major_strides(ge);
     // The last axis as passes of runs: pass k reads, for each element, its k-th reader (if it has
     // one); each combination of readers along the outer axes then adds pass after pass.
     const std::size_t n_inner = out_ext[R - 1];

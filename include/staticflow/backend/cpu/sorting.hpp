@@ -83,6 +83,21 @@ auto checked_positions(const N& n, const Views& views, const extents<N::rank>& x
   check_indices(positions, staticflow::detail::product(pe), xe[N::axis], what);
   return positions;
 }
+
+/// f(picked, from) for every element of a take_along_axis: picked indexes the positions (and the
+/// result, or the adjoint), from indexes x; outer blocks split across threads, each line in the
+/// order of its positions (the gradient's adds keep that order whatever the thread count).
+template <class J, class F>
+void for_each_pick(const J* positions, const graph::detail::axis_layout& xl, const graph::detail::axis_layout& pl,
+                   std::size_t work, F&& f) {
+  parallel_for(pl.outer, threads_for(work), [&](std::size_t first, std::size_t last) {
+    for (std::size_t o = first; o < last; ++o)
+      for (std::size_t j = 0; j < pl.n; ++j) {
+        const std::size_t row = (o * pl.n + j) * pl.inner;
+        for (std::size_t i = 0; i < pl.inner; ++i) f(row + i, (o * xl.n + static_cast<std::size_t>(positions[row + i])) * xl.inner + i);
+      }
+  });
+}
 }  // namespace detail
 
 template <class Sig, class X, class P, std::size_t Axis, class Views, std::size_t R, class T>
@@ -93,15 +108,8 @@ void materialize(const graph::take_along_axis<X, P, Axis>& n, const Views& views
   const std::size_t size = staticflow::detail::product(out_ext);
   if (size == 0) return;
   const T* x = detail::contiguous_operand<T, Sig>(n.x, views, xe);
-  const auto xl = graph::detail::layout_around(xe, Axis), pl = graph::detail::layout_around(out_ext, Axis);
-  parallel_for(pl.outer, threads_for(size), [&](std::size_t first, std::size_t last) {
-    for (std::size_t o = first; o < last; ++o)
-      for (std::size_t j = 0; j < pl.n; ++j) {
-        const std::size_t row = (o * pl.n + j) * pl.inner;
-        for (std::size_t i = 0; i < pl.inner; ++i)
-          out[row + i] = x[(o * xl.n + static_cast<std::size_t>(positions[row + i])) * xl.inner + i];
-      }
-  });
+  detail::for_each_pick(positions, graph::detail::layout_around(xe, Axis), graph::detail::layout_around(out_ext, Axis), size,
+                        [&](std::size_t picked, std::size_t from) { out[picked] = x[from]; });
 }
 
 template <class Sig, class G, class X, class P, std::size_t Axis, class Views, std::size_t R, class T>
@@ -114,16 +122,8 @@ void materialize(const graph::take_along_axis_gradient<G, X, P, Axis>& n, const 
   const T* g = picked ? detail::contiguous_operand<T, Sig>(n.g, views, pe) : nullptr;
   std::fill_n(out, staticflow::detail::product(out_ext), T(0));
   if (picked == 0) return;
-  const auto xl = graph::detail::layout_around(out_ext, Axis), pl = graph::detail::layout_around(pe, Axis);
-  // one outer block per work item: the adds into each line keep the order of j
-  parallel_for(pl.outer, threads_for(picked), [&](std::size_t first, std::size_t last) {
-    for (std::size_t o = first; o < last; ++o)
-      for (std::size_t j = 0; j < pl.n; ++j) {
-        const std::size_t row = (o * pl.n + j) * pl.inner;
-        for (std::size_t i = 0; i < pl.inner; ++i)
-          out[(o * xl.n + static_cast<std::size_t>(positions[row + i])) * xl.inner + i] += g[row + i];
-      }
-  });
+  detail::for_each_pick(positions, graph::detail::layout_around(out_ext, Axis), graph::detail::layout_around(pe, Axis), picked,
+                        [&](std::size_t at, std::size_t to) { out[to] += g[at]; });
 }
 
 }  // namespace staticflow::cpu
