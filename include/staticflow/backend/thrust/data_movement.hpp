@@ -15,6 +15,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "staticflow/backend/thrust/operand.hpp"
+#include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/core/config.hpp"
 #include "staticflow/graph/data_movement.hpp"
@@ -85,10 +86,6 @@ extents<R> strides_of(const extents<R>& e) {
   return s;
 }
 
-template <class F>
-void for_each_element(std::size_t n, const F& f) {
-  if (n) ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), n, f);
-}
 }  // namespace detail
 
 template <class Kind, class A, class Views, std::size_t R, class T>
@@ -105,7 +102,7 @@ void materialize(const graph::axis_map<Kind, A>& n, const Views& views, const ex
     const auto rules = n.params.rules(ie, out_ext);
     const auto stride = detail::strides_of(ie);
     for (std::size_t d = 0; d < R; ++d) f.rule[d] = rules[d], f.out_ext[d] = out_ext[d], f.in_stride[d] = stride[d];
-    detail::for_each_element(size, f);
+    detail::gather(size, f);
   }
 }
 
@@ -126,7 +123,7 @@ void materialize(const graph::axis_map_gradient<Kind, G, A>& n, const Views& vie
     const auto rules = n.rules(out_ext);
     const auto stride = detail::strides_of(ge);
     for (std::size_t d = 0; d < R; ++d) f.rule[d] = rules[d], f.in_ext[d] = out_ext[d], f.g_stride[d] = stride[d];
-    detail::for_each_element(size, f);
+    detail::gather(size, f);
   }
 }
 

@@ -22,6 +22,7 @@
 #include "staticflow/backend/thrust/arena.hpp"
 #include "staticflow/backend/thrust/gather.hpp"
 #include "staticflow/backend/thrust/operand.hpp"
+#include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/core/config.hpp"
 #include "staticflow/graph/sorting.hpp"
@@ -81,10 +82,6 @@ struct add_back_line {
     }
   }
 };
-template <class F>
-void for_each_index(std::size_t n, const F& f) {
-  if (n) ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), n, f);
-}
 }  // namespace detail
 
 namespace detail {
@@ -97,7 +94,7 @@ std::int32_t* sorted_line_positions(const T* x, const graph::detail::axis_layout
   auto* values = static_cast<T*>(arena.allocate(sizeof(T) * size));
   auto* positions = static_cast<std::int32_t*>(arena.allocate(sizeof(std::int32_t) * size));
   auto* line = static_cast<std::size_t*>(arena.allocate(sizeof(std::size_t) * size));
-  for_each_index(size, lines_of<T>{x, values, positions, line, l});
+  gather(size, lines_of<T>{x, values, positions, line, l});
   const auto dev = [](auto* p) { return ::thrust::device_pointer_cast(p); };
   ::thrust::stable_sort_by_key(async_policy(), dev(values), dev(values) + size,
                                ::thrust::make_zip_iterator(::thrust::make_tuple(dev(line), dev(positions))), value_order<D>{});
@@ -118,7 +115,7 @@ void materialize(const graph::argsort<X, Axis, D>& n, const Views& views, const 
   const auto l = graph::detail::layout_around(out_ext, Axis);
   if (l.outer * l.n * l.inner == 0) return;
   const std::int32_t* positions = detail::sorted_line_positions<D>(detail::contiguous_operand<T>(n.x, views, out_ext), l);
-  detail::for_each_index(l.outer * l.n * l.inner, detail::positions_back{positions, out, l});
+  detail::gather(l.outer * l.n * l.inner, detail::positions_back{positions, out, l});
 }
 
 /// top_k's positions: the whole of each line sorted, then its first k (a partial selection on the
@@ -131,7 +128,7 @@ void materialize(const graph::top_k_positions<X, K>& n, const Views& views, cons
   if (l.outer * l.n * n.k == 0) return;
   const std::int32_t* positions =
       detail::sorted_line_positions<sort_direction::descending>(detail::contiguous_operand<T>(n.x, views, xe), l);
-  detail::for_each_index(staticflow::detail::product(out_ext), detail::first_positions{positions, out, l.n, n.k});
+  detail::gather(staticflow::detail::product(out_ext), detail::first_positions{positions, out, l.n, n.k});
 }
 
 template <class X, class P, std::size_t Axis, class Views, std::size_t R, class T>
@@ -144,7 +141,7 @@ void materialize(const graph::take_along_axis<X, P, Axis>& n, const Views& views
   detail::check_indices_on_host(positions, size, xe[Axis], "take_along_axis");
   if (size == 0) return;
   const T* x = detail::contiguous_operand<T>(n.x, views, xe);
-  detail::for_each_index(size, detail::take_element<T, J>{x, positions, out, graph::detail::layout_around(xe, Axis),
+  detail::gather(size, detail::take_element<T, J>{x, positions, out, graph::detail::layout_around(xe, Axis),
                                                           graph::detail::layout_around(out_ext, Axis)});
 }
 
@@ -161,7 +158,7 @@ void materialize(const graph::take_along_axis_gradient<G, X, P, Axis>& n, const 
   if (size) ::thrust::fill_n(async_policy(), out, size, T(0));
   if (picked == 0) return;
   const auto pl = graph::detail::layout_around(pe, Axis);
-  detail::for_each_index(pl.outer * pl.inner, detail::add_back_line<T, J>{g, positions, out, graph::detail::layout_around(out_ext, Axis), pl});
+  detail::gather(pl.outer * pl.inner, detail::add_back_line<T, J>{g, positions, out, graph::detail::layout_around(out_ext, Axis), pl});
 }
 
 }  // namespace staticflow::thrust_backend
