@@ -88,7 +88,7 @@ STATICFLOW_INLINE void run_loop_body(const N& n, const Cursors& c, T* out, std::
 /// memory, their constants reloaded): sin over 1M floats took 1.3-1.5x the time of a hand-written
 /// xsimd loop. One call per loop here costs nothing next to them.
 template <class N, class Cursors, class T>
-[[gnu::flatten]] void run_costly_loop(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
+STATICFLOW_FLATTEN void run_costly_loop(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
   run_loop_body(n, c, out, first, last);
 }
 
