@@ -1,7 +1,7 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
 // integers, reductions, matmul, conv2d, pooling, cumsum, range / linspace / eye, gather, moments and layer normalization,
-// reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
@@ -175,6 +175,16 @@ int main(int argc, char** argv) {
   });
   exported("sorting", sorted)("x3x5", xt::xarray<float>{{0.5f, -1.f, 2.f, 0.5f, 3.f}, {4.f, 4.f, -2.f, 1.f, 0.f}, {1.f, 2.f, 3.f, 4.f, 5.f}},
                               xt::xarray<std::int64_t>{{4, 0}, {1, 1}, {2, 3}});
+  // gather_nd and the scatters: GatherND and ScatterND (reduction none / add; sub adds the negated updates)
+  auto scatters = sf::function<sf::spec<float, sf::dyn, 3>, sf::spec<std::int32_t, sf::dyn, 2>, sf::spec<std::int64_t, sf::dyn, 1>,
+                               sf::spec<float, sf::dyn, 3>>([](auto x, auto cells, auto rows, auto u) {
+    return std::tuple{sf::gather_nd(x, cells), sf::gather_nd(x, rows), sf::tensor_scatter_nd_update(x, rows, u),
+                      sf::tensor_scatter_nd_add(x, rows, u * 3.f), sf::tensor_scatter_nd_sub(x, cells, sf::gather_nd(x, cells) * 2.f),
+                      sf::scatter_nd(cells, sf::gather_nd(x, cells), sf::shape<4, 3>{})};
+  });
+  exported("scatter", scatters)("x4x3", xt::xarray<float>(xt::random::randn<float>({4, 3})),
+                                xt::xarray<std::int32_t>{{3, 2}, {0, 0}, {1, 2}, {3, 2}}, xt::xarray<std::int64_t>(xt::xtensor<std::int64_t, 2>{{2}, {0}}),
+                                xt::xarray<float>(xt::random::randn<float>({2, 3})));
   run_pool("image2x7x8", xt::xarray<float>(xt::random::randn<float>({2, 7, 8, 3})),
            xt::xarray<float>(xt::random::randn<float>({3, 10, 2})));
 

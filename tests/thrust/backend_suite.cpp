@@ -636,3 +636,24 @@ TEST_CASE("suite: argsort, sort and top_k are stable and TF's on every backend",
   CHECK(suite::flat(values) == std::vector<float>{3, 2, 5, 5});
   CHECK(suite::flat(indices) == std::vector<std::int32_t>{0, 2, 2, 3});
 }
+
+TEST_CASE("suite: gather_nd and the scatters apply index tuples in order on every backend", "[suite][scatter]") {
+  auto f = sf::function(
+      [](auto x, auto row_ids, auto u, auto cell_ids) {
+        // device tensors have run-time extents: the tuples' depth made static as tf.reshape(i, [-1, K])
+        const auto rows = sf::reshape<sf::shape<sf::dyn, 1>>(row_ids);
+        const auto cells = sf::reshape<sf::shape<sf::dyn, 2>>(cell_ids);
+        return std::tuple{sf::gather_nd(x, cells), sf::tensor_scatter_nd_update(x, rows, u), sf::tensor_scatter_nd_add(x, rows, u),
+                          sf::tensor_scatter_nd_sub(x, cells, sf::gather_nd(x, cells)),
+                          sf::scatter_nd(cells, sf::gather_nd(x, cells), sf::shape<2, 3>{})};
+      },
+      suite::backend);
+  const xt::xtensor<float, 2> x = {{1, 2, 3}, {4, 5, 6}}, u = {{10, 20, 30}, {-1, -2, -3}, {7, 8, 9}};
+  const xt::xtensor<std::int32_t, 1> rows = {1, 0, 1}, cells = {1, 2, 0, 0, 1, 2};
+  const auto [picked, updated, added, emptied, scattered] = suite::host(f(suite::in(x), suite::in(rows), suite::in(u), suite::in(cells)));
+  CHECK(suite::flat(picked) == std::vector<float>{6, 1, 6});
+  CHECK(suite::flat(updated) == std::vector<float>{-1, -2, -3, 7, 8, 9});  // the last update of row 1 wins
+  CHECK(suite::flat(added) == std::vector<float>{0, 0, 0, 21, 33, 45});
+  CHECK(suite::flat(emptied) == std::vector<float>{0, 2, 3, 4, 5, -6});
+  CHECK(suite::flat(scattered) == std::vector<float>{1, 0, 0, 0, 0, 12});
+}

@@ -28,6 +28,7 @@
 #include "staticflow/graph/cumulative.hpp"
 #include "staticflow/graph/data_movement.hpp"
 #include "staticflow/graph/gather.hpp"
+#include "staticflow/graph/scatter.hpp"
 #include "staticflow/graph/sorting.hpp"
 #include "staticflow/graph/pool.hpp"
 #include "staticflow/graph/random.hpp"
@@ -463,6 +464,36 @@ constexpr auto child_adjoint(const graph::gather<X, I, Axis>& n, const G& g) {
   static_assert(K == 0);
   const auto ge = to_value_spec(g, n);
   return graph::gather_gradient<std::remove_cvref_t<decltype(ge)>, X, I, Axis>(ge, n.x, n.indices);
+}
+
+// ---- gather_nd and the scatters (graph/scatter.hpp): gather_nd's adjoint added back at the slices
+// its tuples read (TF's ScatterNd); a scatter's adjoint passes to x (but for the slices an update
+// replaced) and is gathered from the tuples' slices for the updates (negated for sub; for a tuple
+// given twice to update, both updates get it, as TF's rule). The indices are integers: no adjoint.
+template <std::size_t K, class X, class I, class G>
+constexpr auto child_adjoint(const graph::gather_nd<X, I>& n, const G& g) {
+  static_assert(K == 0);
+  const auto ge = to_value_spec(g, n);
+  const auto zeros = zeros_like(n.x);
+  return graph::tensor_scatter_nd<graph::scatter_add, std::remove_cvref_t<decltype(zeros)>, I,
+                                  std::remove_cvref_t<decltype(ge)>>(zeros, n.indices, ge);
+}
+template <std::size_t K, class Mode, class X, class I, class U, class G>
+constexpr auto child_adjoint(const graph::tensor_scatter_nd<Mode, X, I, U>& n, const G& g) {
+  const auto ge = to_value_spec(g, n);
+  using GE = std::remove_cvref_t<decltype(ge)>;
+  if constexpr (K == 1) {
+    return zero_adjoint{};
+  } else if constexpr (K == 0 && std::is_same_v<Mode, graph::scatter_update>) {
+    const auto zeros = zeros_like(n.updates);
+    return graph::tensor_scatter_nd<graph::scatter_update, GE, I, std::remove_cvref_t<decltype(zeros)>>(ge, n.indices, zeros);
+  } else if constexpr (K == 0) {
+    return ge;
+  } else {
+    const auto picked = graph::gather_nd<GE, I>(ge, n.indices);
+    if constexpr (std::is_same_v<Mode, graph::scatter_sub>) return -picked;
+    else return picked;
+  }
 }
 
 // ---- take_along_axis (sort, top_k): the adjoint added back where each value was read (the

@@ -12,17 +12,23 @@
 //   split part k       Slice of [k n / parts, (k + 1) n / parts)
 //   argsort, top_k     TopK (stable: ONNX breaks ties by the lower index), indices cast to int32
 //   take_along_axis    GatherElements
+//   gather_nd          GatherND (indices cast to int64)
+//   tensor_scatter_nd  ScatterND, reduction "none" (update: ONNX leaves repeated tuples' order
+//                      undefined, staticflow keeps the last), "add" (add, scatter_nd), "add" of
+//                      the negated updates (sub)
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
 
 #include "staticflow/graph/data_movement.hpp"
+#include "staticflow/graph/scatter.hpp"
 #include "staticflow/graph/slicing.hpp"
 #include "staticflow/graph/sorting.hpp"
 
@@ -135,6 +141,23 @@ std::string lower_top_k(Exporter& e, const std::string& x, const std::string& co
   e.set_int(node, "largest", largest);
   e.set_int(node, "sorted", 1);
   return e.template cast<std::int32_t>(indices);
+}
+
+template <class Exporter>
+std::string lower_gather_nd(Exporter& e, const std::string& x, const std::string& indices) {
+  const std::string out = e.fresh("gather_nd");
+  e.add_node("GatherND", {x, e.template cast<std::int64_t>(indices)}, {out});
+  return out;
+}
+
+template <class Mode, class Exporter>
+std::string lower_scatter_nd(Exporter& e, const std::string& x, const std::string& indices, const std::string& updates) {
+  constexpr bool replace = std::is_same_v<Mode, graph::scatter_update>;
+  const std::string out = e.fresh("scatter_nd");
+  const std::string values = std::is_same_v<Mode, graph::scatter_sub> ? e.op("Neg", {updates}) : updates;
+  auto& node = e.add_node("ScatterND", {x, e.template cast<std::int64_t>(indices), values}, {out});
+  set_string(node, "reduction", replace ? "none" : "add");
+  return out;
 }
 
 }  // namespace staticflow::onnx::detail

@@ -514,6 +514,16 @@ class exporter {
     return out;
   }
 
+  template <class X, class I>
+  std::string lower_op(const graph::gather_nd<X, I>& n) {
+    return lower_gather_nd(*this, emit(n.x), emit(n.indices));
+  }
+
+  template <class Mode, class X, class I, class U>
+  std::string lower_op(const graph::tensor_scatter_nd<Mode, X, I, U>& n) {
+    return lower_scatter_nd<Mode>(*this, emit(n.x), emit(n.indices), emit(n.updates));
+  }
+
   template <class Target, class A>
   std::string lower_op(const graph::broadcast<Target, A>& n) {
     std::vector<std::int64_t> dims;

@@ -12,6 +12,7 @@
 #include "staticflow/backend/cpu/cumulative.hpp"
 #include "staticflow/backend/cpu/data_movement.hpp"
 #include "staticflow/backend/cpu/gather.hpp"
+#include "staticflow/backend/cpu/scatter.hpp"
 #include "staticflow/backend/cpu/index.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/backend/cpu/linalg.hpp"

@@ -21,6 +21,7 @@
 #include "staticflow/backend/thrust/expr.hpp"
 #include "staticflow/backend/thrust/data_movement.hpp"
 #include "staticflow/backend/thrust/gather.hpp"
+#include "staticflow/backend/thrust/scatter.hpp"
 #include "staticflow/backend/thrust/kernel.hpp"
 #include "staticflow/backend/thrust/linalg.hpp"
 #include "staticflow/backend/thrust/operand.hpp"
