@@ -6,6 +6,9 @@
 //   Gradient/...  d/dtable sum(gather(table, ids) * w): zeros of the table's shape, then each of
 //                 w's 4096 rows added at its id (repeated ids add up); no peer has a scatter-add,
 //                 so the hand loop is the anchor
+//   GatherNd/...  gather_nd(table, ids as [4096, 1] tuples): the lookup through graph/scatter.hpp
+//   ScatterAdd/.. tensor_scatter_nd_add(table, ids as tuples, w): a copy of the table with w's rows
+//                 added at their ids, in order (the hand loop: copy, then add)
 //
 // Counter bytes_per_second: the rows read and written (Lookup), the table written plus w read
 // (Gradient). Each result is checked at sampled elements after timing.
@@ -36,6 +39,7 @@ constexpr std::size_t vocabulary = 50000, width = 64, lookups = 4096;
 struct data {
   xt::xtensor<float, 2> table, w, rows, grad;
   xt::xtensor<std::int32_t, 1> ids;
+  xt::xtensor<std::int32_t, 2> tuples;  // ids as [lookups, 1]
   data()
       : table(xt::zeros<float>({vocabulary, width})), w(xt::zeros<float>({lookups, width})),
         rows(xt::zeros<float>({lookups, width})), grad(xt::zeros<float>({vocabulary, width})),
@@ -45,6 +49,20 @@ struct data {
     for (auto& v : table) v = u(rng);
     for (auto& v : w) v = u(rng);
     for (auto& v : ids) v = static_cast<std::int32_t>(rng() % 2000);  // a small working set: repeats
+    tuples = xt::zeros<std::int32_t>({lookups, std::size_t{1}});
+    std::copy(ids.begin(), ids.end(), tuples.begin());
+  }
+  /// grad holding table + the scatter-add of w's rows at ids, checked at sampled rows
+  void check_scattered(benchmark::State& state) const {
+    std::mt19937 rng(10);
+    for (int s = 0; s < 64; ++s) {
+      const std::size_t r = static_cast<std::size_t>(ids(rng() % lookups)), k = rng() % width;
+      double want = table(r, k);
+      for (std::size_t p = 0; p < lookups; ++p)
+        if (static_cast<std::size_t>(ids(p)) == r) want += w(p, k);
+      if (!(std::fabs(grad(r, k) - want) <= 1e-4 * (1 + std::fabs(want)))) return state.SkipWithError("wrong result");
+    }
+    if (grad(vocabulary - 1, 3) != table(vocabulary - 1, 3)) state.SkipWithError("wrong result: a row never updated");
   }
   void check_rows(benchmark::State& state) const {
     for (std::size_t p = 0; p < lookups; p += 97)
@@ -146,6 +164,38 @@ void Gradient_HandLoop(benchmark::State& state) {
   gradient_bytes(state);
 }
 
+void GatherNd_Staticflow(benchmark::State& state) {
+  data d;
+  auto fn = sf::function<sf::spec<float, sf::dyn, width>, sf::spec<std::int32_t, sf::dyn, 1>>(
+      [](auto t, auto i) { return sf::gather_nd(t, i); });
+  timed(state, d.rows.data(), [&] { fn.call_into(d.rows, d.table, d.tuples); });
+  d.check_rows(state);
+  lookup_bytes(state);
+}
+
+void ScatterAdd_Staticflow(benchmark::State& state) {
+  data d;
+  auto fn = sf::function<sf::spec<float, sf::dyn, width>, sf::spec<std::int32_t, sf::dyn, 1>, sf::spec<float, sf::dyn, width>>(
+      [](auto t, auto i, auto w) { return sf::tensor_scatter_nd_add(t, i, w); });
+  timed(state, d.grad.data(), [&] { fn.call_into(d.grad, d.table, d.tuples, d.w); });
+  d.check_scattered(state);
+  gradient_bytes(state);
+}
+void ScatterAdd_HandLoop(benchmark::State& state) {
+  data d;
+  timed(state, d.grad.data(), [&] {
+    float* g = d.grad.data();
+    std::copy_n(d.table.data(), vocabulary * width, g);
+    for (std::size_t p = 0; p < lookups; ++p) {
+      float* to = g + static_cast<std::size_t>(d.ids(p)) * width;
+      const float* from = d.w.data() + p * width;
+      for (std::size_t k = 0; k < width; ++k) to[k] += from[k];
+    }
+  });
+  d.check_scattered(state);
+  gradient_bytes(state);
+}
+
 }  // namespace
 
 BENCHMARK(Lookup_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
@@ -155,3 +205,6 @@ BENCHMARK(Lookup_Eigen)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Lookup_Xtensor)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Gradient_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Gradient_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(GatherNd_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(ScatterAdd_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(ScatterAdd_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();

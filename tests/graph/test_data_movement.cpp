@@ -11,6 +11,7 @@
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xtensor.hpp>
+#include <xtensor/xview.hpp>
 
 #include <staticflow/staticflow.hpp>
 
@@ -134,6 +135,51 @@ TEST_CASE("data movement: split and unstack, static parts where the axis is stat
   CHECK((thirds(six) == xt::xtensor<float, 2>{{531, 642}}));
   CHECK_THROWS_WITH(thirds(xt::xtensor<float, 2>{{1, 2, 3, 4}}),
                     "staticflow: split: axis 1 of shape (1, 4) does not split into 3 equal parts");
+}
+
+TEST_CASE("data movement: split with sizes (tf.split's SplitV), one -1, static and run-time axes", "[graph][data_movement]") {
+  // every placement of the -1 and parts of size 0, on random extents, against the windows written out
+  std::mt19937 rng(31);
+  auto f = sf::function([](auto a) {
+    const auto [p, q, r] = sf::split(a, sf::sizes<1, -1, 2>{}, sf::axes<1>{});
+    const auto [s, t] = sf::split(a, sf::sizes<-1, 0>{}, sf::axes<-1>{});
+    const auto [u, v, w] = sf::split(a, sf::sizes<0, 2, -1>{}, sf::axes<1>{});
+    return std::tuple{p, q, r, s, t, u, v, w};
+  });
+  for (int round = 0; round < 10; ++round) {
+    const std::size_t rows = rng() % 3, columns = 3 + rng() % 5;
+    xt::xtensor<float, 2> a = xt::zeros<float>({rows, columns});
+    for (auto& e : a) e = static_cast<float>(rng() % 100);
+    const auto window = [&](std::size_t begin, std::size_t end) {
+      return xt::xtensor<float, 2>(xt::view(a, xt::all(), xt::range(begin, end)));
+    };
+    const auto [p, q, r, s, t, u, v, w] = f(a);
+    INFO(rows << " x " << columns);
+    CHECK((p == window(0, 1)));
+    CHECK((q == window(1, columns - 2)));
+    CHECK((r == window(columns - 2, columns)));
+    CHECK((s == a));
+    CHECK(t.shape()[1] == 0);
+    CHECK(t.shape()[0] == rows);
+    CHECK(u.shape()[1] == 0);
+    CHECK((v == window(0, 2)));
+    CHECK((w == window(2, columns)));
+  }
+  CHECK(f.get_concrete_function(sf::spec<float, sf::dyn, sf::dyn>{}).graph_string().find(
+            "SplitV[axis=1 num_split=3 part=1 size=-1]") != std::string::npos);
+  CHECK_THROWS_WITH(f(xt::xtensor<float, 2>{{1, 2}}), "staticflow: split: sizes adding up to 3 (and one -1) for axis 1 of shape (1, 2)");
+  auto exact = sf::function([](auto a) {
+    const auto [head, tail] = sf::split(a, sf::sizes<1, 2>{});
+    return tail - head;
+  });
+  CHECK((exact(xt::xtensor<float, 1>{1, 5, 7}) == xt::xtensor<float, 1>{4, 6}));
+  CHECK_THROWS_WITH(exact(xt::xtensor<float, 1>{1, 5}), "staticflow: split: sizes adding up to 3 for axis 0 of shape (2,)");
+  // static extents: static parts, the -1 included
+  const auto [p, q, r, s, t, u, v, w] = f(twelve());
+  STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(q)>, xt::xtensor_fixed<float, xt::xshape<3, 1>>>);
+  STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(w)>, xt::xtensor_fixed<float, xt::xshape<3, 2>>>);
+  CHECK(flat(q) == as<float>({2, 6, 10}));
+  CHECK(flat(r) == as<float>({3, 4, 7, 8, 11, 12}));
 }
 
 TEST_CASE("data movement: random run-time shapes (extents 0 and 1 included) against xtensor", "[graph][data_movement]") {

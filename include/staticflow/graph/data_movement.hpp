@@ -229,7 +229,47 @@ struct split_kind {
   }
 };
 
+/// A part of tf.split(x, [s_0, ..., s_n], axis): the window of Size elements (sf::dyn: the part
+/// given as -1, whatever the others leave) that starts `before` elements after the axis's start,
+/// or, when a -1 part comes before it, ends `after` elements before the axis's end. `fixed` is
+/// the sum of the sizes given as numbers, `inferred` whether one was -1.
+template <std::size_t R, int Axis, std::size_t Size>
+struct split_part_kind {
+  static constexpr std::size_t axis = static_cast<std::size_t>(staticflow::detail::normalize_axis(Axis, R));
+  struct dims {
+    static constexpr std::size_t dim(std::size_t i, std::size_t n) { return i == axis ? Size : n; }
+  };
+  template <class S>
+  using result_shape = typename detail::mapped_shape<S, dims>::type;
+  std::size_t size = 0, before = 0, after = 0, fixed = 0, parts = 1, part = 0;
+  bool inferred = false, from_end = false, is_rest = false;  // is_rest: this part is the -1
+  bool operator==(const split_part_kind&) const = default;
+  std::string name() const {
+    return "SplitV[axis=" + std::to_string(axis) + " num_split=" + std::to_string(parts) + " part=" + std::to_string(part) +
+           " size=" + (is_rest ? std::string("-1") : std::to_string(size)) + "]";
+  }
+  extents<R> extents_of(const extents<R>& in) const {
+    if (inferred ? fixed > in[axis] : fixed != in[axis])
+      throw shape_error("split: sizes adding up to " + std::to_string(fixed) + (inferred ? " (and one -1)" : "") +
+                        " for axis " + std::to_string(axis) + " of shape " + staticflow::detail::extents_string(in));
+    extents<R> out = in;
+    out[axis] = Size == dyn ? in[axis] - fixed : size;
+    return out;
+  }
+  std::array<axis_rule, R> rules(const extents<R>& in, const extents<R>& out) const {
+    auto r = detail::identity_rules(in);
+    const std::size_t begin = from_end ? in[axis] - after - out[axis] : before;
+    r[axis] = {axis_rule::form::strided, static_cast<std::ptrdiff_t>(begin), 1, in[axis], out[axis]};
+    return r;
+  }
+};
+
 }  // namespace graph
+
+/// The sizes of tf.split's parts along the axis (`sf::sizes<2, 3, -1>{}`): each a count, at most
+/// one -1 (what the others leave).
+template <std::ptrdiff_t... S>
+struct sizes {};
 
 namespace detail {
 template <class T> struct is_static_paddings : std::false_type {};
@@ -475,6 +515,54 @@ constexpr auto split(const X& x, axes<A>) {
       return std::array<graph::axis_map<kind, XN>, Parts>{graph::axis_map<kind, XN>(xn, kind{Parts, I})...};
     }(std::make_index_sequence<Parts>{});
   }
+}
+
+/// tf.split(x, [s_0, ..., s_n], axis): the parts of the given sizes along the axis, as a std::tuple
+/// of symbolic tensors (at most one size -1: what the others leave). The sizes must add up to the
+/// axis's extent: a compile error where it is static, sf::shape_error at run time otherwise.
+template <detail::tensor_operand X, std::ptrdiff_t... Sizes, int A>
+constexpr auto split(const X& x, sizes<Sizes...>, axes<A>) {
+  const auto xn = detail::data_movement_operand(x);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  using S = typename XN::shape_type;
+  constexpr std::array<std::ptrdiff_t, sizeof...(Sizes)> given{Sizes...};
+  constexpr std::size_t count = sizeof...(Sizes), minus_ones = ((Sizes == -1 ? 1u : 0u) + ... + 0u);
+  constexpr bool sizes_ok = count >= 1 && minus_ones <= 1 && ((Sizes >= -1) && ...);
+  static_assert(sizes_ok, "staticflow: split: the sizes must be counts (at least one), with at most one -1");
+  if constexpr (!detail::axes_check<XN, A>::ok || !sizes_ok) {
+    return std::tuple<XN>{xn};
+  } else {
+    constexpr std::size_t ax = static_cast<std::size_t>(detail::normalize_axis(A, S::rank)), n = S::dims[ax];
+    constexpr std::size_t fixed = ((Sizes == -1 ? 0u : static_cast<std::size_t>(Sizes)) + ... + 0u);
+    static_assert(n == dyn || (minus_ones ? fixed <= n : fixed == n),
+                  "staticflow: split: the sizes do not add up to the axis's extent");
+    constexpr std::size_t inferred_size = n == dyn || fixed > n ? dyn : n - fixed;
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      const auto part = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        constexpr bool is_inferred = given[K] == -1;
+        constexpr std::size_t size = is_inferred ? inferred_size : static_cast<std::size_t>(given[K]);
+        using kind = graph::split_part_kind<S::rank, A, size>;
+        kind k{};
+        bool minus_one_before = false;
+        for (std::size_t j = 0; j < count; ++j) {
+          const std::size_t s = given[j] == -1 ? 0 : static_cast<std::size_t>(given[j]);
+          if (j < K) {
+            minus_one_before = minus_one_before || given[j] == -1;
+            k.before += s;
+          }
+          if (j > K) k.after += s;
+        }
+        k.size = size == dyn ? 0 : size, k.fixed = fixed, k.inferred = minus_ones == 1, k.from_end = minus_one_before;
+        k.is_rest = is_inferred, k.parts = count, k.part = K;
+        return graph::axis_map<kind, XN>(xn, k);
+      };
+      return std::tuple{part(std::integral_constant<std::size_t, I>{})...};
+    }(std::make_index_sequence<count>{});
+  }
+}
+template <detail::tensor_operand X, std::ptrdiff_t... Sizes>
+constexpr auto split(const X& x, sizes<Sizes...> s) {
+  return split(x, s, axes<0>{});
 }
 
 /// tf.unstack(x, axis): the slices along a static-extent axis, each without that axis.

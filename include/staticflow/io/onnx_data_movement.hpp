@@ -10,6 +10,7 @@
 //   roll               per axis, two Slices concatenated at (n - shift mod n) mod n
 //   repeat             Unsqueeze, Tile, Reshape
 //   split part k       Slice of [k n / parts, (k + 1) n / parts)
+//   split with sizes   Slice of the part's window, counted from the end after a -1 part
 //   argsort, top_k     TopK (stable: ONNX breaks ties by the lower index), indices cast to int32
 //   take_along_axis    GatherElements
 //   gather_nd          GatherND (indices cast to int64)
@@ -61,6 +62,7 @@ struct axis_map_form<graph::pad_kind<T, P, A...>> : std::integral_constant<int, 
 template <std::size_t R, int... A> struct axis_map_form<graph::roll_kind<R, A...>> : std::integral_constant<int, 5> {};
 template <std::size_t R, int A, std::size_t C> struct axis_map_form<graph::repeat_kind<R, A, C>> : std::integral_constant<int, 6> {};
 template <std::size_t R, int A, std::size_t S> struct axis_map_form<graph::split_kind<R, A, S>> : std::integral_constant<int, 7> {};
+template <std::size_t R, int A, std::size_t S> struct axis_map_form<graph::split_part_kind<R, A, S>> : std::integral_constant<int, 8> {};
 
 /// An axis-map op over x (rank R, dtype T) as ONNX nodes (axis_map_form<Kind> is not 0: the
 /// exporter reports the kinds without an ONNX form as no_onnx_mapping).
@@ -126,6 +128,15 @@ std::string lower_axis_map(Exporter& e, const Kind& k, const std::string& x) {
     const std::string size = e.op("Div", {extent_of(e, x, Kind::axis), e.ints({i64(k.parts)})});
     const std::string start = e.op("Mul", {size, e.ints({i64(k.part)})});
     return e.op("Slice", {x, start, e.op("Add", {start, size}), e.ints({i64(Kind::axis)})});
+  } else if constexpr (form == 8) {  // a window counted from the start, or from the end after a -1 part
+    std::int64_t start = i64(k.before), end = i64(k.before + k.size);
+    if (k.is_rest) {
+      end = k.after ? -i64(k.after) : onnx_max;
+    } else if (k.from_end) {
+      start = k.after + k.size ? -i64(k.after + k.size) : onnx_max;
+      end = k.after ? -i64(k.after) : onnx_max;
+    }
+    return e.op("Slice", {x, e.ints({start}), e.ints({end}), e.ints({i64(Kind::axis)})});
   } else {
     static_assert(form != 0, "staticflow: internal: lower_axis_map of a kind without an ONNX form");
     return {};
