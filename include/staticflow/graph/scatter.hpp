@@ -55,18 +55,23 @@ nd_layout<K> nd_layout_of(const extents<XR>& xe, const extents<IR>& ie) {
   return l;
 }
 
+/// TF's error for tuple p, which lies outside x's first K extents.
+template <std::size_t K, class J>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_tuple(const nd_layout<K>& l, const J* indices, std::size_t p,
+                                                           const char* what) {
+  std::string tuple;
+  for (std::size_t j = 0; j < K; ++j) tuple += (j ? ", " : "") + std::to_string(indices[p * K + j]);
+  throw shape_error(std::string(what) + ": indices[" + std::to_string(p) + "] = [" + tuple + "] does not index into shape " +
+                    staticflow::detail::extents_string(l.indexed));
+}
+
 /// The slice (row of `inner` elements) that tuple p names, or TF's error for a tuple outside x.
 template <std::size_t K, class J>
-std::size_t slice_of(const nd_layout<K>& l, const J* indices, std::size_t p, const char* what) {
+inline std::size_t slice_of(const nd_layout<K>& l, const J* indices, std::size_t p, const char* what) {
   std::size_t slice = 0;
   for (std::size_t k = 0; k < K; ++k) {
     const J i = indices[p * K + k];
-    if (i < 0 || static_cast<std::size_t>(i) >= l.indexed[k]) {
-      std::string tuple;
-      for (std::size_t j = 0; j < K; ++j) tuple += (j ? ", " : "") + std::to_string(indices[p * K + j]);
-      throw shape_error(std::string(what) + ": indices[" + std::to_string(p) + "] = [" + tuple +
-                        "] does not index into shape " + staticflow::detail::extents_string(l.indexed));
-    }
+    if (i < 0 || static_cast<std::size_t>(i) >= l.indexed[k]) throw_bad_tuple(l, indices, p, what);
     slice = slice * l.indexed[k] + static_cast<std::size_t>(i);
   }
   return slice;

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "staticflow/backend/cpu/gather.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/graph/scatter.hpp"
@@ -42,8 +43,19 @@ void materialize(const graph::gather_nd<X, I>& n, const Views& views, const exte
   if (l.positions * l.inner == 0) return;
   const T* x = detail::contiguous_operand<T, Sig>(n.x, views, xe);
   const std::size_t inner = l.inner;
+  // a slice whose size is in the type (a table of shape [None, 64]) is copied with a compile-time
+  // count, an inline loop otherwise (as gather's rows: a memmove call per row costs more)
+  constexpr std::size_t static_inner = detail::static_inner_size<typename X::shape_type, N::depth - 1>();
   parallel_for(l.positions, threads_for(l.positions * inner), [&](std::size_t b, std::size_t e) {
-    for (std::size_t p = b; p < e; ++p) std::copy_n(x + slices[p] * inner, inner, out + p * inner);
+    for (std::size_t p = b; p < e; ++p) {
+      const T* from = x + slices[p] * inner;
+      T* to = out + p * inner;
+      if constexpr (static_inner > 0) {
+        for (std::size_t k = 0; k < static_inner; ++k) to[k] = from[k];
+      } else {
+        for (std::size_t k = 0; k < inner; ++k) to[k] = from[k];
+      }
+    }
   });
 }
 
