@@ -11,6 +11,7 @@
 #include "staticflow/core/broadcast.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/operators.hpp"
+#include "staticflow/graph/shape_ops.hpp"
 
 namespace staticflow {
 namespace graph {
@@ -93,6 +94,29 @@ struct matmul : node<matmul<A, B>> {
 };
 }  // namespace graph
 
+/// tf.linalg.matmul's options: the operand's last two axes swapped before the product
+/// (`adjoint_a` / `adjoint_b` are the same for the real dtypes staticflow has).
+struct transpose_a_t {};
+struct transpose_b_t {};
+inline constexpr transpose_a_t transpose_a{}, adjoint_a{};
+inline constexpr transpose_b_t transpose_b{}, adjoint_b{};
+
+/// tf.linalg.matrix_transpose(x): x with its last two axes swapped (a copy, as tf.transpose).
+template <detail::tensor_operand A>
+constexpr auto matrix_transpose(const A& a) {
+  const auto an = detail::as_node<void>(a);
+  using AN = std::remove_cvref_t<decltype(an)>;
+  constexpr std::size_t R = AN::shape_type::rank;
+  static_assert(R >= 2, "staticflow: matrix_transpose / matmul's transpose_a / transpose_b need a tensor of rank 2 or more");
+  if constexpr (R < 2) {
+    return an;
+  } else {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return transpose(an, axes<static_cast<int>(I)..., static_cast<int>(R - 1), static_cast<int>(R - 2)>{});
+    }(std::make_index_sequence<R - 2>{});
+  }
+}
+
 /// tf.linalg.matmul / numpy.matmul on symbolic tensors.
 template <symbolic A, symbolic B>
 constexpr auto matmul(const A& a, const B& b) {
@@ -103,6 +127,20 @@ template <detail::tensor_operand A, detail::tensor_operand B>
   requires(!symbolic<A> || !symbolic<B>)
 constexpr auto matmul(const A& a, const B& b) {
   return matmul(detail::as_node<void>(a), detail::as_node<void>(b));
+}
+/// tf.linalg.matmul(a, b, transpose_a=..., transpose_b=...): `sf::matmul(a, b, sf::transpose_b)`,
+/// `sf::matmul(a, b, sf::transpose_a, sf::transpose_b)`. The transposed operand is copied first
+/// (the product's kernel then reads rows, as for any matmul).
+template <detail::tensor_operand A, detail::tensor_operand B, class... Options>
+  requires(sizeof...(Options) >= 1 && ((std::is_same_v<Options, transpose_a_t> || std::is_same_v<Options, transpose_b_t>) && ...))
+constexpr auto matmul(const A& a, const B& b, Options...) {
+  constexpr bool ta = (std::is_same_v<Options, transpose_a_t> || ...), tb = (std::is_same_v<Options, transpose_b_t> || ...);
+  static_assert(sizeof...(Options) == std::size_t{ta} + std::size_t{tb}, "staticflow: matmul: an option is given twice");
+  const auto an = detail::as_node<void>(a);
+  const auto bn = detail::as_node<void>(b);
+  if constexpr (ta && tb) return matmul(matrix_transpose(an), matrix_transpose(bn));
+  else if constexpr (ta) return matmul(matrix_transpose(an), bn);
+  else return matmul(an, matrix_transpose(bn));
 }
 
 }  // namespace staticflow
