@@ -55,6 +55,21 @@ nd_layout<K> nd_layout_of(const extents<XR>& xe, const extents<IR>& ie) {
   return l;
 }
 
+/// What both backends' kernels read of a gather_nd or scatter node: the run-time extents of x (the
+/// scatter's result) and of the indices, and the layout from them.
+template <std::size_t XR, std::size_t IR, std::size_t K>
+struct nd_operands {
+  extents<XR> x_extents;
+  extents<IR> index_extents;
+  nd_layout<K> layout;
+};
+template <class N, class ArgExtents>
+nd_operands<N::x_rank, N::index_rank, N::depth> nd_operands_of(const N& n, const ArgExtents& args) {
+  const auto xe = node_extents(n.x, args);
+  const auto ie = node_extents(n.indices, args);
+  return {xe, ie, nd_layout_of<N::depth>(xe, ie)};
+}
+
 /// TF's error for tuple p, which lies outside x's first K extents.
 template <std::size_t K, class J>
 [[noreturn, gnu::cold, gnu::noinline]] void throw_bad_tuple(const nd_layout<K>& l, const J* indices, std::size_t p,

@@ -34,18 +34,15 @@ const std::size_t* slices_of_tuples(const N& n, const Views& views, const graph:
 
 template <class Sig, class X, class I, class Views, std::size_t R, class T>
 void materialize(const graph::gather_nd<X, I>& n, const Views& views, const extents<R>&, T* out) {
-  using N = graph::gather_nd<X, I>;
-  const auto arg_ext = staticflow::detail::extents_of_views(views);
-  const auto xe = graph::node_extents(n.x, arg_ext);
-  const auto ie = graph::node_extents(n.indices, arg_ext);
-  const auto l = graph::detail::nd_layout_of<N::depth>(xe, ie);
-  const std::size_t* slices = detail::slices_of_tuples<Sig>(n, views, l, ie, "gather_nd");
+  const auto o = graph::detail::nd_operands_of(n, staticflow::detail::extents_of_views(views));
+  const auto& l = o.layout;
+  const std::size_t* slices = detail::slices_of_tuples<Sig>(n, views, l, o.index_extents, "gather_nd");
   if (l.positions * l.inner == 0) return;
-  const T* x = detail::contiguous_operand<T, Sig>(n.x, views, xe);
+  const T* x = detail::contiguous_operand<T, Sig>(n.x, views, o.x_extents);
   const std::size_t inner = l.inner;
   // a slice whose size is in the type (a table of shape [None, 64]) is copied with a compile-time
   // count, an inline loop otherwise (as gather's rows: a memmove call per row costs more)
-  constexpr std::size_t static_inner = detail::static_inner_size<typename X::shape_type, N::depth - 1>();
+  constexpr std::size_t static_inner = detail::static_inner_size<typename X::shape_type, graph::gather_nd<X, I>::depth - 1>();
   parallel_for(l.positions, threads_for(l.positions * inner), [&](std::size_t b, std::size_t e) {
     for (std::size_t p = b; p < e; ++p) {
       const T* from = x + slices[p] * inner;
@@ -61,12 +58,11 @@ void materialize(const graph::gather_nd<X, I>& n, const Views& views, const exte
 
 template <class Sig, class Mode, class X, class I, class U, class Views, std::size_t R, class T>
 void materialize(const graph::tensor_scatter_nd<Mode, X, I, U>& n, const Views& views, const extents<R>& out_ext, T* out) {
-  using N = graph::tensor_scatter_nd<Mode, X, I, U>;
   const auto arg_ext = staticflow::detail::extents_of_views(views);
-  const auto ie = graph::node_extents(n.indices, arg_ext);
-  const auto l = graph::detail::nd_layout_of<N::depth>(out_ext, ie);
+  const auto o = graph::detail::nd_operands_of(n, arg_ext);
+  const auto& l = o.layout;
   // the tuples and the updates are read before anything is written: if they throw, out is untouched
-  const std::size_t* slices = detail::slices_of_tuples<Sig>(n, views, l, ie, Mode::function);
+  const std::size_t* slices = detail::slices_of_tuples<Sig>(n, views, l, o.index_extents, Mode::function);
   const auto ue = graph::node_extents(n.updates, arg_ext);
   const T* updates = l.positions * l.inner != 0 ? detail::contiguous_operand<T, Sig>(n.updates, views, ue) : nullptr;
   evaluate_into<Sig>(n.x, views, out_ext, out);

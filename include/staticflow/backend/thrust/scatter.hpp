@@ -66,25 +66,21 @@ struct scatter_slice_column {  // column k of every tuple's slice, tuples in ord
 
 template <class X, class I, class Views, std::size_t R, class T>
 void materialize(const graph::gather_nd<X, I>& n, const Views& views, const extents<R>&, T* out) {
-  using N = graph::gather_nd<X, I>;
-  const auto arg_ext = staticflow::detail::extents_of_views(views);
-  const auto xe = graph::node_extents(n.x, arg_ext);
-  const auto ie = graph::node_extents(n.indices, arg_ext);
-  const auto l = graph::detail::nd_layout_of<N::depth>(xe, ie);
-  const std::size_t* slices = detail::slices_of_tuples(n, views, l, ie, "gather_nd");
+  const auto o = graph::detail::nd_operands_of(n, staticflow::detail::extents_of_views(views));
+  const auto& l = o.layout;
+  const std::size_t* slices = detail::slices_of_tuples(n, views, l, o.index_extents, "gather_nd");
   if (l.positions * l.inner == 0) return;
-  const T* x = detail::contiguous_operand<T>(n.x, views, xe);
+  const T* x = detail::contiguous_operand<T>(n.x, views, o.x_extents);
   detail::gather(l.positions * l.inner, detail::slice_element<T>{x, slices, out, l.inner});
 }
 
 template <class Mode, class X, class I, class U, class Views, std::size_t R, class T>
 void materialize(const graph::tensor_scatter_nd<Mode, X, I, U>& n, const Views& views, const extents<R>& out_ext, T* out) {
-  using N = graph::tensor_scatter_nd<Mode, X, I, U>;
   const auto arg_ext = staticflow::detail::extents_of_views(views);
-  const auto ie = graph::node_extents(n.indices, arg_ext);
-  const auto l = graph::detail::nd_layout_of<N::depth>(out_ext, ie);
+  const auto o = graph::detail::nd_operands_of(n, arg_ext);
+  const auto& l = o.layout;
   // the tuples and the updates are read before anything is written: if they throw, out is untouched
-  const std::size_t* slices = detail::slices_of_tuples(n, views, l, ie, Mode::function);
+  const std::size_t* slices = detail::slices_of_tuples(n, views, l, o.index_extents, Mode::function);
   const auto ue = graph::node_extents(n.updates, arg_ext);
   const T* updates = l.positions * l.inner != 0 ? detail::contiguous_operand<T>(n.updates, views, ue) : nullptr;
   evaluate_into(n.x, views, out_ext, out);
