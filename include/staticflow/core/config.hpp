@@ -18,9 +18,10 @@
 #endif
 
 /// Whether the hot path's inlining is forced (1, the default). 0 leaves every inlining decision to
-/// the compiler's heuristics: the same results, a third less compiler time per translation unit
-/// (a gradient test TU at -O1: 44 s against 29 s), slower small calls and transcendental loops. For
-/// builds that check values rather than speed: the test suite compiles its unit tests with 0.
+/// the compiler's heuristics: the same results, a tenth to a third less compiler time per
+/// translation unit (a gradient test TU at -O1: 44 s against 29 s), slower small calls and
+/// transcendental loops. For builds that check values rather than speed (the test suite compiles
+/// its unit tests with 0); the same value in every translation unit of a program.
 #ifndef STATICFLOW_FORCE_INLINE
 #define STATICFLOW_FORCE_INLINE 1
 #endif

@@ -12,7 +12,8 @@
 // The tuples are applied in order, position 0 first, on every backend and thread count: repeated
 // tuples add up in that order (add, sub, scatter_nd) and the last one wins (update; TF leaves that
 // order undefined). An index outside the tensor throws sf::shape_error before anything is written,
-// naming the tuple as TF's CPU kernel does ("indices[1] = [0, 7] does not index into shape [3, 5]").
+// naming the tuple as TF's CPU kernel does ("indices[1] = [0, 7] is not in [0, 3) x [0, 5)"), and
+// so do tuples into a tensor without elements (TF's error too).
 // The embedding update of a model (`tensor_scatter_nd_add(table, ids, rows)`) is the common case.
 #pragma once
 
@@ -74,10 +75,22 @@ nd_operands<N::x_rank, N::index_rank, N::depth> nd_operands_of(const N& n, const
 template <std::size_t K, class J>
 [[noreturn, gnu::cold, gnu::noinline]] void throw_bad_tuple(const nd_layout<K>& l, const J* indices, std::size_t p,
                                                            const char* what) {
-  std::string tuple;
-  for (std::size_t j = 0; j < K; ++j) tuple += (j ? ", " : "") + std::to_string(indices[p * K + j]);
-  throw shape_error(std::string(what) + ": indices[" + std::to_string(p) + "] = [" + tuple + "] does not index into shape " +
-                    staticflow::detail::extents_string(l.indexed));
+  std::string tuple, ranges;
+  for (std::size_t j = 0; j < K; ++j) {
+    tuple += (j ? ", " : "") + std::to_string(indices[p * K + j]);
+    ranges += (j ? " x [0, " : "[0, ") + std::to_string(l.indexed[j]) + ")";
+  }
+  throw shape_error(std::string(what) + ": indices[" + std::to_string(p) + "] = [" + tuple + "] is not in " + ranges);
+}
+
+/// Tuples into a tensor without elements: TF's error ("Requested more than 0 entries, but params
+/// is empty"; its scatters: "Indices and updates specified for empty output").
+template <std::size_t K>
+void check_tuples_have_elements(const nd_layout<K>& l, const char* what) {
+  std::size_t size = l.inner;
+  for (std::size_t k = 0; k < K; ++k) size *= l.indexed[k];
+  if (l.positions > 0 && size == 0)
+    throw shape_error(std::string(what) + ": " + std::to_string(l.positions) + " index tuples into a tensor without elements");
 }
 
 /// The slice (row of `inner` elements) that tuple p names, or TF's error for a tuple outside x.
@@ -187,7 +200,7 @@ template <class X, class I>
 struct nd_index_check {
   using J = typename I::value_type;
   static constexpr std::size_t rank = X::shape_type::rank, index_rank = I::shape_type::rank;
-  static constexpr bool integer_indices = std::is_integral_v<J> && !std::is_same_v<J, bool>;
+  static constexpr bool integer_indices = std::is_integral_v<J> && std::is_signed_v<J>;
   static_assert(integer_indices, "staticflow: gather_nd / scatter_nd: the indices must be an int32 or int64 tensor");
   static_assert(index_rank >= 1,
                 "staticflow: gather_nd / scatter_nd: the indices need a last axis holding each index tuple (shape [..., K])");
@@ -237,7 +250,9 @@ constexpr auto make_tensor_scatter_nd(const X& x, const I& indices, const U& upd
   using IN = std::remove_cvref_t<decltype(in)>;
   const auto un = as_node<typename XN::value_type>(updates);
   using UN = std::remove_cvref_t<decltype(un)>;
-  if constexpr (!nd_index_check<XN, IN>::ok) {
+  constexpr bool arithmetic = std::is_same_v<Mode, graph::scatter_update> || !std::is_same_v<typename XN::value_type, bool>;
+  static_assert(arithmetic, "staticflow: tensor_scatter_nd_add / _sub / scatter_nd: a bool tensor has no sum (use update)");
+  if constexpr (!nd_index_check<XN, IN>::ok || !arithmetic) {
     return xn;
   } else if constexpr (!nd_update_check<XN, IN, UN>::ok) {
     return xn;

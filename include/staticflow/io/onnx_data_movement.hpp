@@ -154,19 +154,26 @@ std::string lower_top_k(Exporter& e, const std::string& x, const std::string& co
   return e.template cast<std::int32_t>(indices);
 }
 
-template <class Exporter>
+/// ONNX's GatherND and ScatterND read int64 indices.
+template <class J, class Exporter>
+std::string int64_indices(Exporter& e, const std::string& indices) {
+  if constexpr (std::is_same_v<J, std::int64_t>) return indices;
+  else return e.template cast<std::int64_t>(indices);
+}
+
+template <class J, class Exporter>
 std::string lower_gather_nd(Exporter& e, const std::string& x, const std::string& indices) {
   const std::string out = e.fresh("gather_nd");
-  e.add_node("GatherND", {x, e.template cast<std::int64_t>(indices)}, {out});
+  e.add_node("GatherND", {x, int64_indices<J>(e, indices)}, {out});
   return out;
 }
 
-template <class Mode, class Exporter>
+template <class Mode, class J, class Exporter>
 std::string lower_scatter_nd(Exporter& e, const std::string& x, const std::string& indices, const std::string& updates) {
   constexpr bool replace = std::is_same_v<Mode, graph::scatter_update>;
   const std::string out = e.fresh("scatter_nd");
   const std::string values = std::is_same_v<Mode, graph::scatter_sub> ? e.op("Neg", {updates}) : updates;
-  auto& node = e.add_node("ScatterND", {x, e.template cast<std::int64_t>(indices), values}, {out});
+  auto& node = e.add_node("ScatterND", {x, int64_indices<J>(e, indices), values}, {out});
   set_string(node, "reduction", replace ? "none" : "add");
   return out;
 }

@@ -516,12 +516,12 @@ class exporter {
 
   template <class X, class I>
   std::string lower_op(const graph::gather_nd<X, I>& n) {
-    return lower_gather_nd(*this, emit(n.x), emit(n.indices));
+    return lower_gather_nd<typename I::value_type>(*this, emit(n.x), emit(n.indices));
   }
 
   template <class Mode, class X, class I, class U>
   std::string lower_op(const graph::tensor_scatter_nd<Mode, X, I, U>& n) {
-    return lower_scatter_nd<Mode>(*this, emit(n.x), emit(n.indices), emit(n.updates));
+    return lower_scatter_nd<Mode, typename I::value_type>(*this, emit(n.x), emit(n.indices), emit(n.updates));
   }
 
   template <class Target, class A>

@@ -25,6 +25,7 @@ template <class Sig, class N, class Views, std::size_t K, std::size_t IR>
 const std::size_t* slices_of_tuples(const N& n, const Views& views, const graph::detail::nd_layout<K>& l,
                                     const extents<IR>& ie, const char* what) {
   using J = typename std::remove_cvref_t<decltype(n.indices)>::value_type;
+  graph::detail::check_tuples_have_elements(l, what);
   const J* indices = contiguous_operand<J, Sig>(n.indices, views, ie);
   auto* slices = static_cast<std::size_t*>(plan::arena::local().allocate(sizeof(std::size_t) * std::max<std::size_t>(l.positions, 1)));
   for (std::size_t p = 0; p < l.positions; ++p) slices[p] = graph::detail::slice_of(l, indices, p, what);

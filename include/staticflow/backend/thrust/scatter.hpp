@@ -27,6 +27,7 @@ template <class N, class Views, std::size_t K, std::size_t IR>
 const std::size_t* slices_of_tuples(const N& n, const Views& views, const graph::detail::nd_layout<K>& l,
                                     const extents<IR>& ie, const char* what) {
   using J = typename std::remove_cvref_t<decltype(n.indices)>::value_type;
+  graph::detail::check_tuples_have_elements(l, what);
   const J* indices = contiguous_operand<J>(n.indices, views, ie);
   std::vector<J> tuples(l.positions * K);
   std::vector<std::size_t> slices(l.positions);
