@@ -166,7 +166,8 @@ int main(int argc, char** argv) {
                       sf::pad(x, {{1, 0}, {2, 1}}, 0.5f), sf::pad(x, {{1, 1}, {0, 2}}, sf::pad_mode::reflect),
                       sf::roll(x, {-1, 5}, sf::axes<0, 1>{}), sf::repeat(x, 3, sf::axes<0>{}), halves[1] - halves[0],
                       std::get<1>(sf::split(x, sf::sizes<1, -1, 2>{}, sf::axes<1>{})),
-                      std::get<2>(sf::split(x, sf::sizes<1, -1, 2>{}, sf::axes<1>{})), std::get<0>(sf::split(x, sf::sizes<2, -1>{}))};
+                      std::get<2>(sf::split(x, sf::sizes<1, -1, 2>{}, sf::axes<1>{})), std::get<0>(sf::split(x, sf::sizes<2, -1>{})),
+                      std::get<0>(sf::split(x, sf::sizes<-1, 1>{}, sf::axes<1>{})), std::get<1>(sf::split(x, sf::sizes<-1, 1>{}, sf::axes<1>{}))};
   });
   exported("data_movement", moved)("x3x4", xt::xarray<float>(xt::random::randn<float>({3, 4})));
   // argsort, sort, top_k, take_along_axis: TopK (ties: the lower index first, as staticflow) and GatherElements

@@ -656,4 +656,8 @@ TEST_CASE("suite: gather_nd and the scatters apply index tuples in order on ever
   CHECK(suite::flat(added) == std::vector<float>{0, 0, 0, 21, 33, 45});
   CHECK(suite::flat(emptied) == std::vector<float>{0, 2, 3, 4, 5, -6});
   CHECK(suite::flat(scattered) == std::vector<float>{1, 0, 0, 0, 0, 12});
+  // a tuple outside the tensor: TF's error, checked before any kernel writes (on the host for Thrust)
+  const xt::xtensor<std::int32_t, 1> bad = {1, 2, 0, 7, 1, 2};
+  CHECK_THROWS_WITH(f(suite::in(x), suite::in(rows), suite::in(u), suite::in(bad)),
+                    Catch::Contains("indices[1] = [0, 7] is not in [0, 2) x [0, 3)"));
 }
