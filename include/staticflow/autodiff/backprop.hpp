@@ -23,6 +23,7 @@
 #include "staticflow/autodiff/rules.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/while_loop.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/custom_gradient.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/shape_ops.hpp"
@@ -287,7 +288,7 @@ constexpr auto backprop(const N& n, const G& g, const Source& source) {
       const auto kids = graph::children(n);
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
         return sum_adjoints<typename source_leaf_t<Source>::shape_type>(
-            child_backprop<Root, Path, K>(n, gn, std::get<K>(kids), source)...);
+            child_backprop<Root, Path, K>(n, gn, graph::child<K>(kids), source)...);
       }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(kids)>>>{});
     }
   }

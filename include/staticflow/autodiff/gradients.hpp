@@ -18,6 +18,7 @@
 
 #include "staticflow/autodiff/adjoint_shape.hpp"
 #include "staticflow/autodiff/backprop.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -75,7 +76,7 @@ constexpr auto share_materialized(const N& n) {
   } else {
     const auto rebuilt = [&]<std::size_t... K>(std::index_sequence<K...>) {
       const auto c = graph::children(n);
-      return graph::with_children(n, share_materialized<Root, typename append_index<Path, K>::type>(std::get<K>(c))...);
+      return graph::with_children(n, share_materialized<Root, typename append_index<Path, K>::type>(graph::child<K>(c))...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
     using R = std::remove_cvref_t<decltype(rebuilt)>;
     if constexpr (shareable<R>()) return graph::shared<graph::path_tag<Root, Path>, R>(rebuilt);

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/traversal.hpp"
 
 namespace staticflow::graph {
@@ -25,7 +26,7 @@ struct bound_variable : node<bound_variable<Scope, K, T, S>> {
   using value_type = T;
   using shape_type = S;
   static constexpr std::size_t index = K;
-  constexpr std::tuple<> children() const { return {}; }
+  constexpr child_refs<> children() const { return {}; }
   std::string name() const { return "loop_var" + std::to_string(K); }
 };
 
@@ -38,7 +39,7 @@ struct output_of : node<output_of<K, N>> {
   static constexpr std::size_t projected_output = K;
   N source;
   constexpr explicit output_of(N n) : source(std::move(n)) {}
-  constexpr std::tuple<const N&> children() const { return {source}; }
+  constexpr child_refs<const N&> children() const { return {source}; }
   template <class M>
   constexpr auto with_children(const M& m) const { return output_of<K, M>(m); }
   std::string name() const { return "get[" + std::to_string(K) + "]"; }
@@ -70,8 +71,8 @@ constexpr auto bind_variables(const N& n) {
   } else if constexpr (std::tuple_size_v<decltype(children(n))> == 0) {
     return n;
   } else {
-    return std::apply([&](const auto&... kid) { return with_children(n, bind_variables<Scope, Base>(kid)...); },
-                      children(n));
+    return apply_children([&](const auto&... kid) { return with_children(n, bind_variables<Scope, Base>(kid)...); },
+                          children(n));
   }
 }
 

@@ -17,6 +17,7 @@
 #include "staticflow/control/binding.hpp"
 #include "staticflow/control/structure.hpp"
 #include "staticflow/effects/recorder.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/plan/plan.hpp"
 
 namespace staticflow {
@@ -66,7 +67,7 @@ struct branch_plan : node<branch_plan<Kind, ArgCount, Pred, Plans...>> {
   Pred pred;
   std::tuple<Plans...> plans;
 
-  constexpr std::tuple<const Pred&> children() const { return {pred}; }
+  constexpr child_refs<const Pred&> children() const { return {pred}; }
   template <class P>
   constexpr auto with_children(const P& p) const { return branch_plan<Kind, ArgCount, P, Plans...>{{}, p, plans}; }
   constexpr bool same_parameters(const branch_plan& o) const {
@@ -90,7 +91,7 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
   Pred pred;
   std::tuple<Branches...> branches;
 
-  constexpr std::tuple<const Pred&> children() const { return {pred}; }
+  constexpr child_refs<const Pred&> children() const { return {pred}; }
   template <class P>
   constexpr auto with_children(const P& p) const { return branch_node<Kind, P, Branches...>{{}, p, branches}; }
   constexpr bool same_parameters(const branch_node& o) const {

@@ -100,9 +100,9 @@ template <class V, class T>
 constexpr std::size_t occurrences();
 template <class V, class Tuple>
 constexpr std::size_t occurrences_in_tuple() {
-  return []<class... E>(std::type_identity<std::tuple<E...>>) {
-    return (std::size_t{0} + ... + occurrences<V, std::remove_cvref_t<E>>());
-  }(std::type_identity<Tuple>{});
+  return []<std::size_t... K>(std::index_sequence<K...>) {
+    return (std::size_t{0} + ... + occurrences<V, std::remove_cvref_t<std::tuple_element_t<K, Tuple>>>());
+  }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
 }
 /// How many times node type V occurs in T (a node, or a tuple of nodes or of tuples), the graphs
 /// that cond branches and loops hold besides their children included.

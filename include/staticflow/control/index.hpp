@@ -10,6 +10,7 @@
 
 #include "staticflow/control/structure.hpp"
 #include "staticflow/core/shape.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/traversal.hpp"
 
@@ -36,7 +37,7 @@ struct take : node<take<X, I>> {
   X a;
   I index;
   constexpr take(X x, I i) : a(std::move(x)), index(std::move(i)) {}
-  constexpr std::tuple<const X&, const I&> children() const { return {a, index}; }
+  constexpr child_refs<const X&, const I&> children() const { return {a, index}; }
   template <class Y, class J>
   constexpr auto with_children(const Y& y, const J& j) const { return take<Y, J>(y, j); }
   std::string name() const { return "index"; }
@@ -57,7 +58,7 @@ struct extent_query : node<extent_query<X, Axis>> {
   using shape_type = std::conditional_t<Axis == -2, shape<rank>, shape<>>;
   X a;
   constexpr explicit extent_query(X x) : a(std::move(x)) {}
-  constexpr std::tuple<const X&> children() const { return {a}; }
+  constexpr child_refs<const X&> children() const { return {a}; }
   template <class Y>
   constexpr auto with_children(const Y& y) const { return extent_query<Y, Axis>(y); }
   std::string name() const {

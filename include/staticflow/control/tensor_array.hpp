@@ -17,6 +17,7 @@
 
 #include "staticflow/control/index.hpp"
 #include "staticflow/control/structure.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/leaf.hpp"
 
 namespace staticflow {
@@ -40,7 +41,7 @@ struct ta_zeros : node<ta_zeros<T, S, N>> {
   using shape_type = S;
   N count;
   constexpr explicit ta_zeros(N n) : count(std::move(n)) {}
-  constexpr std::tuple<const N&> children() const { return {count}; }
+  constexpr child_refs<const N&> children() const { return {count}; }
   template <class M>
   constexpr auto with_children(const M& m) const { return ta_zeros<T, S, M>(m); }
   std::string name() const { return "tensor_array"; }
@@ -58,7 +59,7 @@ struct ta_write : node<ta_write<A, I, V>> {
   V value;
   bool dynamic_size;
   constexpr ta_write(A a, I i, V v, bool dynamic) : array(std::move(a)), index(std::move(i)), value(std::move(v)), dynamic_size(dynamic) {}
-  constexpr std::tuple<const A&, const I&, const V&> children() const { return {array, index, value}; }
+  constexpr child_refs<const A&, const I&, const V&> children() const { return {array, index, value}; }
   template <class A2, class I2, class V2>
   constexpr auto with_children(const A2& a, const I2& i, const V2& v) const { return ta_write<A2, I2, V2>(a, i, v, dynamic_size); }
   constexpr bool same_parameters(const ta_write& o) const { return dynamic_size == o.dynamic_size; }

@@ -20,6 +20,7 @@
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/structure.hpp"
 #include "staticflow/control/tensor_array.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/plan/plan.hpp"
 
 namespace staticflow {
@@ -76,7 +77,7 @@ struct while_plan : node<while_plan<ArgCount, Inits, CondPlan, BodyPlan, InPlace
   std::array<bool, variable_count> grows;
 
   constexpr auto children() const {
-    return std::apply([](const auto&... i) { return std::tuple<const std::remove_cvref_t<decltype(i)>&...>{i...}; }, inits);
+    return std::apply([](const auto&... i) { return make_child_refs(i...); }, inits);
   }
   template <class... N>
   constexpr auto with_children(const N&... n) const {
@@ -105,7 +106,7 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
   std::int64_t max_iterations;
 
   constexpr auto children() const {
-    return std::apply([](const auto&... i) { return std::tuple<const std::remove_cvref_t<decltype(i)>&...>{i...}; }, inits);
+    return std::apply([](const auto&... i) { return make_child_refs(i...); }, inits);
   }
   template <class... N>
   constexpr auto with_children(const N&... n) const {

@@ -18,6 +18,7 @@
 #include "staticflow/core/config.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/node.hpp"
 #include "staticflow/graph/traversal.hpp"
 
@@ -135,7 +136,7 @@ struct axis_map : node<axis_map<Kind, A>> {
   A a;
   Kind params;
   constexpr axis_map(A a_, Kind k) : a(a_), params(k) {}
-  constexpr std::tuple<const A&> children() const { return {a}; }
+  constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return axis_map<Kind, C>(c, params); }
   constexpr bool same_parameters(const axis_map& o) const { return params == o.params; }
@@ -157,7 +158,7 @@ struct axis_map_gradient : node<axis_map_gradient<Kind, G, A>> {
   A a;
   Kind params;
   constexpr axis_map_gradient(G g_, A a_, Kind k) : g(g_), a(a_), params(k) {}
-  constexpr std::tuple<const G&, const A&> children() const { return {g, a}; }
+  constexpr child_refs<const G&, const A&> children() const { return {g, a}; }
   template <class H, class B>
   constexpr auto with_children(const H& h, const B& b) const { return axis_map_gradient<Kind, H, B>(h, b, params); }
   constexpr bool same_parameters(const axis_map_gradient& o) const { return params == o.params; }

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "staticflow/core/axes.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/reduce.hpp"
 #include "staticflow/graph/shape_ops.hpp"
@@ -48,7 +49,7 @@ struct softmax_node : node<softmax_node<Kind, A, K>> {
   static constexpr std::size_t axis = static_cast<std::size_t>(staticflow::detail::normalize_axis(K, shape_type::rank));
   A a;
   constexpr explicit softmax_node(A a_) : a(a_) {}
-  constexpr std::tuple<const A&> children() const { return {a}; }
+  constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return softmax_node<Kind, C, K>(c); }
   constexpr bool same_parameters(const softmax_node&) const { return true; }

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "staticflow/core/errors.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/matmul.hpp"
 
 namespace staticflow {
@@ -114,7 +115,7 @@ struct conv2d : node<conv2d<X, F, Same, SH, SW>> {
   X x;
   F f;
   constexpr conv2d(X x_, F f_) : x(x_), f(f_) {}
-  constexpr std::tuple<const X&, const F&> children() const { return {x, f}; }
+  constexpr child_refs<const X&, const F&> children() const { return {x, f}; }
   template <class A, class B>
   constexpr auto with_children(const A& a, const B& b) const { return conv2d<A, B, Same, SH, SW>(a, b); }
   constexpr bool same_parameters(const conv2d&) const { return true; }
@@ -146,7 +147,7 @@ struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Same, SH, SW>> {
   F f;
   G g;
   constexpr conv2d_gradient(X x_, F f_, G g_) : x(x_), f(f_), g(g_) {}
-  constexpr std::tuple<const X&, const F&, const G&> children() const { return {x, f, g}; }
+  constexpr child_refs<const X&, const F&, const G&> children() const { return {x, f, g}; }
   template <class A, class B, class C>
   constexpr auto with_children(const A& a, const B& b, const C& c) const {
     return conv2d_gradient<Wrt, A, B, C, Same, SH, SW>(a, b, c);

@@ -20,6 +20,7 @@
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
 #include "staticflow/core/static_value.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/shape_ops.hpp"
@@ -123,7 +124,7 @@ struct sequence : node<sequence<Kind, T, S, Axis>> {
   std::size_t count;
   constexpr sequence(T start_, T delta_, T stop_, std::size_t count_)
       : start(start_), delta(delta_), stop(stop_), count(count_) {}
-  constexpr std::tuple<> children() const { return {}; }
+  constexpr child_refs<> children() const { return {}; }
   constexpr sequence with_children() const { return *this; }
   constexpr bool same_parameters(const sequence& o) const {
     return start == o.start && delta == o.delta && stop == o.stop && count == o.count;

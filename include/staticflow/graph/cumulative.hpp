@@ -14,6 +14,7 @@
 
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/dtype.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/operators.hpp"
 
 namespace staticflow {
@@ -46,7 +47,7 @@ struct cumulative : node<cumulative<Kind, X, Exclusive, Reverse>> {
   X x;
   int axis;
   constexpr cumulative(X x_, int a) : x(x_), axis(a) {}
-  constexpr std::tuple<const X&> children() const { return {x}; }
+  constexpr child_refs<const X&> children() const { return {x}; }
   template <class A>
   constexpr auto with_children(const A& a) const { return cumulative<Kind, A, Exclusive, Reverse>(a, axis); }
   constexpr bool same_parameters(const cumulative& o) const { return axis == o.axis; }

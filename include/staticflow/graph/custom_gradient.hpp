@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "staticflow/core/shape.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/node.hpp"
 
 namespace staticflow::graph {
@@ -31,7 +32,7 @@ struct custom_gradient : node<custom_gradient<Y, Vjp, Xs...>> {
 
   constexpr custom_gradient(Y y_, Vjp vjp_, std::tuple<Xs...> inputs_) : y(y_), vjp(vjp_), inputs(inputs_) {}
 
-  constexpr std::tuple<const Y&> children() const { return {y}; }
+  constexpr child_refs<const Y&> children() const { return {y}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return custom_gradient<C, Vjp, Xs...>(c, vjp, inputs); }
   std::string name() const { return "custom_gradient"; }

@@ -189,7 +189,8 @@ struct pad_kind {
   }
   std::array<axis_rule, R> rules(const extents<R>& in, const extents<R>& out) const {
     auto r = detail::identity_rules(in);
-    constexpr axis_rule::form forms[] = {axis_rule::form::strided, axis_rule::form::reflected, axis_rule::form::symmetric};
+    [[maybe_unused]] constexpr axis_rule::form forms[] = {axis_rule::form::strided, axis_rule::form::reflected,
+                                                          axis_rule::form::symmetric};  // (unused where R == 0)
     for (std::size_t k = 0; k < R; ++k)
       if (amount[2 * k] || amount[2 * k + 1])
         r[k] = {forms[static_cast<std::size_t>(mode)], mode == padding_kind::constant ? -static_cast<std::ptrdiff_t>(amount[2 * k])

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "staticflow/core/shape.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/node.hpp"
 
 namespace staticflow::graph {
@@ -42,7 +43,7 @@ struct external_leaf : node<external_leaf<T, S, Kind>> {
   const external_source* source;
 
   constexpr explicit external_leaf(const external_source* s) : source(s) {}
-  constexpr std::tuple<> children() const { return {}; }
+  constexpr child_refs<> children() const { return {}; }
   constexpr external_leaf with_children() const { return *this; }
   constexpr bool same_parameters(const external_leaf& o) const { return source == o.source; }
   std::string name() const { return source->label; }

@@ -14,6 +14,7 @@
 
 #include "staticflow/core/config.hpp"
 #include "staticflow/core/errors.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/conv.hpp"
 
 namespace staticflow {
@@ -135,7 +136,7 @@ struct pool : node<pool<Kind, X, P>> {
   static constexpr std::size_t rank = shape_type::rank;
   X x;
   constexpr explicit pool(X x_) : x(x_) {}
-  constexpr std::tuple<const X&> children() const { return {x}; }
+  constexpr child_refs<const X&> children() const { return {x}; }
   template <class A>
   constexpr auto with_children(const A& a) const { return pool<Kind, A, P>(a); }
   constexpr bool same_parameters(const pool&) const { return true; }
@@ -159,7 +160,7 @@ struct pool_gradient : node<pool_gradient<Kind, X, G, P>> {
   X x;
   G g;
   constexpr pool_gradient(X x_, G g_) : x(x_), g(g_) {}
-  constexpr std::tuple<const X&, const G&> children() const { return {x, g}; }
+  constexpr child_refs<const X&, const G&> children() const { return {x, g}; }
   template <class A, class B>
   constexpr auto with_children(const A& a, const B& b) const { return pool_gradient<Kind, A, B, P>(a, b); }
   constexpr bool same_parameters(const pool_gradient&) const { return true; }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/traversal.hpp"
 
 namespace staticflow::graph {
@@ -90,7 +91,7 @@ class listing {
       return name;
     } else {
       equation e{op_name(n), {}, spec_text<N>(), 0};
-      std::apply([&](const auto&... kid) { (e.operands.push_back(emit(kid)), ...); }, children(n));
+      apply_children([&](const auto&... kid) { (e.operands.push_back(emit(kid)), ...); }, children(n));
       for (const auto& old : eqns)
         if (old.op == e.op && old.operands == e.operands && old.spec == e.spec) return ssa_name(old.id);
       e.id = first_equation_id + eqns.size();

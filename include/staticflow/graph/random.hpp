@@ -29,6 +29,7 @@
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/philox.hpp"
 #include "staticflow/core/shape.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/creation.hpp"
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/shape_ops.hpp"
@@ -221,10 +222,10 @@ struct random_values : node<random_values<Dist, T, S, Seed, Like>> {
   constexpr random_values(Dist d, Seed s, Like l) : dist(d), seed(s), like(l) {}
 
   constexpr auto children() const {
-    if constexpr (seed_is_node && has_like) return std::tuple<const Seed&, const Like&>{seed, like};
-    else if constexpr (seed_is_node) return std::tuple<const Seed&>{seed};
-    else if constexpr (has_like) return std::tuple<const Like&>{like};
-    else return std::tuple<>{};
+    if constexpr (seed_is_node && has_like) return child_refs<const Seed&, const Like&>{seed, like};
+    else if constexpr (seed_is_node) return child_refs<const Seed&>{seed};
+    else if constexpr (has_like) return child_refs<const Like&>{like};
+    else return child_refs<>{};
   }
   template <class... C>
   constexpr auto with_children(const C&... c) const {
@@ -289,8 +290,8 @@ struct generator_skip : node<generator_skip<State, S, Like>> {
   Like like;
   constexpr generator_skip(State s, Like l) : state(s), like(l) {}
   constexpr auto children() const {
-    if constexpr (has_like) return std::tuple<const State&, const Like&>{state, like};
-    else return std::tuple<const State&>{state};
+    if constexpr (has_like) return child_refs<const State&, const Like&>{state, like};
+    else return child_refs<const State&>{state};
   }
   template <class Y, class... C>
   constexpr auto with_children(const Y& y, const C&... c) const {

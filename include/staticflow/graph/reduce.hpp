@@ -12,6 +12,7 @@
 
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/shape.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/scalar_ops.hpp"
@@ -193,7 +194,7 @@ struct reduce : node<reduce<Op, A, Axes, Keep>> {
   Axes axes;
   constexpr reduce(A a_, Axes ax) : a(a_), axes(ax) {}
 
-  constexpr std::tuple<const A&> children() const { return {a}; }
+  constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return reduce<Op, C, Axes, Keep>(c, axes); }
   constexpr bool same_parameters(const reduce& o) const {
@@ -234,7 +235,7 @@ struct arg_reduce : node<arg_reduce<Op, A, Axis>> {
   A a;
   Axis axes;
   constexpr arg_reduce(A a_, Axis ax) : a(a_), axes(ax) {}
-  constexpr std::tuple<const A&> children() const { return {a}; }
+  constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return arg_reduce<Op, C, Axis>(c, axes); }
   constexpr bool same_parameters(const arg_reduce& o) const {

@@ -14,6 +14,7 @@
 
 #include "staticflow/control/index.hpp"
 #include "staticflow/core/errors.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/shape_ops.hpp"
 #include "staticflow/graph/traversal.hpp"
 
@@ -32,7 +33,7 @@ struct slice_gradient : node<slice_gradient<Axis, G, A>> {
   A a;
   std::size_t begin;
   constexpr slice_gradient(G g_, A a_, std::size_t b) : g(g_), a(a_), begin(b) {}
-  constexpr std::tuple<const G&, const A&> children() const { return {g, a}; }
+  constexpr child_refs<const G&, const A&> children() const { return {g, a}; }
   template <class H, class B>
   constexpr auto with_children(const H& h, const B& b) const { return slice_gradient<Axis, H, B>(h, b, begin); }
   constexpr bool same_parameters(const slice_gradient& o) const { return begin == o.begin; }
@@ -59,7 +60,7 @@ struct take_gradient : node<take_gradient<G, X, I>> {
   X a;
   I index;
   constexpr take_gradient(G g_, X a_, I i) : g(g_), a(a_), index(i) {}
-  constexpr std::tuple<const G&, const X&, const I&> children() const { return {g, a, index}; }
+  constexpr child_refs<const G&, const X&, const I&> children() const { return {g, a, index}; }
   template <class H, class Y, class J>
   constexpr auto with_children(const H& h, const Y& y, const J& j) const { return take_gradient<H, Y, J>(h, y, j); }
   std::string name() const { return "StridedSliceGrad"; }
@@ -86,7 +87,7 @@ struct concat_gradient : node<concat_gradient<K, Axis, G, A...>> {
   std::tuple<A...> parts;
   constexpr concat_gradient(G g_, const std::tuple<A...>& p) : g(g_), parts(p) {}
   constexpr auto children() const {
-    return std::apply([&](const auto&... p) { return std::tuple<const G&, const A&...>{g, p...}; }, parts);
+    return std::apply([&](const auto&... p) { return child_refs<const G&, const A&...>{g, p...}; }, parts);
   }
   template <class H, class... B>
   constexpr auto with_children(const H& h, const B&... b) const {

@@ -12,6 +12,7 @@
 
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/broadcast.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/elementwise.hpp"
 
 namespace staticflow {
@@ -99,7 +100,7 @@ struct rearrange : node<rearrange<Kind, A>> {
   A a;
   Kind params;
   constexpr rearrange(A a_, Kind k) : a(a_), params(k) {}
-  constexpr std::tuple<const A&> children() const { return {a}; }
+  constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return rearrange<Kind, C>(c, params); }
   constexpr bool same_parameters(const rearrange& o) const { return params == o.params; }
@@ -265,7 +266,7 @@ struct broadcast : node<broadcast<Target, A>> {
   using shape_type = Target;
   A a;
   constexpr explicit broadcast(A a_) : a(a_) {}
-  constexpr std::tuple<const A&> children() const { return {a}; }
+  constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return broadcast<Target, C>(c); }
   std::string name() const { return "broadcast_in_dim[shape=" + staticflow::detail::shape_string(Target{}) + "]"; }
@@ -284,7 +285,7 @@ struct broadcast_as : node<broadcast_as<A, Ref>> {
   A a;
   Ref ref;
   constexpr broadcast_as(A a_, Ref r) : a(a_), ref(r) {}
-  constexpr std::tuple<const A&, const Ref&> children() const { return {a, ref}; }
+  constexpr child_refs<const A&, const Ref&> children() const { return {a, ref}; }
   template <class C, class R>
   constexpr auto with_children(const C& c, const R& r) const { return broadcast_as<C, R>(c, r); }
   std::string name() const { return "broadcast_in_dim[like]"; }
@@ -303,7 +304,7 @@ struct stored : node<stored<A>> {
   using shape_type = typename A::shape_type;
   A a;
   constexpr explicit stored(A a_) : a(a_) {}
-  constexpr std::tuple<const A&> children() const { return {a}; }
+  constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return stored<C>(c); }
   std::string name() const { return "materialize"; }
@@ -326,7 +327,7 @@ struct concat : node<concat<Axis, A...>> {
   std::tuple<A...> parts;
   constexpr explicit concat(const A&... a) : parts(a...) {}
   constexpr auto children() const {
-    return std::apply([](const auto&... p) { return std::tuple<const A&...>{p...}; }, parts);
+    return std::apply([](const auto&... p) { return child_refs<const A&...>{p...}; }, parts);
   }
   template <class... C>
   constexpr auto with_children(const C&... c) const { return concat<Axis, C...>(c...); }

@@ -32,6 +32,7 @@
 #include <utility>
 
 #include "staticflow/core/shape.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/node.hpp"
 
 namespace staticflow::graph {
@@ -121,7 +122,7 @@ struct shared_node : node<shared_node<Key>> {
   constexpr explicit shared_node(const held_type& m_) : held(m_) {}
   /// The node it shares.
   constexpr const held_type& value() const noexcept { return held.get(); }
-  constexpr std::tuple<const held_type&> children() const { return {held.get()}; }
+  constexpr child_refs<const held_type&> children() const { return {held.get()}; }
   template <class C>
   constexpr auto with_children(const C& c) const {
     if constexpr (std::is_same_v<C, held_type>) return shared_node(c);

@@ -20,6 +20,7 @@
 #include "staticflow/core/config.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/data_movement.hpp"
 #include "staticflow/graph/gather.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -64,7 +65,7 @@ struct argsort : node<argsort<X, Axis, D>> {
   using shape_type = typename X::shape_type;
   X x;
   constexpr explicit argsort(X x_) : x(x_) {}
-  constexpr std::tuple<const X&> children() const { return {x}; }
+  constexpr child_refs<const X&> children() const { return {x}; }
   template <class Y>
   constexpr auto with_children(const Y& y) const { return argsort<Y, Axis, D>(y); }
   constexpr bool same_parameters(const argsort&) const { return true; }
@@ -90,7 +91,7 @@ struct take_along_axis : node<take_along_axis<X, P, Axis>> {
   X x;
   P positions;
   constexpr take_along_axis(X x_, P p) : x(x_), positions(p) {}
-  constexpr std::tuple<const X&, const P&> children() const { return {x, positions}; }
+  constexpr child_refs<const X&, const P&> children() const { return {x, positions}; }
   template <class Y, class Q>
   constexpr auto with_children(const Y& y, const Q& q) const { return take_along_axis<Y, Q, Axis>(y, q); }
   constexpr bool same_parameters(const take_along_axis&) const { return true; }
@@ -120,7 +121,7 @@ struct take_along_axis_gradient : node<take_along_axis_gradient<G, X, P, Axis>> 
   X x;
   P positions;
   constexpr take_along_axis_gradient(G g_, X x_, P p) : g(g_), x(x_), positions(p) {}
-  constexpr std::tuple<const G&, const X&, const P&> children() const { return {g, x, positions}; }
+  constexpr child_refs<const G&, const X&, const P&> children() const { return {g, x, positions}; }
   template <class H, class Y, class Q>
   constexpr auto with_children(const H& h, const Y& y, const Q& q) const { return take_along_axis_gradient<H, Y, Q, Axis>(h, y, q); }
   constexpr bool same_parameters(const take_along_axis_gradient&) const { return true; }
@@ -149,7 +150,7 @@ struct top_k_positions : node<top_k_positions<X, K>> {
   X x;
   std::size_t k;
   constexpr top_k_positions(X x_, std::size_t k_) : x(x_), k(k_) {}
-  constexpr std::tuple<const X&> children() const { return {x}; }
+  constexpr child_refs<const X&> children() const { return {x}; }
   template <class Y>
   constexpr auto with_children(const Y& y) const { return top_k_positions<Y, K>(y, k); }
   constexpr bool same_parameters(const top_k_positions& o) const { return k == o.k; }

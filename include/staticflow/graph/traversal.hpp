@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "staticflow/core/broadcast.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/shared.hpp"
@@ -14,17 +15,17 @@
 namespace staticflow::graph {
 
 template <std::size_t I, class T, class S>
-constexpr std::tuple<> children(const argument<I, T, S>&) { return {}; }
+constexpr child_refs<> children(const argument<I, T, S>&) { return {}; }
 template <class T>
-constexpr std::tuple<> children(const literal<T>&) { return {}; }
+constexpr child_refs<> children(const literal<T>&) { return {}; }
 template <class Op, class A>
-constexpr std::tuple<const A&> children(const unary<Op, A>& n) { return {n.a}; }
+constexpr child_refs<const A&> children(const unary<Op, A>& n) { return {n.a}; }
 template <class T, class A>
-constexpr std::tuple<const A&> children(const cast<T, A>& n) { return {n.a}; }
+constexpr child_refs<const A&> children(const cast<T, A>& n) { return {n.a}; }
 template <class Op, class A, class B>
-constexpr std::tuple<const A&, const B&> children(const binary<Op, A, B>& n) { return {n.a, n.b}; }
+constexpr child_refs<const A&, const B&> children(const binary<Op, A, B>& n) { return {n.a, n.b}; }
 template <class C, class A, class B>
-constexpr std::tuple<const C&, const A&, const B&> children(const select<C, A, B>& n) { return {n.c, n.a, n.b}; }
+constexpr child_refs<const C&, const A&, const B&> children(const select<C, A, B>& n) { return {n.c, n.a, n.b}; }
 
 /// Nodes that are not elementwise describe themselves: `children()`, `name()`,
 /// `with_children(...)`, `same_parameters(other)` and `result_extents(child extents...)`.
@@ -99,7 +100,7 @@ constexpr bool subtree_is_static() {
 /// Applies f to every node of the graph, children before parents.
 template <class N, class F>
 constexpr void for_each_node(const N& n, F&& f) {
-  std::apply([&](const auto&... kid) { (for_each_node(kid, f), ...); }, children(n));
+  apply_children([&](const auto&... kid) { (for_each_node(kid, f), ...); }, children(n));
   f(n);
 }
 
@@ -114,10 +115,10 @@ STATICFLOW_INLINE constexpr extents<N::shape_type::rank> node_extents(const N& n
   } else if constexpr (detail::is_argument<N>::value) {
     return std::get<N::index>(args);
   } else if constexpr (requires { N::materialized; } || requires { N::custom_extents; }) {
-    return std::apply([&](const auto&... kid) STATICFLOW_LAMBDA_INLINE { return n.result_extents(node_extents(kid, args)...); },
-                      children(n));
+    return apply_children([&](const auto&... kid) STATICFLOW_LAMBDA_INLINE { return n.result_extents(node_extents(kid, args)...); },
+                          children(n));
   } else {
-    return std::apply(
+    return apply_children(
         [&](const auto& first, const auto&... rest) STATICFLOW_LAMBDA_INLINE {
           // a binary node broadcasts its operands directly, so an error names their own shapes
           if constexpr (sizeof...(rest) == 1) {

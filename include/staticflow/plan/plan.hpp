@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "staticflow/core/errors.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/custom_gradient.hpp"
 #include "staticflow/graph/traversal.hpp"
 
@@ -121,6 +122,8 @@ template <class L, class K0, class... K>
 struct prelude_fold<L, std::tuple<K0, K...>> {
   using type = typename prelude_fold<typename prelude_add<L, std::remove_cvref_t<K0>>::type, std::tuple<K...>>::type;
 };
+template <class L, class... K>
+struct prelude_fold<L, graph::child_refs<K...>> : prelude_fold<L, std::tuple<K...>> {};
 template <class L, class N>
 struct prelude_add {
   using kids = decltype(graph::children(std::declval<const N&>()));
@@ -175,7 +178,7 @@ constexpr auto lower_children(const N& n) {
   using kids = decltype(graph::children(n));
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
     [[maybe_unused]] const auto c = graph::children(n);
-    return graph::with_children(n, lower<ArgCount, Base + count_before<kids, K>(), L>(std::get<K>(c))...);
+    return graph::with_children(n, lower<ArgCount, Base + count_before<kids, K>(), L>(graph::child<K>(c))...);
   }(std::make_index_sequence<std::tuple_size_v<kids>>{});
 }
 
@@ -229,7 +232,7 @@ constexpr auto collect(const N& n) {
     using kids = decltype(graph::children(n));
     auto below = [&]<std::size_t... K>(std::index_sequence<K...>) {
       [[maybe_unused]] const auto c = graph::children(n);
-      return std::tuple_cat(collect<ArgCount, Base + count_before<kids, K>(), L>(std::get<K>(c))...);
+      return std::tuple_cat(collect<ArgCount, Base + count_before<kids, K>(), L>(graph::child<K>(c))...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
     if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple{lower_slot<ArgCount, Base, L>(n)});
     else return below;
@@ -245,7 +248,7 @@ constexpr auto collect_traced(const N& n) {
   } else if constexpr (graph::detail::is_shared<N>::value) {
     return collect_traced(n.value());
   } else {
-    auto below = std::apply([](const auto&... kid) { return std::tuple_cat(collect_traced(kid)...); }, graph::children(n));
+    auto below = graph::apply_children([](const auto&... kid) { return std::tuple_cat(collect_traced(kid)...); }, graph::children(n));
     if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple<const N*>{&n});
     else return below;
   }
@@ -273,7 +276,7 @@ constexpr bool structurally_equal(const N& a, const N& b) {
     const auto ka = graph::children(a);
     const auto kb = graph::children(b);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((same = same && structurally_equal(std::get<K>(ka), std::get<K>(kb))), ...);
+      ((same = same && structurally_equal(graph::child<K>(ka), graph::child<K>(kb))), ...);
     }(std::make_index_sequence<std::tuple_size_v<decltype(ka)>>{});
     return same;
   }
@@ -282,7 +285,13 @@ constexpr bool structurally_equal(const N& a, const N& b) {
 // The first occurrence of each prelude entry in subtree n, into ptrs (a tuple of pointers, one per
 // entry); every later occurrence must hold the same values (see graph/shared.hpp).
 template <class L, class N, class Ptrs>
-constexpr void find_shared_first(const N& n, Ptrs& ptrs);
+constexpr void find_shared(const N& n, Ptrs& ptrs);
+// The first occurrence's subtree, out of line (as shared_values_equal; defined before its caller,
+// since nvcc ignores an attribute that only the definition after a declaration carries).
+template <class L, class N, class Ptrs>
+[[gnu::noinline]] constexpr void find_shared_first(const N& n, Ptrs& ptrs) {
+  graph::apply_children([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
+}
 template <class L, class N, class Ptrs>
 constexpr void find_shared(const N& n, Ptrs& ptrs) {
   if constexpr (prelude_node<N>()) {
@@ -299,13 +308,8 @@ constexpr void find_shared(const N& n, Ptrs& ptrs) {
           "functions");
     }
   } else {
-    std::apply([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
+    graph::apply_children([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
   }
-}
-// The first occurrence's subtree, out of line (as shared_values_equal).
-template <class L, class N, class Ptrs>
-[[gnu::noinline]] constexpr void find_shared_first(const N& n, Ptrs& ptrs) {
-  std::apply([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
 }
 template <class L>
 struct prelude_pointers;

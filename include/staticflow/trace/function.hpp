@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "staticflow/backend/backend.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/interop/tensor.hpp"
 #include "staticflow/interop/tensor_ref.hpp"
 #include "staticflow/interop/xarray.hpp"
@@ -146,7 +147,7 @@ constexpr auto eager_values_as_arguments(const N& n) {
     using kids = decltype(graph::children(n));
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       [[maybe_unused]] const auto c = graph::children(n);
-      return graph::with_children(n, eager_values_as_arguments<Base + eager_leaves_before<kids, K>()>(std::get<K>(c))...);
+      return graph::with_children(n, eager_values_as_arguments<Base + eager_leaves_before<kids, K>()>(graph::child<K>(c))...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
   }
 }
@@ -160,7 +161,7 @@ void eager_value_views(const N& n, Views& views) {
     using kids = decltype(graph::children(n));
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       [[maybe_unused]] const auto c = graph::children(n);
-      (eager_value_views<Base + eager_leaves_before<kids, K>()>(std::get<K>(c), views), ...);
+      (eager_value_views<Base + eager_leaves_before<kids, K>()>(graph::child<K>(c), views), ...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
   }
 }

@@ -22,6 +22,7 @@
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/while_loop.hpp"
 #include "staticflow/effects/recorder.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/plan/arena.hpp"
 #include "staticflow/plan/plan.hpp"
@@ -92,6 +93,8 @@ template <std::size_t I, class N, class... K>
 struct argument_entry_in<I, N, std::tuple<K...>> {
   using type = typename first_non_void<typename argument_entry<I, std::remove_cvref_t<K>>::type...>::type;
 };
+template <std::size_t I, class N, class... K>
+struct argument_entry_in<I, N, graph::child_refs<K...>> : argument_entry_in<I, N, std::tuple<K...>> {};
 template <std::size_t I, class N, class>
 struct argument_entry {
   using type = typename argument_entry_in<I, N, decltype(graph::children(std::declval<const N&>()))>::type;

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "staticflow/backend/cpu/kernel.hpp"
+#include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/traversal.hpp"
 
 namespace staticflow::eager {
@@ -78,8 +79,8 @@ auto run_op(const N& n, const Kids& kids, MakeOut&& make_out) {
 
 template <class N, class Views>
 auto evaluate_children(const N& n, const Views& views) {
-  return std::apply([&](const auto&... kid) { return std::tuple{evaluate_node(kid, views)...}; },
-                    graph::children(n));
+  return graph::apply_children([&](const auto&... kid) { return std::tuple{evaluate_node(kid, views)...}; },
+                              graph::children(n));
 }
 
 template <class N, class Views>
