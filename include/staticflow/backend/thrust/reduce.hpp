@@ -4,7 +4,8 @@
 //  * every axis reduced (one result) under CUDA: thrust::transform_reduce over a counting
 //    iterator (a tree: accurate and at memory speed);
 //  * the input is read at flat positions where the reduced axes are the last ones and every
-//    tensor it reads has its size (or one element): no coordinates computed per element;
+//    tensor it reads has its size (or one element): no coordinates computed per element; under
+//    CUDA several such results are one CUB segmented reduction (a block per result);
 //  * otherwise thrust::reduce_by_key over the input visited result-major (the key of a position
 //    is its result index), so each result's elements are one contiguous run of keys. Floating-
 //    point reductions of more than `block` elements per result go in two steps, blocks of
@@ -37,6 +38,9 @@
 #include "staticflow/backend/thrust/arena.hpp"
 #include "staticflow/backend/thrust/expr.hpp"
 #include "staticflow/backend/thrust/system.hpp"
+#if STATICFLOW_THRUST_CUDA
+#include <cub/device/device_segmented_reduce.cuh>
+#endif
 #include "staticflow/core/config.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
@@ -188,6 +192,32 @@ struct index_of {
   STATICFLOW_HD std::int64_t operator()(const indexed<C>& x) const { return x.index; }
 };
 
+/// The first position of segment i (a reduction over the last axes: result i's `k` elements).
+struct segment_start {
+  std::size_t k;
+  STATICFLOW_HD std::size_t operator()(std::size_t i) const { return i * k; }
+};
+#if STATICFLOW_THRUST_CUDA
+/// A reduction over the input's last axes read flat, one result per segment of `inner` elements:
+/// CUB's segmented reduction (a block per segment, coalesced reads), finished into out, on the
+/// stream. reduce_by_key computed a key per element and ran 32x slower than a warp per row.
+template <class Op, class C, class In, class T>
+void segmented_reduce(const In& in, std::size_t results, std::size_t inner, const finish<Op, C>& fin, T* out) {
+  const auto count = ::thrust::counting_iterator<std::size_t>(0);
+  const auto values = ::thrust::make_transform_iterator(count, in);
+  const auto begins = ::thrust::make_transform_iterator(count, segment_start{inner});
+  const auto ends = ::thrust::make_transform_iterator(::thrust::counting_iterator<std::size_t>(1), segment_start{inner});
+  const auto outputs = ::thrust::make_transform_output_iterator(out, fin);
+  std::size_t bytes = 0;
+  const auto run = [&](void* temp) {
+    return cub::DeviceSegmentedReduce::Reduce(temp, bytes, values, outputs, static_cast<std::int64_t>(results), begins, ends,
+                                              combine<Op, C>{}, Op::template identity<C>(), stream());
+  };
+  check_cuda(run(nullptr), "cub::DeviceSegmentedReduce::Reduce");
+  check_cuda(run(device_arena::local().allocate(bytes > 0 ? bytes : 1)), "cub::DeviceSegmentedReduce::Reduce");
+}
+#endif
+
 /// A value computed on the host, stored into one device element.
 template <class T>
 void store_one(T value, T* out) {
@@ -227,6 +257,12 @@ void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, 
     detail::store_one(static_cast<T>(fin(total)), out);
     return;
   }
+#if STATICFLOW_THRUST_CUDA
+  if (flat) {
+    detail::segmented_reduce<Op, C>(flat_input(), results, w.inner, fin, out);
+    return;
+  }
+#endif
   const auto count = ::thrust::counting_iterator<std::size_t>(0);
   if constexpr (!STATICFLOW_THRUST_CUDA) {
     // host device systems: one parallel loop over (result, block) pairs, then one over results
