@@ -11,6 +11,7 @@
 #include "staticflow/autodiff/grad.hpp"
 #include "staticflow/autodiff/gradient_tape.hpp"
 #include "staticflow/autodiff/gradients.hpp"
+#include "staticflow/autodiff/jvp.hpp"
 #include "staticflow/autodiff/rules.hpp"
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/broadcast.hpp"

@@ -3,9 +3,11 @@
 // check_gradients(fn, args...) traces fn as an sf::function and sf::value_and_grad with respect
 // to every argument, checks the value against the forward call, and each element of each gradient
 // against (f(x + h) - f(x - h)) / 2h of the summed forward value (TensorFlow's rule for
-// non-scalar targets).
+// non-scalar targets). jvp_error / hvp_error check sf::jvp and sf::hessian_vector_product against
+// central differences of the function and of its gradient.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -118,6 +120,47 @@ std::size_t check_gradients_of(std::index_sequence<I...>, Fn fn, const Args&... 
 template <class Fn, class... Args>
 std::size_t check_gradients(Fn fn, const Args&... args) {
   return check_gradients_of(std::index_sequence_for<Args...>{}, fn, args...);
+}
+
+/// The largest difference between J . v and the central difference (f(x + h v) - f(x - h v)) / 2h
+/// of the first argument, relative to 1 + |difference|.
+template <class Fn, class X, class... Rest>
+double jvp_error(Fn fn, const X& x, const X& v, const Rest&... rest) {
+  auto forward = sf::function(fn);
+  const auto [value, product] = sf::jvp<0>(fn)(x, rest..., v);
+  const auto direct = forward(x, rest...);
+  REQUIRE(value.size() == direct.size());
+  for (std::size_t i = 0; i < value.size(); ++i) CHECK(value.data()[i] == Approx(direct.data()[i]).epsilon(1e-12));
+  const double h = 1e-6;
+  const X up = x + h * v, down = x - h * v;
+  const auto f_up = forward(up, rest...);
+  const auto f_down = forward(down, rest...);
+  REQUIRE(product.size() == f_up.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < product.size(); ++i) {
+    const double numeric = (f_up.data()[i] - f_down.data()[i]) / (2 * h);
+    worst = std::max(worst, std::fabs(product.data()[i] - numeric) / (1 + std::fabs(numeric)));
+  }
+  return worst;
+}
+
+/// The largest difference between H . v (with respect to argument 0) and the central difference
+/// (grad(x + h v) - grad(x - h v)) / 2h, relative to 1 + |difference|.
+template <class Fn, class X, class... Rest>
+double hvp_error(Fn fn, const X& x, const X& v, const Rest&... rest) {
+  const auto product = sf::hessian_vector_product<0>(fn)(x, rest..., v);
+  auto grad = sf::grad<0>(fn);
+  const double h = 1e-6;
+  const X up = x + h * v, down = x - h * v;
+  const auto g_up = grad(up, rest...);
+  const auto g_down = grad(down, rest...);
+  REQUIRE(product.size() == x.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < product.size(); ++i) {
+    const double numeric = (g_up.data()[i] - g_down.data()[i]) / (2 * h);
+    worst = std::max(worst, std::fabs(product.data()[i] - numeric) / (1 + std::fabs(numeric)));
+  }
+  return worst;
 }
 
 }  // namespace gradient_check

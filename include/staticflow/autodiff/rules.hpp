@@ -505,6 +505,46 @@ constexpr auto child_adjoint(const graph::take_along_axis<X, P, Axis>& n, const 
   return graph::take_along_axis_gradient<std::remove_cvref_t<decltype(ge)>, X, P, Axis>(ge, n.x, n.positions);
 }
 
+// ---- second derivatives: the gradient nodes above are linear in the adjoint they hold (child 0),
+// so their own adjoint is the forward op applied to it (the transpose of a transpose). The other
+// children are read for their extents (the operand) or are integers (indices, positions): none.
+template <std::size_t K, class H, class X, class I, class G>
+constexpr auto child_adjoint(const graph::take_gradient<H, X, I>& n, const G& g) {
+  if constexpr (K != 0) {
+    return zero_adjoint{};
+  } else {
+    const auto ge = to_value_spec(g, n);
+    return graph::take<std::remove_cvref_t<decltype(ge)>, I>(ge, n.index);
+  }
+}
+template <std::size_t K, class Kind, class H, class A, class G>
+constexpr auto child_adjoint(const graph::axis_map_gradient<Kind, H, A>& n, const G& g) {
+  if constexpr (K != 0) {
+    return zero_adjoint{};
+  } else {
+    const auto ge = to_value_spec(g, n);
+    return graph::axis_map<Kind, std::remove_cvref_t<decltype(ge)>>(ge, n.params);
+  }
+}
+template <std::size_t K, class H, class X, class I, std::size_t Axis, class G>
+constexpr auto child_adjoint(const graph::gather_gradient<H, X, I, Axis>& n, const G& g) {
+  if constexpr (K != 0) {
+    return zero_adjoint{};
+  } else {
+    const auto ge = to_value_spec(g, n);
+    return graph::gather<std::remove_cvref_t<decltype(ge)>, I, Axis>(ge, n.indices);
+  }
+}
+template <std::size_t K, class H, class X, class P, std::size_t Axis, class G>
+constexpr auto child_adjoint(const graph::take_along_axis_gradient<H, X, P, Axis>& n, const G& g) {
+  if constexpr (K != 0) {
+    return zero_adjoint{};
+  } else {
+    const auto ge = to_value_spec(g, n);
+    return graph::take_along_axis<std::remove_cvref_t<decltype(ge)>, P, Axis>(ge, n.positions);
+  }
+}
+
 // ---- random values: no gradient to the seed (an integer) or to the tensor whose shape they take
 // (read for its extents only), as TF's stateless ops ----
 template <std::size_t K, class Dist, class T, class S, class Seed, class Like, class G>

@@ -1,0 +1,227 @@
+// staticflow/autodiff/jvp.hpp -- sf::jvp (JAX's jvp: a Jacobian-vector product) and
+// sf::hessian_vector_product, both built from the reverse walk: no second set of rules.
+//
+//   auto layer = [](auto w, auto x) { return sf::tanh(sf::matmul(x, w)); };
+//   auto [y, dy] = sf::jvp<0>(layer)(w, x, dw);     // y = layer(w, x), dy = (d layer / dw) . dw
+//   auto loss = [](auto w, auto x) { return sf::reduce_sum(sf::square(sf::matmul(x, w))); };
+//   auto hv = sf::hessian_vector_product<0>(loss)(w, x, v);   // (d^2 loss / dw^2) . v
+//
+// A call takes the function's arguments, then one tangent per argnum with that argument's spec.
+// jvp returns (value, J . v) with the value's spec (JAX's (primals_out, tangents_out); several
+// argnums give the sum of their products, the directional derivative along all of them);
+// hessian_vector_product returns one tensor per argnum (alone for one), the Hessian of the summed
+// value (TensorFlow's rule, as for sf::grad) applied to the tangents.
+//
+// How: the reverse walk with a symbolic cotangent u of the value's spec builds vjp(u) = J^T u, a
+// graph linear in u; the reverse walk of <J^T u, v> with respect to u is J v (the transposition
+// trick: two reverse walks instead of a forward-mode rule per op). J v does not depend on u, but
+// the graph may still name u where a rule took its extents (a broadcast_as reference), so u is
+// then replaced by zeros of the value's spec. The Hessian-vector product is the reverse walk of
+// the gradient seeded with v (reverse over reverse). Both are graphs like any other: planned,
+// fused, cached per signature.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/autodiff/adjoint_shape.hpp"
+#include "staticflow/autodiff/backprop.hpp"
+#include "staticflow/autodiff/grad.hpp"
+#include "staticflow/autodiff/gradients.hpp"
+#include "staticflow/graph/child_refs.hpp"
+#include "staticflow/graph/leaf.hpp"
+#include "staticflow/graph/traversal.hpp"
+#include "staticflow/trace/function.hpp"
+
+namespace staticflow {
+namespace autodiff::detail {
+
+/// The reverse walk of y seeded with the cotangent `seed` (a graph of y's spec), brought to the
+/// spec of the source x: seed^T dy/dx.
+template <class Y, class Seed, class X>
+constexpr auto vector_jacobian_product(const Y& y, const Seed& seed, const X& x) {
+  const auto total = backprop<Y, std::index_sequence<>>(share_materialized<Y, std::index_sequence<>>(y), seed, source_key(x));
+  if constexpr (is_zero<decltype(total)>) return zero_adjoint_like(source_value(x));
+  else return to_value_spec(total, source_value(x));
+}
+
+template <class A>
+constexpr auto sum_of(const A& a) {
+  return a;
+}
+template <class A, class B, class... Rest>
+constexpr auto sum_of(const A& a, const B& b, const Rest&... rest) {
+  return sum_of(a + b, rest...);
+}
+
+/// n with every leaf of type Leaf replaced by r (r has the leaf's spec). Subgraphs that do not
+/// reach the leaf are kept as they are.
+template <class Leaf, class N, class R>
+constexpr auto replace_leaf(const N& n, const R& r) {
+  if constexpr (std::is_same_v<N, Leaf>) {
+    return r;
+  } else if constexpr (!reaches<Leaf, N>()) {
+    return n;
+  } else {
+    const auto kids = graph::children(n);
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return graph::with_children(n, replace_leaf<Leaf>(graph::child<K>(kids), r)...);
+    }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(kids)>>>{});
+  }
+}
+
+/// Whether a tangent of type V fits the argument of type X: one dtype, one rank, equal extents
+/// where both are static (run-time extents are checked by the products' own broadcasting).
+template <class X, class V>
+constexpr bool tangent_fits() {
+  if constexpr (!symbolic<X> || !symbolic<V>) {
+    return false;
+  } else {
+    using XS = typename X::shape_type;
+    using VS = typename V::shape_type;
+    if constexpr (!std::is_same_v<typename X::value_type, typename V::value_type> || XS::rank != VS::rank) {
+      return false;
+    } else {
+      for (std::size_t i = 0; i < XS::rank; ++i)
+        if (XS::dims[i] != dyn && VS::dims[i] != dyn && XS::dims[i] != VS::dims[i]) return false;
+      return true;
+    }
+  }
+}
+
+template <std::size_t... I>
+constexpr bool all_distinct() {
+  constexpr std::size_t ids[] = {I...};
+  for (std::size_t a = 0; a < sizeof...(I); ++a)
+    for (std::size_t b = a + 1; b < sizeof...(I); ++b)
+      if (ids[a] == ids[b]) return false;
+  return true;
+}
+
+enum class product_kind { jvp, hvp };
+
+/// The function sf::jvp / sf::hessian_vector_product trace: (arguments..., tangents...) -> the
+/// product. Argnums name the differentiated arguments, in the order of the tangents.
+template <product_kind Kind, class Fn, std::size_t... Argnums>
+struct differentiated_product {
+  [[no_unique_address]] Fn fn;
+  /// Run traced under sf::run_functions_eagerly(true), as sf::grad does (autodiff/grad.hpp).
+  static constexpr bool traced_in_eager_mode = true;
+
+  template <class... All>
+  constexpr auto operator()(const All&... all) const {
+    constexpr std::size_t tangents = sizeof...(Argnums);
+    static_assert(all_distinct<Argnums...>(),
+                  "staticflow: sf::jvp / sf::hessian_vector_product: an argnum is named twice");
+    static_assert(sizeof...(All) > tangents && ((Argnums < sizeof...(All) - tangents) && ...),
+                  "staticflow: sf::jvp / sf::hessian_vector_product: call it with the function's arguments, then "
+                  "one tangent per argnum; an argnum is not the index of one of the arguments");
+    if constexpr (!all_distinct<Argnums...>() || !(sizeof...(All) > tangents && ((Argnums < sizeof...(All) - tangents) && ...))) {
+      return graph::literal<float>(0.f);  // (after the error above: no second one)
+    } else {
+      return checked(std::forward_as_tuple(all...), std::make_index_sequence<sizeof...(All) - tangents>{},
+                     std::make_index_sequence<tangents>{});
+    }
+  }
+
+ private:
+  template <class Tuple, std::size_t... A, std::size_t... K>
+  constexpr auto checked(const Tuple& all, std::index_sequence<A...>, std::index_sequence<K...>) const {
+    constexpr std::size_t primals = sizeof...(A);
+    using args = std::remove_cvref_t<Tuple>;
+    static_assert((symbolic<std::remove_cvref_t<std::tuple_element_t<Argnums, args>>> && ...),
+                  "staticflow: sf::jvp / sf::hessian_vector_product: an argnum names a static argument, which has no "
+                  "derivative");
+    constexpr bool fits = (tangent_fits<std::remove_cvref_t<std::tuple_element_t<Argnums, args>>,
+                                        std::remove_cvref_t<std::tuple_element_t<primals + K, args>>>() && ...);
+    static_assert(fits,
+                  "staticflow: sf::jvp / sf::hessian_vector_product: each tangent must have the dtype and shape of "
+                  "the argument its argnum names (the tangents follow the arguments, in argnum order)");
+    if constexpr (!fits) {
+      return graph::literal<float>(0.f);
+    } else {
+      const auto value = fn(std::get<A>(all)...);
+      static_assert(symbolic<decltype(value)>,
+                    "staticflow: sf::jvp / sf::hessian_vector_product: the function must return one tensor");
+      if constexpr (!symbolic<decltype(value)>) return graph::literal<float>(0.f);
+      else if constexpr (Kind == product_kind::jvp) return jacobian_vector(value, all, std::index_sequence<K...>{});
+      else return hessian_vector(value, all, std::index_sequence<K...>{});
+    }
+  }
+
+  template <class Y, class Tuple, std::size_t... K>
+  static constexpr auto jacobian_vector(const Y& value, const Tuple& all, std::index_sequence<K...>) {
+    constexpr bool float_value = floating_dtype<typename Y::value_type>;
+    static_assert(float_value, "staticflow: sf::jvp: the function's value is not a float tensor, so it has no derivative");
+    constexpr bool float_arguments =
+        (floating_dtype<typename std::remove_cvref_t<std::tuple_element_t<Argnums, Tuple>>::value_type> && ...);
+    static_assert(float_arguments,
+                  "staticflow: sf::jvp: a derivative is defined for float32 / float64 arguments, not for integer or "
+                  "bool ones");
+    if constexpr (!float_value || !float_arguments) return graph::literal<float>(0.f);
+    else return transposed(value, all, std::index_sequence<K...>{});
+  }
+
+  template <class Y, class Tuple, std::size_t... K>
+  static constexpr auto transposed(const Y& value, const Tuple& all, std::index_sequence<K...>) {
+    constexpr std::size_t count = std::tuple_size_v<Tuple>;
+    // the cotangent: a leaf no argument of the call is (its index is past the last one)
+    using U = graph::argument<count, typename Y::value_type, typename Y::shape_type>;
+    const U u{};
+    constexpr std::size_t primals = count - sizeof...(K);
+    const auto jv = sum_of(vector_jacobian_product(vector_jacobian_product(value, u, std::get<Argnums>(all)),
+                                                   std::get<primals + K>(all), u)...);
+    const auto product = replace_leaf<U>(jv, zero_adjoint_like(value));
+    static_assert(!reaches<U, std::remove_cvref_t<decltype(product)>>(),
+                  "staticflow: sf::jvp: the function's graph holds a cond, switch_case or loop whose derivative "
+                  "sf::jvp cannot transpose yet");
+    return std::tuple{share_materialized<Y, std::index_sequence<>>(value), product};
+  }
+
+  template <class Y, class Tuple, std::size_t... K>
+  static constexpr auto hessian_vector(const Y& value, const Tuple& all, std::index_sequence<K...>) {
+    constexpr std::size_t primals = std::tuple_size_v<Tuple> - sizeof...(K);
+    const auto grads = std::tuple{gradients(value, std::get<Argnums>(all))...};
+    const auto product = [&](const auto& x) {
+      return sum_of(vector_jacobian_product(std::get<K>(grads), std::get<primals + K>(all), x)...);
+    };
+    if constexpr (sizeof...(Argnums) == 1) return (product(std::get<Argnums>(all)), ...);
+    else return std::tuple{product(std::get<Argnums>(all))...};
+  }
+};
+
+template <product_kind Kind, class Fn, std::size_t... Argnums>
+constexpr auto make_product(Fn fn, std::index_sequence<Argnums...>) {
+  return differentiated_product<Kind, Fn, Argnums...>{std::move(fn)};
+}
+}  // namespace autodiff::detail
+
+/// fn's Jacobian-vector product with respect to arguments Argnums... (default 0), untraced: a
+/// function of (arguments..., tangents...) returning (value, J . tangents).
+template <std::size_t... Argnums, class Fn>
+constexpr auto jvp_fn(Fn fn) {
+  return autodiff::detail::make_product<autodiff::detail::product_kind::jvp>(
+      std::move(fn), autodiff::detail::argnums_or_first<Argnums...>{});
+}
+/// The Hessian (of fn's summed value) with respect to arguments Argnums... (default 0) applied to
+/// the tangents, untraced: a function of (arguments..., tangents...).
+template <std::size_t... Argnums, class Fn>
+constexpr auto hessian_vector_product_fn(Fn fn) {
+  return autodiff::detail::make_product<autodiff::detail::product_kind::hvp>(
+      std::move(fn), autodiff::detail::argnums_or_first<Argnums...>{});
+}
+
+/// jax.jvp as an sf::function: `sf::jvp<0>(f)(x, y, dx)` is (f(x, y), the derivative of f along dx).
+template <std::size_t... Argnums, class Fn, class... Options>
+auto jvp(Fn fn, Options... options) {
+  return function(jvp_fn<Argnums...>(std::move(fn)), std::move(options)...);
+}
+/// The Hessian-vector product as an sf::function: `sf::hessian_vector_product<0>(loss)(w, x, v)`.
+template <std::size_t... Argnums, class Fn, class... Options>
+auto hessian_vector_product(Fn fn, Options... options) {
+  return function(hessian_vector_product_fn<Argnums...>(std::move(fn)), std::move(options)...);
+}
+
+}  // namespace staticflow

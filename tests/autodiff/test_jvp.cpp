@@ -1,0 +1,122 @@
+// sf::jvp: Jacobian-vector products against closed forms, through sf::cond, several argnums,
+// float32 with one and two threads, tangents that broadcast, listings and the cache
+// (test_jvp_random.cpp: against central differences).
+#include <string>
+
+#include "gradient_check.hpp"
+
+namespace sf = staticflow;
+using namespace gradient_check;
+
+TEST_CASE("jvp of an elementwise function is the closed form, on every size") {
+  auto f = [](auto x) { return sf::tanh(x) * x; };
+  auto jvp = sf::jvp<0>(f);
+  for (std::size_t n : {0u, 1u, 7u, 33u}) {
+    const auto x = random_tensor<1>({n});
+    const auto v = random_tensor<1>({n});
+    const auto [y, dy] = jvp(x, v);
+    REQUIRE(dy.size() == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double t = std::tanh(x(i));
+      CHECK(y(i) == Approx(t * x(i)).epsilon(1e-14));
+      CHECK(dy(i) == Approx(((1 - t * t) * x(i) + t) * v(i)).epsilon(1e-12));
+    }
+  }
+  CHECK(jvp.tracing_count() == 1);  // one signature: (float64 [None]) twice
+}
+
+TEST_CASE("jvp through sf::cond differentiates the branch taken") {
+  auto f = [](auto x) {
+    return sf::cond(sf::reduce_sum(x) > 0.0, [&] { return sf::tanh(x) * x; }, [&] { return x * 2.0; });
+  };
+  const xt::xtensor<double, 1> x = {1, 2, 3}, v = {1, 1, 2};
+  const auto [y, dy] = sf::jvp<0>(f)(x, v);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double t = std::tanh(x(i));
+    CHECK(dy(i) == Approx(((1 - t * t) * x(i) + t) * v(i)).epsilon(1e-12));
+  }
+  const xt::xtensor<double, 1> negative = -x;
+  const auto [y2, dy2] = sf::jvp<0>(f)(negative, v);
+  CHECK((dy2 == xt::xtensor<double, 1>{2, 2, 4}));
+}
+
+TEST_CASE("jvp with several argnums is the derivative along all of them; the value is shared") {
+  auto f = [](auto w, auto b, auto x) { return sf::sigmoid(sf::matmul(x, w) + b); };
+  const auto w = random_tensor<2>({4, 3}), dw = random_tensor<2>({4, 3});
+  const auto b = random_tensor<1>({3}), db = random_tensor<1>({3});
+  const auto x = random_tensor<2>({5, 4});
+  const auto [y, both] = sf::jvp<0, 1>(f)(w, b, x, dw, db);
+  const auto [y_w, along_w] = sf::jvp<0>(f)(w, b, x, dw);
+  const auto [y_b, along_b] = sf::jvp<1>(f)(w, b, x, db);
+  const xt::xtensor<double, 2> sum = along_w + along_b;
+  REQUIRE(both.shape() == sum.shape());
+  for (std::size_t i = 0; i < sum.size(); ++i) CHECK(both.data()[i] == Approx(sum.data()[i]).epsilon(1e-12));
+  CHECK((y == y_w));
+  // the argnums' order is the tangents' order
+  const auto [y_bw, reversed] = sf::jvp<1, 0>(f)(w, b, x, db, dw);
+  for (std::size_t i = 0; i < sum.size(); ++i) CHECK(reversed.data()[i] == Approx(sum.data()[i]).epsilon(1e-12));
+}
+
+TEST_CASE("jvp: float32 on SIMD paths; one and two threads give the same bits") {
+  auto jvp = sf::jvp<0>([](auto x, auto y) { return sf::exp(x * 0.25f) * y - sf::log(sf::abs(y) + 1.f); });
+  const std::size_t rows = 64, cols = 4099;  // large enough to split; the row length has a tail
+  xt::xtensor<float, 2> x = xt::xtensor<float, 2>::from_shape({rows, cols}), y = x, v = x;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x.data()[i] = static_cast<float>(uniform());
+    y.data()[i] = static_cast<float>(uniform());
+    v.data()[i] = static_cast<float>(uniform());
+  }
+  sf::set_num_threads(1);
+  const auto [value, dx] = jvp(x, y, v);
+  sf::set_num_threads(2);
+  const auto [value2, dx2] = jvp(x, y, v);
+  sf::set_num_threads(1);
+  for (std::size_t i = 0; i < x.size(); i += 97)
+    CHECK(dx.data()[i] == Approx(0.25 * std::exp(x.data()[i] * 0.25) * y.data()[i] * v.data()[i]).epsilon(1e-5).margin(1e-6));
+  CHECK((dx2 == dx));
+  CHECK((value2 == value));
+}
+
+TEST_CASE("jvp: a tangent of run-time extent 1 broadcasts along that axis; other extents throw") {
+  auto f = [](auto x) { return sf::square(x); };
+  const xt::xtensor<double, 2> x = {{1, 2, 3}, {4, 5, 6}};
+  const xt::xtensor<double, 2> one_column = {{1}, {-1}};
+  const auto [y, dy] = sf::jvp<0>(f)(x, one_column);
+  CHECK((dy == xt::xtensor<double, 2>{{2, 4, 6}, {-8, -10, -12}}));
+  const xt::xtensor<double, 2> wrong = {{1, 2}, {3, 4}};
+  CHECK_THROWS_AS(sf::jvp<0>(f)(x, wrong), sf::shape_error);
+}
+
+TEST_CASE("jvp is a polymorphic function: signatures, listing, input signatures") {
+  auto jvp = sf::jvp<0>([](auto x, auto k) { return sf::reduce_sum(x * x * k); });
+  xt::xtensor_fixed<float, xt::xshape<2>> x = {1.f, 2.f}, v = {1.f, 0.5f};
+  const auto [value, product] = jvp(x, 3.f, v);
+  CHECK(value == 15.f);
+  CHECK(product == 12.f);  // 2 k x . v = 6 * (1 + 1)
+  const std::string signatures = jvp.pretty_printed_concrete_signatures();
+  CHECK(signatures.find("Output Type:\n  Tuple[TensorSpec(shape=(), dtype=tf.float32, name=None), "
+                        "TensorSpec(shape=(), dtype=tf.float32, name=None)]") != std::string::npos);
+  const std::string listing = jvp.get_concrete_function(x, 3.f, v).graph_string();
+  CHECK(listing.find("reduce_sum") != std::string::npos);
+  auto with_signature = sf::function<sf::spec<double, sf::dyn>, sf::spec<double>, sf::spec<double, sf::dyn>>(
+      sf::jvp_fn<0>([](auto x, auto k) { return x * k; }));
+  const xt::xtensor<double, 1> xs = {1, 2}, vs = {3, 4};
+  const auto [ys, dys] = with_signature(xs, 2.0, vs);
+  CHECK((dys == xt::xtensor<double, 1>{6, 8}));
+}
+
+TEST_CASE("README: the jvp and hessian_vector_product snippet") {
+  auto layer = [](auto w, auto x) { return sf::tanh(sf::matmul(x, w)); };
+  const xt::xtensor<double, 2> w = {{0.5, -1.0}, {0.25, 2.0}}, x = {{1.0, 2.0}}, dw = {{1.0, 0.0}, {0.0, 0.0}};
+  auto [y, dy] = sf::jvp<0>(layer)(w, x, dw);  // y = layer(w, x) and its derivative along dw
+  // y = tanh([1, 3.0]); only w[0][0] moves, so dy = [(1 - y0^2) * x0, 0]
+  CHECK(y(0, 0) == Approx(std::tanh(1.0)));
+  CHECK(dy(0, 0) == Approx(1 - std::tanh(1.0) * std::tanh(1.0)));
+  CHECK(dy(0, 1) == 0.0);
+  auto loss = [](auto w, auto x) { return sf::reduce_sum(sf::square(sf::matmul(x, w))); };
+  const xt::xtensor<double, 2> v = {{1.0, 1.0}, {1.0, 1.0}};
+  auto hv = sf::hessian_vector_product<0>(loss)(w, x, v);  // (d^2 loss / dw^2) . v
+  // loss = sum_j (x w)_j^2: the Hessian is 2 x^T x on each column, so hv = 2 x^T (x v)
+  const xt::xtensor<double, 2> expected = {{2 * 1 * 3, 2 * 1 * 3}, {2 * 2 * 3, 2 * 2 * 3}};
+  CHECK((hv == expected));
+}
