@@ -11,7 +11,10 @@
 # succeeds when SOURCE compiles (-fsyntax-only). With -DEXPECT=pch it precompiles the header
 # SOURCE into SOURCE.gch with the same flags, and with -DPCH=<header> a test includes that header
 # first (-include): GCC then reads the .gch instead of parsing staticflow's headers again (2.2 s ->
-# 0.7 s a test), or the header itself where the .gch is missing or was built with other flags.
+# 0.7 s a test), or the header itself where the .gch was built with other flags. A .gch that is
+# missing or older than a header it was built from (its depfile, SOURCE.gch.d) is not used: GCC
+# checks a .gch's flags, not its headers' contents. (The sources include what they use: without
+# the PCH they compile alone.)
 
 cmake_minimum_required(VERSION 3.20)
 
@@ -60,10 +63,27 @@ foreach(_o IN LISTS OPTIONS)
   endif()
 endforeach()
 if(EXPECT STREQUAL "pch")
-  list(APPEND _args -x c++-header "${SOURCE}" -o "${SOURCE}.gch")
+  list(APPEND _args -MD -MF "${SOURCE}.gch.d" -x c++-header "${SOURCE}" -o "${SOURCE}.gch")
 else()
   if(DEFINED PCH AND NOT PCH STREQUAL "")
-    list(APPEND _args -include "${PCH}")
+    set(_pch_ok FALSE)
+    if(EXISTS "${PCH}.gch" AND EXISTS "${PCH}.gch.d")
+      file(READ "${PCH}.gch.d" _deps)
+      string(REGEX REPLACE "^[^:]*:" "" _deps "${_deps}")   # the rule's target, the .gch
+      string(REPLACE "\\\n" " " _deps "${_deps}")
+      string(REGEX REPLACE "[ \t\r\n]+" ";" _deps "${_deps}")
+      set(_pch_ok TRUE)
+      foreach(_f IN LISTS _deps)   # (IS_NEWER_THAN: also where _f is gone)
+        if(NOT _f STREQUAL "" AND "${_f}" IS_NEWER_THAN "${PCH}.gch")
+          set(_pch_ok FALSE)
+          message(STATUS "${PCH}.gch is older than ${_f}: not used")
+          break()
+        endif()
+      endforeach()
+    endif()
+    if(_pch_ok)
+      list(APPEND _args -include "${PCH}")
+    endif()
   endif()
   list(APPEND _args "${SOURCE}")
 endif()
