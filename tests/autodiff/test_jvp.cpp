@@ -77,14 +77,37 @@ TEST_CASE("jvp: float32 on SIMD paths; one and two threads give the same bits") 
   CHECK((value2 == value));
 }
 
-TEST_CASE("jvp: a tangent of run-time extent 1 broadcasts along that axis; other extents throw") {
+TEST_CASE("jvp: a tangent must have its argument's run-time extents; sf::shape_error otherwise") {
   auto f = [](auto x) { return sf::square(x); };
   const xt::xtensor<double, 2> x = {{1, 2, 3}, {4, 5, 6}};
-  const xt::xtensor<double, 2> one_column = {{1}, {-1}};
-  const auto [y, dy] = sf::jvp<0>(f)(x, one_column);
-  CHECK((dy == xt::xtensor<double, 2>{{2, 4, 6}, {-8, -10, -12}}));
-  const xt::xtensor<double, 2> wrong = {{1, 2}, {3, 4}};
-  CHECK_THROWS_AS(sf::jvp<0>(f)(x, wrong), sf::shape_error);
+  const xt::xtensor<double, 2> one_column = {{1}, {-1}};  // would broadcast: not the same direction
+  REQUIRE_THROWS_AS(sf::jvp<0>(f)(x, one_column), sf::shape_error);
+  REQUIRE_THROWS_WITH(sf::jvp<0>(f)(x, one_column),
+                      "staticflow: sf::jvp: tangent 0 has shape (2, 1) but argument 0, which it goes with, has shape (2, 3)");
+  auto hvp = sf::hessian_vector_product<0, 1>([](auto a, auto b) { return sf::reduce_sum(a * b); });
+  const xt::xtensor<double, 1> a = {1, 2}, b = {3}, va = {1, 1}, vb = {1, 1};
+  REQUIRE_THROWS_WITH(hvp(a, b, va, vb),
+                      "staticflow: sf::hessian_vector_product: tangent 1 has shape (2,) but argument 1, which it goes "
+                      "with, has shape (1,)");
+  xt::xtensor<double, 1> out = {7, 7};
+  xt::xtensor<double, 2> dy = {{7, 7, 7}, {7, 7, 7}}, y = dy;
+  REQUIRE_THROWS_AS(sf::jvp<0>(f).call_into(std::tie(y, dy), x, one_column), sf::shape_error);
+  CHECK((dy == xt::xtensor<double, 2>{{7, 7, 7}, {7, 7, 7}}));  // nothing written
+}
+
+TEST_CASE("jvp inside another traced function; a constant pad's derivative pads with zeros") {
+  // the inner product's cotangent is no leaf of the outer function (argument 1 here has the
+  // value's spec)
+  auto outer = sf::function([](auto x, auto k, auto dx) {
+    const auto [y, dy] = sf::jvp<0>([](auto a, auto c) { return a * c; })(x, k, dx);
+    return dy + 0.0 * y;
+  });
+  const xt::xtensor<double, 1> x = {1, 2, 3}, k = {4, 5, 6}, dx = {1, -1, 2};
+  CHECK((outer(x, k, dx) == xt::xtensor<double, 1>{4, -5, 12}));
+  auto padded = sf::jvp<0>([](auto a) { return sf::pad(a * a, sf::paddings<1, 2>{}, 9.0); });
+  const auto [y, dy] = padded(x, dx);
+  CHECK((y == xt::xtensor<double, 1>{9, 1, 4, 9, 9, 9}));
+  CHECK((dy == xt::xtensor<double, 1>{0, 2, -4, 12, 0, 0}));
 }
 
 TEST_CASE("jvp is a polymorphic function: signatures, listing, input signatures") {
@@ -98,6 +121,19 @@ TEST_CASE("jvp is a polymorphic function: signatures, listing, input signatures"
                         "TensorSpec(shape=(), dtype=tf.float32, name=None)]") != std::string::npos);
   const std::string listing = jvp.get_concrete_function(x, 3.f, v).graph_string();
   CHECK(listing.find("reduce_sum") != std::string::npos);
+  // the product of tanh(x * w + b) is the forward chain and the derivative's four ops
+  auto layer = sf::jvp<1>([](auto x, auto w, auto b) { return sf::tanh(x * w + b); });
+  const xt::xtensor<float, 1> xs1 = {1.f, 2.f};
+  CHECK(layer.get_concrete_function(xs1, xs1, 0.1f, xs1).graph_string() ==
+        "{ lambda ; a:float32[None] b:float32[None] c:float32[] d:float32[None]. let\n"
+        "    e:float32[None] = mul a b\n"
+        "    f:float32[None] = add e c\n"
+        "    g:float32[None] = tanh f\n"
+        "    h:float32[None] = mul d a\n"
+        "    i:float32[None] = square g\n"
+        "    j:float32[None] = sub 1.0:float32[] i\n"
+        "    k:float32[None] = mul h j\n"
+        "  in (g, k) }\n");
   auto with_signature = sf::function<sf::spec<double, sf::dyn>, sf::spec<double>, sf::spec<double, sf::dyn>>(
       sf::jvp_fn<0>([](auto x, auto k) { return x * k; }));
   const xt::xtensor<double, 1> xs = {1, 2}, vs = {3, 4};

@@ -6,7 +6,9 @@
 //   auto loss = [](auto w, auto x) { return sf::reduce_sum(sf::square(sf::matmul(x, w))); };
 //   auto hv = sf::hessian_vector_product<0>(loss)(w, x, v);   // (d^2 loss / dw^2) . v
 //
-// A call takes the function's arguments, then one tangent per argnum with that argument's spec.
+// A call takes the function's arguments, then one tangent per argnum with that argument's spec
+// (a static check) and extents (checked when the function is called with tensors: sf::shape_error
+// before anything runs; called inside another traced function, the static spec is checked).
 // jvp returns (value, J . v) with the value's spec (JAX's (primals_out, tangents_out); several
 // argnums give the sum of their products, the directional derivative along all of them);
 // hessian_vector_product returns one tensor per argnum (alone for one), the Hessian of the summed
@@ -18,10 +20,14 @@
 // the graph may still name u where a rule took its extents (a broadcast_as reference), so u is
 // then replaced by zeros of the value's spec. The Hessian-vector product is the reverse walk of
 // the gradient seeded with v (reverse over reverse). Both are graphs like any other: planned,
-// fused, cached per signature.
+// fused, cached per signature. (The transposition needs the reverse walk to be linear in its
+// seed: an sf::custom_gradient whose vjp is not linear in g, one that clips it, gives a wrong
+// jvp; JAX refuses jvp of a custom_vjp for that reason.)
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -30,6 +36,8 @@
 #include "staticflow/autodiff/backprop.hpp"
 #include "staticflow/autodiff/grad.hpp"
 #include "staticflow/autodiff/gradients.hpp"
+#include "staticflow/core/errors.hpp"
+#include "staticflow/core/shape.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/traversal.hpp"
@@ -91,6 +99,9 @@ constexpr bool tangent_fits() {
   }
 }
 
+/// The index of the cotangent leaf of sf::jvp's first reverse walk.
+inline constexpr std::size_t cotangent_index = std::size_t{1} << 40;
+
 template <std::size_t... I>
 constexpr bool all_distinct() {
   constexpr std::size_t ids[] = {I...};
@@ -109,6 +120,29 @@ struct differentiated_product {
   [[no_unique_address]] Fn fn;
   /// Run traced under sf::run_functions_eagerly(true), as sf::grad does (autodiff/grad.hpp).
   static constexpr bool traced_in_eager_mode = true;
+
+  /// Each tangent has its argument's run-time extents (a broadcast tangent would differentiate
+  /// along another direction, and through a matmul or a reduction give wrong values): called by
+  /// the concrete function with every argument's extents before it computes anything.
+  template <class Extents>
+  static void check_argument_extents(const Extents& extents) {
+    constexpr std::size_t tangents = sizeof...(Argnums);
+    constexpr std::size_t primals = std::tuple_size_v<Extents> - tangents;
+    constexpr std::array<std::size_t, tangents> argnums{Argnums...};
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        const auto& x = std::get<argnums[K]>(extents);
+        const auto& v = std::get<primals + K>(extents);
+        if constexpr (std::tuple_size_v<std::remove_cvref_t<decltype(x)>> == std::tuple_size_v<std::remove_cvref_t<decltype(v)>>) {
+          if (x != v)
+            throw shape_error(std::string(Kind == product_kind::jvp ? "sf::jvp" : "sf::hessian_vector_product") +
+                              ": tangent " + std::to_string(K) + " has shape " + staticflow::detail::extents_string(v) +
+                              " but argument " + std::to_string(argnums[K]) + ", which it goes with, has shape " +
+                              staticflow::detail::extents_string(x));
+        }
+      }(), ...);
+    }(std::make_index_sequence<tangents>{});
+  }
 
   template <class... All>
   constexpr auto operator()(const All&... all) const {
@@ -131,15 +165,21 @@ struct differentiated_product {
   constexpr auto checked(const Tuple& all, std::index_sequence<A...>, std::index_sequence<K...>) const {
     constexpr std::size_t primals = sizeof...(A);
     using args = std::remove_cvref_t<Tuple>;
-    static_assert((symbolic<std::remove_cvref_t<std::tuple_element_t<Argnums, args>>> && ...),
+    constexpr bool symbolic_arguments = (symbolic<std::remove_cvref_t<std::tuple_element_t<Argnums, args>>> && ...);
+    static_assert(symbolic_arguments,
                   "staticflow: sf::jvp / sf::hessian_vector_product: an argnum names a static argument, which has no "
                   "derivative");
-    constexpr bool fits = (tangent_fits<std::remove_cvref_t<std::tuple_element_t<Argnums, args>>,
+    constexpr bool sources = !symbolic_arguments || (is_source<std::remove_cvref_t<std::tuple_element_t<Argnums, args>>>::value && ...);
+    static_assert(sources,
+                  "staticflow: sf::jvp / sf::hessian_vector_product: called inside a traced function, each argnum must "
+                  "name a leaf (an argument of that function as its lambda received it), not an expression");
+    constexpr bool fits = !symbolic_arguments || !sources ||
+                          (tangent_fits<std::remove_cvref_t<std::tuple_element_t<Argnums, args>>,
                                         std::remove_cvref_t<std::tuple_element_t<primals + K, args>>>() && ...);
     static_assert(fits,
                   "staticflow: sf::jvp / sf::hessian_vector_product: each tangent must have the dtype and shape of "
                   "the argument its argnum names (the tangents follow the arguments, in argnum order)");
-    if constexpr (!fits) {
+    if constexpr (!symbolic_arguments || !sources || !fits) {
       return graph::literal<float>(0.f);
     } else {
       const auto value = fn(std::get<A>(all)...);
@@ -166,14 +206,15 @@ struct differentiated_product {
 
   template <class Y, class Tuple, std::size_t... K>
   static constexpr auto transposed(const Y& value, const Tuple& all, std::index_sequence<K...>) {
-    constexpr std::size_t count = std::tuple_size_v<Tuple>;
-    // the cotangent: a leaf no argument of the call is (its index is past the last one)
-    using U = graph::argument<count, typename Y::value_type, typename Y::shape_type>;
+    // the cotangent: a leaf that no argument is, of this call or of a function that calls this
+    // one while it is traced (an inner product's cotangent is gone before it returns)
+    using U = graph::argument<cotangent_index, typename Y::value_type, typename Y::shape_type>;
     const U u{};
-    constexpr std::size_t primals = count - sizeof...(K);
+    constexpr std::size_t primals = std::tuple_size_v<Tuple> - sizeof...(K);
     const auto jv = sum_of(vector_jacobian_product(vector_jacobian_product(value, u, std::get<Argnums>(all)),
                                                    std::get<primals + K>(all), u)...);
-    const auto product = replace_leaf<U>(jv, zero_adjoint_like(value));
+    // (the value as shared above: a zeros node that names it then reads the same slots)
+    const auto product = replace_leaf<U>(jv, zero_adjoint_like(share_materialized<Y, std::index_sequence<>>(value)));
     static_assert(!reaches<U, std::remove_cvref_t<decltype(product)>>(),
                   "staticflow: sf::jvp: the function's graph holds a cond, switch_case or loop whose derivative "
                   "sf::jvp cannot transpose yet");

@@ -523,7 +523,9 @@ constexpr auto child_adjoint(const graph::axis_map_gradient<Kind, H, A>& n, cons
     return zero_adjoint{};
   } else {
     const auto ge = to_value_spec(g, n);
-    return graph::axis_map<Kind, std::remove_cvref_t<decltype(ge)>>(ge, n.params);
+    auto linear = n.params;  // the linear part of the map: a constant pad pads with zeros
+    if constexpr (requires { linear.fill; }) linear.fill = {};
+    return graph::axis_map<Kind, std::remove_cvref_t<decltype(ge)>>(ge, linear);
   }
 }
 template <std::size_t K, class H, class X, class I, std::size_t Axis, class G>

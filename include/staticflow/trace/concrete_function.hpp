@@ -209,8 +209,17 @@ class concrete_function final : public concrete_function_base {
     call_into_views(std::forward<Out>(out), make_views(slots, args...));
   }
 
+  /// A traced callable may relate its arguments' run-time extents (sf::jvp: a tangent has the
+  /// extents of its argument); its check_argument_extents throws before anything is computed.
+  template <class Views>
+  STATICFLOW_INLINE static void check_argument_extents(const Views& arg_views) {
+    if constexpr (requires { Fn::check_argument_extents(detail::extents_of_views(arg_views)); })
+      Fn::check_argument_extents(detail::extents_of_views(arg_views));
+  }
+
   template <class Views>
   STATICFLOW_INLINE auto compute(const Views& arg_views) const {
+    check_argument_extents(arg_views);
     return with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);  // throws before anything is written
       if constexpr (output_count == 1) {  // returned in place (NRVO): no copy of a static result
@@ -254,6 +263,7 @@ class concrete_function final : public concrete_function_base {
 
   template <class Outs, class Views>
   STATICFLOW_INLINE void compute_general_into_inline(Outs& outs, const Views& arg_views) const {
+    check_argument_extents(arg_views);
     if constexpr (direct_slot < plan_type::slot_count) {
       if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, Outs>>>)
         if (compute_direct_into(std::get<0>(outs), arg_views)) return;
