@@ -84,14 +84,20 @@ constexpr auto share_materialized(const N& n) {
   }
 }
 
+/// The reverse walk of y seeded with the cotangent `seed` (a graph that broadcasts to y's shape),
+/// brought to the spec of the source x: seed^T dy/dx (sf::jvp seeds it with a symbolic tensor).
+template <class Y, class Seed, class X>
+constexpr auto vector_jacobian_product(const Y& y, const Seed& seed, const X& x) {
+  const auto total = backprop<Y, std::index_sequence<>>(share_materialized<Y, std::index_sequence<>>(y), seed, source_key(x));
+  if constexpr (is_zero<decltype(total)>) return zero_adjoint_like(source_value(x));
+  else return to_value_spec(total, source_value(x));
+}
+
 /// The gradient of y (summed over its elements) with respect to the source x, with x's spec.
 template <class Y, class X>
 constexpr auto gradient_of(const Y& y, const X& x) {
   using T = typename Y::value_type;
-  const auto total =
-      backprop<Y, std::index_sequence<>>(share_materialized<Y, std::index_sequence<>>(y), graph::literal<T>(T(1)), source_key(x));
-  if constexpr (is_zero<decltype(total)>) return zero_adjoint_like(source_value(x));
-  else return to_value_spec(total, source_value(x));
+  return vector_jacobian_product(y, graph::literal<T>(T(1)), x);
 }
 }  // namespace autodiff::detail
 

@@ -46,15 +46,6 @@
 namespace staticflow {
 namespace autodiff::detail {
 
-/// The reverse walk of y seeded with the cotangent `seed` (a graph of y's spec), brought to the
-/// spec of the source x: seed^T dy/dx.
-template <class Y, class Seed, class X>
-constexpr auto vector_jacobian_product(const Y& y, const Seed& seed, const X& x) {
-  const auto total = backprop<Y, std::index_sequence<>>(share_materialized<Y, std::index_sequence<>>(y), seed, source_key(x));
-  if constexpr (is_zero<decltype(total)>) return zero_adjoint_like(source_value(x));
-  else return to_value_spec(total, source_value(x));
-}
-
 template <class A>
 constexpr auto sum_of(const A& a) {
   return a;
@@ -147,12 +138,13 @@ struct differentiated_product {
   template <class... All>
   constexpr auto operator()(const All&... all) const {
     constexpr std::size_t tangents = sizeof...(Argnums);
-    static_assert(all_distinct<Argnums...>(),
-                  "staticflow: sf::jvp / sf::hessian_vector_product: an argnum is named twice");
-    static_assert(sizeof...(All) > tangents && ((Argnums < sizeof...(All) - tangents) && ...),
+    constexpr bool distinct = all_distinct<Argnums...>();
+    static_assert(distinct, "staticflow: sf::jvp / sf::hessian_vector_product: an argnum is named twice");
+    constexpr bool in_range = sizeof...(All) > tangents && ((Argnums < sizeof...(All) - tangents) && ...);
+    static_assert(in_range,
                   "staticflow: sf::jvp / sf::hessian_vector_product: call it with the function's arguments, then "
                   "one tangent per argnum; an argnum is not the index of one of the arguments");
-    if constexpr (!all_distinct<Argnums...>() || !(sizeof...(All) > tangents && ((Argnums < sizeof...(All) - tangents) && ...))) {
+    if constexpr (!distinct || !in_range) {
       return graph::literal<float>(0.f);  // (after the error above: no second one)
     } else {
       return checked(std::forward_as_tuple(all...), std::make_index_sequence<sizeof...(All) - tangents>{},
@@ -213,12 +205,13 @@ struct differentiated_product {
     constexpr std::size_t primals = std::tuple_size_v<Tuple> - sizeof...(K);
     const auto jv = sum_of(vector_jacobian_product(vector_jacobian_product(value, u, std::get<Argnums>(all)),
                                                    std::get<primals + K>(all), u)...);
-    // (the value as shared above: a zeros node that names it then reads the same slots)
-    const auto product = replace_leaf<U>(jv, zero_adjoint_like(share_materialized<Y, std::index_sequence<>>(value)));
+    // (the value as the walks shared it: a zeros node that names it reads the same slots)
+    const auto shared_value = share_materialized<Y, std::index_sequence<>>(value);
+    const auto product = replace_leaf<U>(jv, zero_adjoint_like(shared_value));
     static_assert(!reaches<U, std::remove_cvref_t<decltype(product)>>(),
                   "staticflow: sf::jvp: the function's graph holds a cond, switch_case or loop whose derivative "
                   "sf::jvp cannot transpose yet");
-    return std::tuple{share_materialized<Y, std::index_sequence<>>(value), product};
+    return std::tuple{shared_value, product};
   }
 
   template <class Y, class Tuple, std::size_t... K>
