@@ -62,12 +62,29 @@ template <class Kind, class P, class... B> struct is_branch_node<graph::branch_n
 template <class N> struct is_branch_output : std::false_type {};
 template <std::size_t K, class Kind, class P, class... B>
 struct is_branch_output<graph::output_of<K, graph::branch_node<Kind, P, B...>>> : std::true_type {};
+template <class N> struct is_bound_variable : std::false_type {};
+template <class Scope, std::size_t K, class T, class S>
+struct is_bound_variable<graph::bound_variable<Scope, K, T, S>> : std::true_type {};
 template <class N> struct is_while_node : std::false_type {};
 template <class Scope, class I, class C, class B>
 struct is_while_node<graph::while_node<Scope, I, C, B>> : std::true_type {};
 template <class N> struct is_loop_output : std::false_type {};
 template <std::size_t K, class Scope, class I, class C, class B>
 struct is_loop_output<graph::output_of<K, graph::while_node<Scope, I, C, B>>> : std::true_type {};
+/// Instantiated (once per added loop, whichever of its results the walk meets) for a second walk
+/// through a differentiated loop.
+template <class Loop>
+struct second_derivative_through_loop {
+  static_assert(staticflow::detail::always_false<Loop>,
+                "staticflow: a second derivative through sf::while_loop / sf::fori_loop with run-time bounds "
+                "(sf::jvp, sf::hessian_vector_product, a gradient of a gradient) is not supported yet; a loop "
+                "with sf::static_value bounds is unrolled while tracing and has them");
+};
+/// A result of the loops a differentiated loop adds (autodiff/loop_backprop.hpp): shared nodes.
+template <class N> struct is_derived_loop_output : std::false_type {};
+template <std::size_t K, class Key>
+  requires is_while_node<typename Key::held_type>::value
+struct is_derived_loop_output<graph::output_of<K, graph::shared_node<Key>>> : std::true_type {};
 
 template <class Source, class N>
 constexpr bool reaches();
@@ -107,6 +124,22 @@ constexpr bool reaches() {
   }
 }
 
+/// n with every leaf of type Leaf replaced by r (r has the leaf's spec). Subgraphs that do not
+/// reach the leaf are kept as they are.
+template <class Leaf, class N, class R>
+constexpr auto replace_leaf(const N& n, const R& r) {
+  if constexpr (std::is_same_v<N, Leaf>) {
+    return r;
+  } else if constexpr (!reaches<Leaf, N>()) {
+    return n;
+  } else {
+    const auto kids = graph::children(n);
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return graph::with_children(n, replace_leaf<Leaf>(graph::child<K>(kids), r)...);
+    }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(kids)>>>{});
+  }
+}
+
 template <class N>
 inline constexpr bool carries_adjoint = floating_dtype<typename N::value_type>;
 
@@ -116,8 +149,8 @@ inline constexpr bool carries_adjoint = floating_dtype<typename N::value_type>;
 template <class Leaf, class G, class Source>
 constexpr auto leaf_adjoint(const Leaf& leaf, const G& g, const Source& source) {
   using T = typename G::value_type;
-  if constexpr (graph::detail::is_argument<Leaf>::value) {
-    return g;
+  if constexpr (graph::detail::is_argument<Leaf>::value || is_bound_variable<Leaf>::value) {
+    return g;  // (a loop variable is a source inside a differentiated loop body: autodiff/loop_backprop.hpp)
   } else if constexpr (!std::is_same_v<Leaf, Source>) {  // a variable_source: any read of that variable
     return where(graph::literal<bool>(leaf.source->origin == source.origin), g, T(0));
   } else {
@@ -139,6 +172,32 @@ template <std::size_t... I, std::size_t K>
 struct append_index<std::index_sequence<I...>, K> {
   using type = std::index_sequence<I..., K>;
 };
+
+/// Whether the gradient builder marks node N as shared (graph/shared.hpp): a materialized node
+/// with one value that computes something (not a value read from outside).
+template <class N>
+constexpr bool shareable() {
+  return !graph::detail::is_shared<N>::value && plan::shareable_as_is_v<N>;
+}
+
+/// n with every materialized node below it marked shared<path_tag<Root, path>, node>: the adjoint
+/// rules copy forward nodes into every gradient, and the copies of one node then have one type,
+/// which the planner computes and compiles once.
+template <class Root, class Path, class N>
+constexpr auto share_materialized(const N& n) {
+  using kids = decltype(graph::children(n));
+  if constexpr (std::tuple_size_v<kids> == 0) {
+    return n;
+  } else {
+    const auto rebuilt = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      const auto c = graph::children(n);
+      return graph::with_children(n, share_materialized<Root, typename append_index<Path, K>::type>(graph::child<K>(c))...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    using R = std::remove_cvref_t<decltype(rebuilt)>;
+    if constexpr (shareable<R>()) return graph::shared<graph::path_tag<Root, Path>, R>(rebuilt);
+    else return rebuilt;
+  }
+}
 
 /// The tag of the adjoint at the node with this path (graph/shared.hpp).
 template <class Path>
@@ -260,6 +319,10 @@ constexpr auto branch_backprop(const graph::output_of<K, graph::branch_node<Kind
   }, adjoints);
 }
 
+template <class Root, class Path, std::size_t K, class Scope, class I, class C, class B, class G, class Source>
+constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, I, C, B>>& n, const G& g,
+                             const Source& source);
+
 /// Root and Path name node n (the differentiated graph's type, n's child indices from it): the
 /// tags of shared adjoints.
 template <class Root, class Path, class N, class G, class Source>
@@ -275,10 +338,9 @@ constexpr auto backprop(const N& n, const G& g, const Source& source) {
     } else if constexpr (is_branch_output<N>::value) {
       return branch_backprop<Root, Path>(n, covering(gd, n), source);
     } else if constexpr (is_loop_output<N>::value) {
-      static_assert(staticflow::detail::always_false<N>,
-                    "staticflow: sf::gradients: gradients through sf::while_loop / sf::fori_loop / sf::scan / "
-                    "sf::map_fn are not supported yet (a loop with sf::static_value bounds is unrolled while "
-                    "tracing, and differentiable)");
+      return loop_backprop<Root, Path>(n, covering(gd, n), source);  // autodiff/loop_backprop.hpp
+    } else if constexpr (is_derived_loop_output<N>::value) {
+      (void)sizeof(second_derivative_through_loop<std::remove_cvref_t<decltype(n.source)>>);
       return zero_adjoint{};
     } else {
       // The adjoint must cover n's shape before it is handed to n's children: a child that n
@@ -295,3 +357,5 @@ constexpr auto backprop(const N& n, const G& g, const Source& source) {
 }
 
 }  // namespace staticflow::autodiff::detail
+
+#include "staticflow/autodiff/loop_backprop.hpp"  // (needs backprop, which calls it)

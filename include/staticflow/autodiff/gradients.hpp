@@ -58,32 +58,6 @@ constexpr auto source_value(const X& x) {
   else return x;
 }
 
-/// Whether the gradient builder marks node N as shared (graph/shared.hpp): a materialized node
-/// with one value that computes something (not a value read from outside).
-template <class N>
-constexpr bool shareable() {
-  return !graph::detail::is_shared<N>::value && plan::shareable_as_is_v<N>;
-}
-
-/// n with every materialized node below it marked shared<path_tag<Root, path>, node>: the adjoint
-/// rules copy forward nodes into every gradient, and the copies of one node then have one type,
-/// which the planner computes and compiles once.
-template <class Root, class Path, class N>
-constexpr auto share_materialized(const N& n) {
-  using kids = decltype(graph::children(n));
-  if constexpr (std::tuple_size_v<kids> == 0) {
-    return n;
-  } else {
-    const auto rebuilt = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      const auto c = graph::children(n);
-      return graph::with_children(n, share_materialized<Root, typename append_index<Path, K>::type>(graph::child<K>(c))...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-    using R = std::remove_cvref_t<decltype(rebuilt)>;
-    if constexpr (shareable<R>()) return graph::shared<graph::path_tag<Root, Path>, R>(rebuilt);
-    else return rebuilt;
-  }
-}
-
 /// The reverse walk of y seeded with the cotangent `seed` (a graph that broadcasts to y's shape),
 /// brought to the spec of the source x: seed^T dy/dx (sf::jvp seeds it with a symbolic tensor).
 template <class Y, class Seed, class X>

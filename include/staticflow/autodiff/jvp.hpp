@@ -55,22 +55,6 @@ constexpr auto sum_of(const A& a, const B& b, const Rest&... rest) {
   return sum_of(a + b, rest...);
 }
 
-/// n with every leaf of type Leaf replaced by r (r has the leaf's spec). Subgraphs that do not
-/// reach the leaf are kept as they are.
-template <class Leaf, class N, class R>
-constexpr auto replace_leaf(const N& n, const R& r) {
-  if constexpr (std::is_same_v<N, Leaf>) {
-    return r;
-  } else if constexpr (!reaches<Leaf, N>()) {
-    return n;
-  } else {
-    const auto kids = graph::children(n);
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return graph::with_children(n, replace_leaf<Leaf>(graph::child<K>(kids), r)...);
-    }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(kids)>>>{});
-  }
-}
-
 /// Whether a tangent of type V fits the argument of type X: one dtype, one rank, equal extents
 /// where both are static (run-time extents are checked by the products' own broadcasting).
 template <class X, class V>

@@ -23,6 +23,7 @@
 
 #include "staticflow/autodiff/adjoint_shape.hpp"
 #include "staticflow/control/index.hpp"
+#include "staticflow/control/tensor_array.hpp"
 #include "staticflow/graph/composites.hpp"
 #include "staticflow/graph/conv.hpp"
 #include "staticflow/graph/cumulative.hpp"
@@ -446,6 +447,18 @@ constexpr auto child_adjoint(const graph::take<X, I>& n, const G& g) {
   static_assert(K == 0);
   const auto ge = to_value_spec(g, n);
   return graph::take_gradient<std::remove_cvref_t<decltype(ge)>, X, I>(ge, n.a, n.index);
+}
+
+/// A tensor-array write (a scan's results, control/tensor_array.hpp): the array gets the adjoint
+/// but at the written element, the element gets the adjoint's row there (the index: none).
+template <std::size_t K, class A, class I, class V, class G>
+constexpr auto child_adjoint(const graph::ta_write<A, I, V>& n, const G& g) {
+  const auto ge = to_value_spec(g, n);
+  using GE = std::remove_cvref_t<decltype(ge)>;
+  const auto row = graph::take<GE, I>(ge, n.index);
+  if constexpr (K == 0) return ge - graph::take_gradient<std::remove_cvref_t<decltype(row)>, GE, I>(row, ge, n.index);
+  else if constexpr (K == 1) return zero_adjoint{};
+  else return row;
 }
 
 // ---- reverse, roll, tile, repeat, pad, split: the adjoint of each result element added back

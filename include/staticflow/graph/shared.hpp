@@ -111,8 +111,19 @@ struct shared_key {
 /// is not a template of the previous step's type. Nested that way, a type that copies the
 /// previous step k times makes GCC's overload resolution (constructing a std::tuple of it) take
 /// time that grows as k^steps, although the type itself is stored once.
+namespace detail {
+/// A node with several results (a loop, a cond) is shared with them: read through output_of.
+template <class M>
+struct held_outputs {};
+template <class M>
+  requires requires { typename M::output_specs; }
+struct held_outputs<M> {
+  using output_specs = typename M::output_specs;
+};
+}  // namespace detail
+
 template <class Key>
-struct shared_node : node<shared_node<Key>> {
+struct shared_node : node<shared_node<Key>>, detail::held_outputs<typename Key::held_type> {
   using tag_type = typename Key::tag_type;
   using held_type = typename Key::held_type;
   using value_type = typename held_type::value_type;

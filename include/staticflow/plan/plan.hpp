@@ -172,6 +172,13 @@ constexpr std::size_t prelude_index() {
 template <std::size_t ArgCount, std::size_t Base, class L, class N>
 constexpr auto lower(const N& n);
 
+// Whether N is one result of a shared node with several results (a differentiated loop's).
+template <class N>
+constexpr bool reads_shared_results() {
+  if constexpr (requires { N::projected_output; }) return prelude_node<std::remove_cvref_t<decltype(std::declval<const N&>().source)>>();
+  else return false;
+}
+
 // N with each child lowered (its materialized descendants replaced by slot reads).
 template <std::size_t ArgCount, std::size_t Base, class L, class N>
 constexpr auto lower_children(const N& n) {
@@ -194,6 +201,12 @@ constexpr auto lower(const N& n) {
     return lower<ArgCount, Base, L>(n.value());
   } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
     return lower<ArgCount, Base, L>(n.y);  // only the reverse walk reads what the node adds to y
+  } else if constexpr (reads_shared_results<N>()) {
+    // output K of a shared node with several results: the K-th of its prelude entry's views
+    using source = std::remove_cvref_t<decltype(n.source)>;
+    constexpr std::size_t last = prelude_entry<L, prelude_index<L, source>()>::view;
+    return graph::argument<ArgCount + last + 1 - view_count_v<typename source::held_type> + N::projected_output,
+                           typename N::value_type, typename N::shape_type>{};
   } else if constexpr (requires { N::projected_output; }) {
     // output K of a node with several results: the K-th of the views that node's slot fills
     using source = std::remove_cvref_t<decltype(n.source)>;

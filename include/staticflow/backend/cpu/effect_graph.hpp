@@ -47,15 +47,26 @@ template <class T, class S, class K> struct is_external<graph::external_leaf<T, 
 template <class N> struct holds_subgraphs : std::false_type {};
 template <class Kind, class Pred, class... B>
 struct holds_subgraphs<graph::branch_node<Kind, Pred, B...>> : std::true_type {};
+template <class N> struct is_while : std::false_type {};
 template <class Scope, class Inits, class Cond, class Body>
-struct holds_subgraphs<graph::while_node<Scope, Inits, Cond, Body>> : std::true_type {};
+struct is_while<graph::while_node<Scope, Inits, Cond, Body>> : std::true_type {};
 
 /// 1 + the largest argument index in graph N (0 when it reads no argument), and whether every
 /// node of N can be evaluated by an effect.
 template <class N>
+constexpr std::size_t argument_bound();
+template <class... N>
+constexpr std::size_t argument_bound_of(std::type_identity<std::tuple<N...>>) {
+  return std::max({std::size_t{0}, argument_bound<std::remove_cvref_t<N>>()...});
+}
+template <class N>
 constexpr std::size_t argument_bound() {
   if constexpr (graph::detail::is_argument<N>::value) {
     return N::index + 1;
+  } else if constexpr (is_while<N>::value) {
+    // a loop's condition and body read the arguments they capture (a differentiated loop's do)
+    return std::max({argument_bound_of(std::type_identity<decltype(N::inits)>{}), argument_bound<decltype(N::cond)>(),
+                     argument_bound_of(std::type_identity<decltype(N::body)>{})});
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
@@ -67,6 +78,12 @@ template <class N>
 constexpr bool effect_supported() {
   if constexpr (is_bound_variable<N>::value || holds_subgraphs<N>::value) {
     return false;
+  } else if constexpr (is_while<N>::value) {
+    // (its condition and body read its own variables; an effect inside a loop body is refused
+    // while tracing, so they hold no other loop's)
+    return []<class... I>(std::type_identity<std::tuple<I...>>) {
+      return (effect_supported<I>() && ...);
+    }(std::type_identity<decltype(N::inits)>{});
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
@@ -98,6 +115,11 @@ struct argument_entry_in<I, N, graph::child_refs<K...>> : argument_entry_in<I, N
 template <std::size_t I, class N, class>
 struct argument_entry {
   using type = typename argument_entry_in<I, N, decltype(graph::children(std::declval<const N&>()))>::type;
+};
+template <std::size_t I, class Scope, class Inits, class Cond, class Body>
+struct argument_entry<I, graph::while_node<Scope, Inits, Cond, Body>> {
+  using type = typename first_non_void<typename argument_entry_in<I, Inits, Inits>::type, typename argument_entry<I, Cond>::type,
+                                       typename argument_entry_in<I, Body, Body>::type>::type;
 };
 template <std::size_t I, std::size_t J, class T, class S>
 struct argument_entry<I, graph::argument<J, T, S>> {
