@@ -17,6 +17,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "staticflow/backend/cpu/block_cache.hpp"
 #include "staticflow/backend/cpu/cursor.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/backend/cpu/run_plan.hpp"
@@ -64,7 +65,7 @@ struct loop_buffer {
 template <class T, class S>
 struct loop_buffer<T, S, false> {
   static constexpr std::size_t rank = S::rank;
-  std::unique_ptr<T[]> storage;
+  cached_array<T> storage;  // from this thread's block cache (backend/cpu/block_cache.hpp)
   T* start = nullptr;     // storage + skew
   std::size_t skew = 0;   // elements before start (see state_buffers)
   std::size_t capacity = 0;
@@ -73,7 +74,7 @@ struct loop_buffer<T, S, false> {
   T* resize(const extents<rank>& e) {
     const std::size_t n = staticflow::detail::product(e);
     if (n > capacity) {
-      storage.reset(new T[n + skew]);
+      storage = cached_array<T>(n + skew);
       start = storage.get() + skew;
       capacity = n;
     }
@@ -83,7 +84,7 @@ struct loop_buffer<T, S, false> {
   T* data() { return start; }
   tensor_view<T, rank> view() const { return {start, ext}; }
   void swap(loop_buffer& o) {
-    std::swap(storage, o.storage);
+    storage.swap(o.storage);
     std::swap(start, o.start);
     std::swap(skew, o.skew);
     std::swap(capacity, o.capacity);
@@ -96,7 +97,7 @@ struct loop_buffer<T, S, false> {
     const std::size_t old = staticflow::detail::product(ext), n = staticflow::detail::product(e);
     if (n > capacity) {
       const std::size_t cap = std::max(n, 2 * capacity);
-      std::unique_ptr<T[]> p(new T[cap + skew]);
+      cached_array<T> p(cap + skew);
       std::copy_n(start, old, p.get() + skew);
       storage = std::move(p);
       start = storage.get() + skew;
