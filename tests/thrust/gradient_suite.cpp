@@ -303,3 +303,18 @@ TEST_CASE("suite: the gradient of top_k and take_along_axis goes back where each
   const std::vector<double> want{2 + 2, 1, 1, 4, 3, 3};
   for (std::size_t k = 0; k < 6; ++k) CHECK(close(dt.flat(k), want[k]));
 }
+
+TEST_CASE("suite: gradients through a loop with a run-time trip count", "[suite][gradients][control]") {
+  INFO("backend " << suite::name());
+  // v <- v * w three times from x: d/dx sum = w^3, d/dw sum = 3 w^2 x (the stacks and the reverse
+  // loop of autodiff/loop_backprop.hpp run on the backend's while loops and tensor arrays)
+  auto g = sf::grad<0, 1>([](auto x, auto w, auto n) {
+    return sf::reduce_sum(sf::fori_loop(0, n, [&](auto, auto v) { return v * w; }, x));
+  }, suite::backend);
+  const xt::xtensor<float, 1> x = {1.f, 2.f, -1.f}, w = {0.5f, -2.f, 1.5f};
+  const auto [dx, dw] = suite::host(g(suite::in(x), suite::in(w), 3));
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(close(dx(i), std::pow(double(w(i)), 3)));
+    CHECK(close(dw(i), 3 * double(w(i)) * w(i) * x(i)));
+  }
+}
