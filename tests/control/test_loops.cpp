@@ -105,6 +105,17 @@ TEST_CASE("scan accumulates a carry and stacks per-step results", "[scan]") {
   auto [c, sums] = row_scan(rows);
   CHECK((c == xt::xtensor<float, 1>{9, 12}));
   CHECK((sums == xt::xtensor<float, 1>{0, 3, 10}));
+  // per-step results of run-time shape: the results array learns its element shape at the first
+  // write (it used to throw "the element has shape (2,), the array's elements have shape (0,)")
+  auto running_rows = sf::function([](auto m) {
+    return sf::scan([](auto c, auto row) { return std::tuple{c + row, c + row}; }, m[0] * 0.f, m);
+  });
+  auto [last, partial] = running_rows(rows);
+  CHECK((last == xt::xtensor<float, 1>{9, 12}));
+  CHECK((partial == xt::xtensor<float, 2>{{1, 2}, {4, 6}, {9, 12}}));
+  auto [one, one_row] = running_rows(xt::xtensor<float, 2>{{7, 8, 9}});
+  CHECK((one == xt::xtensor<float, 1>{7, 8, 9}));
+  CHECK((one_row == xt::xtensor<float, 2>{{7, 8, 9}}));
 }
 
 TEST_CASE("map_fn applies a function to each row", "[map_fn]") {

@@ -465,6 +465,13 @@ TEST_CASE("suite: fori_loop, scan and map_fn (while loops underneath)", "[suite]
   const auto [c, sums] = suite::host(row_scan(suite::in(rows)));
   CHECK(suite::flat(c) == std::vector<float>{9, 12});
   CHECK(suite::flat(sums) == std::vector<float>{0, 3, 10});
+  auto running_rows = sf::function([](auto m) {  // per-step results of run-time shape
+    return sf::scan([](auto c, auto row) { return std::tuple{c + row, c + row}; }, m[0] * 0.f, m);
+  }, suite::backend);
+  const auto [last, partial] = suite::host(running_rows(suite::in(rows)));
+  CHECK(suite::flat(last) == std::vector<float>{9, 12});
+  CHECK(suite::flat(partial) == std::vector<float>{1, 2, 4, 6, 9, 12});
+  CHECK(partial.shape()[0] == 3);
 
   auto norms = sf::function([](auto m) { return sf::map_fn([](auto row) { return sf::reduce_sum(row * row); }, m); },
                             suite::backend);

@@ -158,7 +158,10 @@ std::size_t checked_write(std::int64_t index, extents<R>& array, const extents<E
   if (index < 0)
     throw shape_error("tensor_array::write: index " + std::to_string(index) + " is negative");
   const std::size_t rows = array[0];
-  if (rows == 0)  // an empty array takes its element shape from its first element
+  // An array that holds no elements takes its element shape from the first element written: an
+  // empty one, or one made with_size(n) whose element extents are not known until then (n rows of
+  // extent 0; a scan's results over a carry of run-time shape).
+  if (staticflow::detail::product(array) == 0)
     for (std::size_t d = 0; d < ER; ++d) array[d + 1] = ve[d];
   extents<ER> element{};
   for (std::size_t d = 0; d < ER; ++d) element[d] = array[d + 1];
@@ -744,6 +747,8 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     const std::size_t rows = detail::checked_write(static_cast<std::int64_t>(s.index), ext, s.value_ext, grows && growable);
     if constexpr (growable) {
       if (rows != ext[0] || ext != b.ext) {
+        // element extents just adopted: the old rows held nothing, so every row starts as zeros
+        if (ext != b.ext) ext[0] = 0;
         b.ext = ext;
         b.grow_leading(rows);
       }

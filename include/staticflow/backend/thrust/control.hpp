@@ -62,7 +62,10 @@ std::size_t checked_write(std::int64_t index, extents<R>& array, const extents<E
   static_assert(ER + 1 == R);
   if (index < 0) throw shape_error("tensor_array::write: index " + std::to_string(index) + " is negative");
   const std::size_t rows = array[0];
-  if (rows == 0)  // an empty array takes its element shape from its first element
+  // An array that holds no elements takes its element shape from the first element written: an
+  // empty one, or one made with_size(n) whose element extents are not known until then (n rows of
+  // extent 0; a scan's results over a carry of run-time shape).
+  if (staticflow::detail::product(array) == 0)
     for (std::size_t d = 0; d < ER; ++d) array[d + 1] = ve[d];
   extents<ER> element{};
   for (std::size_t d = 0; d < ER; ++d) element[d] = array[d + 1];
@@ -273,11 +276,14 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     const auto index = static_cast<std::int64_t>(detail::read_back<I>(s.index));
     auto ext = b.ext;  // an empty array takes its element extents from this element
     const std::size_t rows = detail::checked_write(index, ext, s.value_ext, grows && growable);
-    if constexpr (growable) {
-      if (rows != ext[0] || ext != b.ext) {
-        b.ext = ext;
-        b.grow_leading(rows);
-      }
+    // element extents just adopted (the old rows held nothing: every row starts as zeros), or
+    // rows added to a dynamic-size array
+    if (ext != b.ext) {
+      ext[0] = 0;
+      b.ext = ext;
+      b.grow_leading(rows);
+    } else if (rows != ext[0]) {
+      b.grow_leading(rows);
     }
     const std::size_t inner = staticflow::detail::product(s.value_ext);
     if (inner > 0) ::thrust::copy_n(async_policy(), s.value, inner, b.data() + static_cast<std::size_t>(index) * inner);
