@@ -427,7 +427,7 @@ constexpr auto child_adjoint(const graph::rearrange<Kind, A>& n, const G& g) {
   } else if constexpr (expand_dims_axis<Kind>::is) {
     return squeeze(ge, axes<expand_dims_axis<Kind>::value>{});
   } else if constexpr (is_slice_kind<Kind>::value) {
-    return graph::slice_gradient<is_slice_kind<Kind>::axis, GE, A>(ge, n.a, n.params.begin);
+    return graph::slice_gradient<is_slice_kind<Kind>::axis, GE, A>(ge, n.a, n.params.begin, n.params.size);
   } else {
     static_assert(always_false<Kind>, "staticflow: sf::gradients: this shape op has no gradient rule yet");
     return zero_adjoint{};
@@ -557,6 +557,68 @@ constexpr auto child_adjoint(const graph::take_along_axis_gradient<H, X, P, Axis
   } else {
     const auto ge = to_value_spec(g, n);
     return graph::take_along_axis<std::remove_cvref_t<decltype(ge)>, P, Axis>(ge, n.positions);
+  }
+}
+
+/// slice's gradient (the adjoint put into zeros at the window): its own adjoint is the window.
+template <std::size_t K, int Axis, class H, class A, class G>
+constexpr auto child_adjoint(const graph::slice_gradient<Axis, H, A>& n, const G& g) {
+  if constexpr (K != 0) {
+    return zero_adjoint{};
+  } else {
+    const auto ge = to_value_spec(g, n);
+    return graph::rearrange<graph::slice_kind<Axis>, std::remove_cvref_t<decltype(ge)>>(ge, {n.begin, n.size});
+  }
+}
+/// Part J of the adjoint of concat's gradient (part P's window): the adjoint itself at P, zeros
+/// shaped like the other parts (read for their extents).
+template <std::size_t J, std::size_t P, class GE, class Part>
+constexpr auto concat_gradient_piece(const GE& ge, const Part& part) {
+  if constexpr (J == P) return ge;
+  else return broadcast_like(graph::literal<typename GE::value_type>(typename GE::value_type(0)), part);
+}
+/// concat's gradient (a window of the adjoint): its own adjoint is the concatenation of h with
+/// zeros where the other parts were.
+template <std::size_t K, std::size_t P, int Axis, class H, class... A, class G>
+constexpr auto child_adjoint(const graph::concat_gradient<P, Axis, H, A...>& n, const G& g) {
+  if constexpr (K != 0) {
+    return zero_adjoint{};
+  } else {
+    const auto ge = to_value_spec(g, n);
+    return [&]<std::size_t... J>(std::index_sequence<J...>) {
+      return graph::concat<Axis, std::remove_cvref_t<decltype(concat_gradient_piece<J, P>(ge, std::get<J>(n.parts)))>...>(
+          concat_gradient_piece<J, P>(ge, std::get<J>(n.parts))...);
+    }(std::index_sequence_for<A...>{});
+  }
+}
+/// conv2d's gradients are bilinear in (the other operand, the output's gradient g):
+///   Bi(f, g) = C_f^T g, and <e, Bi(f, g)> = <conv2d(e, f), g>: d/dg = conv2d(e, f), d/df = Bf(e, g);
+///   Bf(x, g) = D_x^T g, and <e, Bf(x, g)> = <conv2d(x, e), g>: d/dg = conv2d(x, e), d/dx = Bi(e, g).
+/// The operand a gradient is taken for is read for its extents only: none.
+template <std::size_t K, class Wrt, class X, class F, class H, bool Same, std::size_t SH, std::size_t SW, class G>
+constexpr auto child_adjoint(const graph::conv2d_gradient<Wrt, X, F, H, Same, SH, SW>& n, const G& g) {
+  constexpr bool image = graph::conv2d_gradient<Wrt, X, F, H, Same, SH, SW>::wrt_image;
+  const auto ge = to_value_spec(g, n);
+  using E = std::remove_cvref_t<decltype(ge)>;
+  if constexpr (K == 2 && image) return graph::conv2d<E, F, Same, SH, SW>(ge, n.f);
+  else if constexpr (K == 2) return graph::conv2d<X, E, Same, SH, SW>(n.x, ge);
+  else if constexpr (K == 1 && image) return graph::conv2d_gradient<graph::conv2d_wrt_filter, E, F, H, Same, SH, SW>(ge, n.f, n.g);
+  else if constexpr (K == 0 && !image) return graph::conv2d_gradient<graph::conv2d_wrt_image, X, E, H, Same, SH, SW>(n.x, ge, n.g);
+  else return zero_adjoint{};
+}
+/// avg_pool's gradient A^T g is linear in g: <e, A^T g> = <A e, g>, so its adjoint is the pooling
+/// of e. max_pool's routes g by the positions of the maxima: its adjoint would read e at those
+/// positions (TF's MaxPoolGradGrad), a kernel not written yet.
+template <std::size_t K, class Kind, class X, class H, class P, class G>
+constexpr auto child_adjoint(const graph::pool_gradient<Kind, X, H, P>& n, const G& g) {
+  static_assert(K != 1 || !std::is_same_v<Kind, graph::max_pooling>,  // (once: for the adjoint g)
+                "staticflow: a second derivative through max_pool (sf::jvp or sf::hessian_vector_product of a "
+                "function with a max_pool) is not supported yet; avg_pool's is");
+  if constexpr (K != 1 || std::is_same_v<Kind, graph::max_pooling>) {
+    return zero_adjoint{};
+  } else {
+    const auto ge = to_value_spec(g, n);
+    return graph::pool<Kind, std::remove_cvref_t<decltype(ge)>, P>(ge);
   }
 }
 

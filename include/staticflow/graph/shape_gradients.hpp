@@ -21,7 +21,8 @@
 namespace staticflow::graph {
 
 /// The gradient of slice(a, axes<Axis>, begin, size): zeros shaped like a, with g (a's shape but
-/// `size` along the axis) at [begin, begin + size) of the axis.
+/// `size` along the axis) at [begin, begin + size) of the axis. (`size` is kept for this node's
+/// own adjoint, the slice again: autodiff/rules.hpp.)
 template <int Axis, class G, class A>
 struct slice_gradient : node<slice_gradient<Axis, G, A>> {
   static constexpr bool materialized = true;
@@ -31,12 +32,12 @@ struct slice_gradient : node<slice_gradient<Axis, G, A>> {
   using shape_type = typename A::shape_type;
   G g;
   A a;
-  std::size_t begin;
-  constexpr slice_gradient(G g_, A a_, std::size_t b) : g(g_), a(a_), begin(b) {}
+  std::size_t begin, size;
+  constexpr slice_gradient(G g_, A a_, std::size_t b, std::size_t n) : g(g_), a(a_), begin(b), size(n) {}
   constexpr child_refs<const G&, const A&> children() const { return {g, a}; }
   template <class H, class B>
-  constexpr auto with_children(const H& h, const B& b) const { return slice_gradient<Axis, H, B>(h, b, begin); }
-  constexpr bool same_parameters(const slice_gradient& o) const { return begin == o.begin; }
+  constexpr auto with_children(const H& h, const B& b) const { return slice_gradient<Axis, H, B>(h, b, begin, size); }
+  constexpr bool same_parameters(const slice_gradient& o) const { return begin == o.begin && size == o.size; }
   std::string name() const { return "SliceGrad[axis=" + std::to_string(axis) + " begin=" + std::to_string(begin) + "]"; }
   extents<rank> result_extents(const extents<rank>& eg, const extents<rank>& ea) const {
     for (std::size_t i = 0; i < rank; ++i)
