@@ -168,6 +168,82 @@ TEST_CASE("suite: float sums of a fused input, NaN in max, any/all, empty reduct
   CHECK(suite::flat(esum).empty());
 }
 
+TEST_CASE("suite: column reductions (leading axes) over many rows, fused and broadcast inputs", "[suite]") {
+  INFO("backend " << suite::name());
+  const std::size_t rows = 10000, cols = 37;  // several chunks of rows per column on every system
+  auto x = xt::xtensor<float, 2>::from_shape({rows, cols});
+  for (std::size_t i = 0; i < x.size(); ++i) x.flat(i) = static_cast<float>((i * 7919) % 1000) / 1000.f - 0.5f;
+  auto w = xt::xtensor<float, 1>::from_shape({cols});
+  for (std::size_t j = 0; j < cols; ++j) w(j) = 0.25f * static_cast<float>(j) - 3.f;
+  auto f = sf::function([](auto a, auto b) {
+    return std::tuple{sf::reduce_sum(a * a, sf::axes<0>{}), sf::reduce_max(a, sf::axes<0>{}, sf::keepdims),
+                      sf::reduce_sum(a * b, sf::axes<0>{}), sf::reduce_mean(a, 0)};
+  }, suite::backend);
+  const auto [squares, most, weighted, mean] = suite::host(f(suite::in(x), suite::in(w)));
+  // float sums against double ones, to within 1e-6 of the sum of magnitudes (a column's sum may cancel)
+  std::vector<double> want_sq(cols, 0), want_w(cols, 0), want_mean(cols, 0), magnitude(cols, 0);
+  std::vector<float> want_max(cols, -1.f);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) {
+      const double v = x(i, j);
+      want_sq[j] += v * v;
+      want_w[j] += v * w(j);
+      want_mean[j] += v / double(rows);
+      magnitude[j] += std::fabs(v * w(j)) + std::fabs(v);
+      want_max[j] = std::max(want_max[j], x(i, j));
+    }
+  CHECK(suite::shape(most) == std::vector<std::size_t>{1, cols});
+  CHECK(suite::flat(most) == want_max);
+  for (std::size_t j = 0; j < cols; ++j) {
+    INFO("column " << j);
+    CHECK(std::fabs(double(suite::flat(squares)[j]) - want_sq[j]) <= 1e-6 * want_sq[j]);
+    CHECK(std::fabs(double(suite::flat(weighted)[j]) - want_w[j]) <= 1e-6 * magnitude[j]);
+    CHECK(std::fabs(double(suite::flat(mean)[j]) - want_mean[j]) <= 1e-6 * magnitude[j] / double(rows));
+  }
+  // integer column sums over two leading axes, exact; one row and one column are ordinary input
+  auto g = sf::function([](auto t) { return sf::reduce_sum(t, sf::axes<0, 1>{}); }, suite::backend);
+  for (const auto& shape : {std::array<std::size_t, 3>{50, 90, 3}, std::array<std::size_t, 3>{1, 1, 5},
+                            std::array<std::size_t, 3>{3000, 2, 1}}) {
+    auto t = xt::xtensor<std::int64_t, 3>::from_shape(shape);
+    std::vector<std::int64_t> want(shape[2], 0);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      t.flat(i) = static_cast<std::int64_t>((i * 31) % 17) - 8;
+      want[i % shape[2]] += t.flat(i);
+    }
+    CHECK(suite::flat(suite::host(g(suite::in(t)))) == want);
+  }
+}
+
+TEST_CASE("suite: broadcast operands in fused loops and reductions: a bias, a column, a middle block", "[suite]") {
+  INFO("backend " << suite::name());
+  // on Thrust these read at flat indices, (j / div) % mod (backend/thrust/expr.hpp)
+  auto x = xt::xtensor<float, 3>::from_shape({3, 4, 5});
+  for (std::size_t i = 0; i < x.size(); ++i) x.flat(i) = static_cast<float>(i % 7) * 0.25f - 0.5f;
+  const xt::xtensor<float, 1> bias = {1, 2, 3, 4, 5};
+  const xt::xtensor<float, 3> column = {{{10}}, {{20}}, {{30}}};
+  const xt::xtensor<float, 2> middle = {{1}, {-1}, {2}, {-2}};
+  auto f = sf::function([](auto t, auto b, auto c, auto m) {
+    return std::tuple{t * b + c - m, sf::reduce_sum(t + b), sf::reduce_sum(t * m, sf::axes<0>{}),
+                      sf::reduce_max(t + c, sf::axes<1, 2>{})};
+  }, suite::backend);
+  const auto [out, total, columns, rows] = suite::host(f(suite::in(x), suite::in(bias), suite::in(column), suite::in(middle)));
+  std::vector<float> want_out, want_columns(20, 0.f), want_rows(3, -1e30f);
+  float want_total = 0;
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j)
+      for (std::size_t k = 0; k < 5; ++k) {
+        const float v = x(i, j, k);
+        want_out.push_back(v * bias(k) + column(i, 0, 0) - middle(j, 0));
+        want_total += v + bias(k);
+        want_columns[j * 5 + k] += v * middle(j, 0);
+        want_rows[i] = std::max(want_rows[i], v + column(i, 0, 0));
+      }
+  CHECK(suite::flat(out) == want_out);
+  CHECK(near(suite::flat(total)[0], want_total));
+  CHECK(all_near(suite::flat(columns), want_columns));
+  CHECK(suite::flat(rows) == want_rows);
+}
+
 TEST_CASE("suite: argmax and argmin take the first best (NaN wins)", "[suite]") {
   auto f = sf::function([](auto x) { return std::tuple{sf::argmax(x, sf::axes<1>{}), sf::argmin(x, 0)}; }, suite::backend);
   const float nan = std::numeric_limits<float>::quiet_NaN();

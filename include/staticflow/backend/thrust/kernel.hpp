@@ -16,12 +16,12 @@
 namespace staticflow::thrust_backend {
 namespace detail {
 
-/// out[j] = e at flat index j.
-template <class E, class T>
+/// out[j] = e at flat index j (Blocks: some tensors read as blocks, expr.hpp).
+template <class E, class T, bool Blocks>
 struct flat_kernel {
   E e;
   T* out;
-  STATICFLOW_HD void operator()(std::size_t j) const { out[j] = static_cast<T>(e.at(flat_index{j})); }
+  STATICFLOW_HD void operator()(std::size_t j) const { out[j] = static_cast<T>(e.at(flat_index_of<Blocks>{j})); }
 };
 
 /// out[j] = e at the result coordinates of j (row-major over `ext`).
@@ -55,10 +55,13 @@ template <class N, class Views, class T, std::size_t R>
 void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
   const std::size_t size = staticflow::detail::product(ext);
   if (size == 0) return;
-  const detail::read_plan<R> rp{ext, size, detail::fits_flat<N>(views, size)};
+  const detail::read_plan<R> rp{ext, size, detail::fits_flat<N>(views, ext)};
   if (rp.flat) {
     using E = decltype(detail::make_expr(n, views, rp));
-    detail::launch(size, detail::flat_kernel<E, T>{detail::make_expr(n, views, rp), out});
+    if (detail::separate_plain_kernels && !detail::reads_blocks<N>(views, size))
+      detail::launch(size, detail::flat_kernel<E, T, !detail::separate_plain_kernels>{detail::make_expr(n, views, rp), out});
+    else
+      detail::launch(size, detail::flat_kernel<E, T, true>{detail::make_expr(n, views, rp), out});
   } else {
     using E = decltype(detail::make_expr(n, views, rp));
     detail::nd_kernel<E, T, R> k{detail::make_expr(n, views, rp), out, {}};

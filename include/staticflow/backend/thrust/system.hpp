@@ -29,6 +29,12 @@
 #endif
 
 namespace staticflow::thrust_backend {
+namespace detail {
+/// Whether fused kernels come in two builds, one for flat reads of tensors shaped like the result
+/// and one that may read broadcast blocks (expr.hpp's block_index): under CUDA only, where the
+/// block-reading kernel cost the plain case 15 %; host systems compile one.
+inline constexpr bool separate_plain_kernels = STATICFLOW_THRUST_CUDA;
+}  // namespace detail
 
 /// The device system's name: "cuda", "omp", "tbb" or "cpp".
 constexpr const char* device_system_name() {
