@@ -5,7 +5,10 @@
 // `stack()` is the tensor itself. Outside a loop a write copies the array; as a loop variable
 // (`ta = ta.write(i, v)` in a while_loop / fori_loop / scan body) the loop writes the element in
 // place, so filling n elements costs O(n). A dynamic-size array grows when a write goes past its
-// end (new elements are zeros); a fixed-size one throws sf::shape_error.
+// end (new elements are zeros); a fixed-size one throws sf::shape_error. Element extents that are
+// sf::dyn are unknown until the first write (TF's inferred element shape): an array holding no
+// elements (empty, or `with_size(n)` of such elements) takes them from the first element written;
+// later writes must match them.
 #pragma once
 
 #include <cstddef>
