@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 #include <memory>
+#include <optional>
 
 #include "staticflow/backend/backend.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
@@ -16,6 +17,7 @@
 #include "staticflow/backend/cpu/run_plan.hpp"
 #include "staticflow/backend/cpu/control.hpp"
 #include "staticflow/backend/cpu/effect_graph.hpp"
+#include "staticflow/backend/cpu/fused_outputs.hpp"
 #include "staticflow/effects/recorder.hpp"
 #include "staticflow/backend/eager/evaluate.hpp"
 #include "staticflow/graph/print.hpp"
@@ -220,7 +222,8 @@ class concrete_function final : public concrete_function_base {
   template <class Views>
   STATICFLOW_INLINE auto compute(const Views& arg_views) const {
     check_argument_extents(arg_views);
-    return with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
+    if constexpr (fuses_outputs) return compute_fused(arg_views);
+    else return with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);  // throws before anything is written
       if constexpr (output_count == 1) {  // returned in place (NRVO): no copy of a static result
         auto out = make_result<0>(std::get<0>(all_ext));
@@ -267,6 +270,10 @@ class concrete_function final : public concrete_function_base {
     if constexpr (direct_slot < plan_type::slot_count) {
       if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, Outs>>>)
         if (compute_direct_into(std::get<0>(outs), arg_views)) return;
+    }
+    if constexpr (fuses_outputs) {
+      compute_fused_into(outs, arg_views);
+      return;
     }
     with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);
@@ -381,6 +388,12 @@ class concrete_function final : public concrete_function_base {
   static constexpr std::size_t materialized_count = plan_type::slot_count;
   /// The plan: lowered outputs, slots, and which slots repeat others.
   const plan_type& evaluation_plan() const { return plan(); }
+  /// Whether the outputs fuse with the plan's last slot (a full reduction) where the call allows
+  /// it (backend/cpu/fused_outputs.hpp): value_and_grad of an elementwise loss.
+  static constexpr bool fuses_outputs = [] {
+    if constexpr (output_count < 2 || std::is_same_v<Backend, backend::eager_t>) return false;
+    else return cpu::output_fusion<Sig, plan_type>::enabled;
+  }();
   /// Whether call_into first tries the equal-extents path (compute_equal_extents_into).
   static constexpr bool equal_extents_path = [] {
     if constexpr (output_count != 1 || plan_type::slot_count != 0 || std::is_same_v<Backend, backend::eager_t>)
@@ -398,6 +411,96 @@ class concrete_function final : public concrete_function_base {
  private:
   template <std::size_t K>
   using output_spec = spec_of_node_t<output_node<K>>;
+
+  // ---- multi-output fusion (backend/cpu/fused_outputs.hpp): the plan's last slot, a full
+  // reduction, computed in one pass with the elementwise outputs of its extents ----
+  using fusion = cpu::output_fusion<Sig, plan_type>;
+
+  template <std::size_t K, class O>
+  STATICFLOW_INLINE static auto* fused_output_data(O& out) {
+    if constexpr (fusion::template member<K>) return detail::output_data(out);
+    else return static_cast<void*>(nullptr);
+  }
+
+  /// Offers the plan's last slot to `fused_pass(red, views, data)` (see cpu::fused_slot).
+  template <class Views, class Fused, class F>
+  STATICFLOW_INLINE decltype(auto) with_fused_slots(const Views& arg_views, Fused& fused_pass, F&& f) const {
+    plan::arena_scope scope;
+    return cpu::with_slots<Sig>(plan(), arg_views, std::forward<F>(f), cpu::fused_slot<fusion::slot, Fused&>{fused_pass});
+  }
+
+  /// call_into with fused outputs: the outputs are checked before anything is written, the members
+  /// computed with the reduction when the call allows it, then every other output as usual.
+  template <class Outs, class Views>
+  STATICFLOW_INLINE void compute_fused_into(Outs& outs, const Views& arg_views) const {
+    constexpr auto every = std::make_index_sequence<output_count>{};
+    bool fused = false;
+    auto fused_pass = [&](const auto& red, const auto& views, auto* data) STATICFLOW_LAMBDA_INLINE {
+      const auto all_ext = output_extents(views);
+      return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+        (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);
+        const auto data_of = std::tuple{fused_output_data<K>(std::get<K>(outs))...};
+        return fused = cpu::compute_fused_outputs<full_signature, fusion>(plan(), red, views, data, all_ext, data_of);
+      }(every);
+    };
+    with_fused_slots(arg_views, fused_pass, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
+      const auto all_ext = output_extents(views);
+      [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+        (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
+        auto staged = std::tuple{stage_unless_fused<K>(fused, views, std::get<K>(all_ext), std::get<K>(outs))...};
+        (copy_staged<K>(std::get<K>(staged), std::get<K>(all_ext), std::get<K>(outs)), ...);
+      }(every);
+    });
+  }
+
+  template <std::size_t K, class Views, std::size_t R, class O>
+  STATICFLOW_INLINE auto stage_unless_fused(bool fused, const Views& views, const extents<R>& ext, O& out) const {
+    using T = typename output_spec<K>::value_type;
+    if constexpr (fusion::template member<K>)
+      if (fused) return std::unique_ptr<T[]>{};
+    return stage_output<K>(views, ext, out);
+  }
+
+  template <std::size_t... K>  // (only its type is used)
+  static auto results_of(std::index_sequence<K...>) {
+    return std::tuple{make_result<K>(extents<output_spec<K>::shape_type::rank>{})...};
+  }
+
+  /// The call by value with fused outputs: the results are made when the fused pass runs (it
+  /// writes into them), or after the slots when it does not.
+  template <class Views>
+  STATICFLOW_INLINE auto compute_fused(const Views& arg_views) const {
+    constexpr auto every = std::make_index_sequence<output_count>{};
+    using results = decltype(results_of(every));
+    std::optional<results> made;
+    bool fused = false;
+    auto make_all = [&](const auto& all_ext) STATICFLOW_LAMBDA_INLINE {
+      [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+        made.emplace(make_result<K>(std::get<K>(all_ext))...);
+      }(every);
+    };
+    auto fused_pass = [&](const auto& red, const auto& views, auto* data) STATICFLOW_LAMBDA_INLINE {
+      const auto all_ext = output_extents(views);
+      make_all(all_ext);
+      return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+        const auto data_of = std::tuple{fused_output_data<K>(std::get<K>(*made))...};
+        return fused = cpu::compute_fused_outputs<full_signature, fusion>(plan(), red, views, data, all_ext, data_of);
+      }(every);
+    };
+    return with_fused_slots(arg_views, fused_pass, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
+      const auto all_ext = output_extents(views);
+      if (!made) make_all(all_ext);
+      [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+        ([&] {
+          if constexpr (fusion::template member<K>)
+            if (fused) return;
+          evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(*made)));
+        }(), ...);
+      }(every);
+      return std::move(*made);
+    });
+  }
+
 
   template <class... Args>
   static constexpr void check_arguments() {

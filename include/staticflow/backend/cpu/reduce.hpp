@@ -100,29 +100,26 @@ typename Source::value_type reduce_block(const Source& src, std::size_t first, s
   return total;
 }
 
-/// Reduces [first, first + count): blocks of 4096 combined pairwise. The block sums may be
-/// computed on several threads; they are combined in the same order either way, so the result
-/// does not depend on the thread count.
-template <class Op, class Source>
-typename Source::value_type reduce_range(const Source& src, std::size_t first, std::size_t count,
-                                         std::size_t threads = 1) {
-  using T = typename Source::value_type;
-  constexpr std::size_t block = 4096;
-  if (count <= block) return reduce_block<Op>(src, first, count);
-  const std::size_t blocks = (count + block - 1) / block;
-  auto block_sum = [&](std::size_t b) { return reduce_block<Op>(src, first + b * block, std::min(block, count - b * block)); };
+/// The elements a reduction's block holds (the unit of the order above and of its threads).
+inline constexpr std::size_t reduction_block = 4096;
+
+/// Combines block_value(b) for b < blocks pairwise (a binary counter of partial results: the
+/// order of reduce_range). The blocks may be computed on several threads; they are combined in
+/// the same order either way, so the result does not depend on the thread count.
+template <class Op, class T, class BlockValue>
+T combine_blocks_pairwise(std::size_t blocks, std::size_t threads, const BlockValue& block_value) {
   T* sums = nullptr;
   if (threads > 1) {
     sums = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * blocks));
     parallel_for(blocks, threads, [&](std::size_t b0, std::size_t b1) {
-      for (std::size_t b = b0; b < b1; ++b) sums[b] = block_sum(b);
+      for (std::size_t b = b0; b < b1; ++b) sums[b] = block_value(b);
     });
   }
-  // a binary counter of partial sums: level[i] holds the sum of 2^i blocks
+  // level[i] holds the combination of 2^i blocks
   std::array<T, 64> level{};
   std::array<bool, 64> full{};
   for (std::size_t b = 0; b < blocks; ++b) {
-    T carry = sums ? sums[b] : block_sum(b);
+    T carry = sums ? sums[b] : block_value(b);
     std::size_t i = 0;
     for (; full[i]; ++i) {
       carry = Op::combine(level[i], carry);
@@ -139,6 +136,19 @@ typename Source::value_type reduce_range(const Source& src, std::size_t first, s
       started = true;
     }
   return total;
+}
+
+/// Reduces [first, first + count): blocks of 4096 combined pairwise, possibly on several threads
+/// (the result does not depend on their number).
+template <class Op, class Source>
+typename Source::value_type reduce_range(const Source& src, std::size_t first, std::size_t count,
+                                         std::size_t threads = 1) {
+  using T = typename Source::value_type;
+  constexpr std::size_t block = reduction_block;
+  if (count <= block) return reduce_block<Op>(src, first, count);
+  return combine_blocks_pairwise<Op, T>((count + block - 1) / block, threads, [&](std::size_t b) {
+    return reduce_block<Op>(src, first + b * block, std::min(block, count - b * block));
+  });
 }
 
 /// out[j] (j < width) = combine over rows p < rows of src[p * width + j].

@@ -90,7 +90,22 @@ struct direct_slot {
   Where where;
 };
 
+/// Slot `Slot` (a plain, single-valued slot) is offered to `compute(node, all, data)` once its
+/// buffer is given (its view then points at `data`): when that returns true it computed the slot
+/// (and whatever else it fused with it, backend/cpu/fused_outputs.hpp); otherwise the slot is
+/// materialized as usual.
+template <std::size_t Slot, class Compute>
+struct fused_slot {
+  static constexpr std::size_t slot = Slot;
+  Compute compute;
+};
+
 namespace detail {
+template <class D>
+struct is_fused_slot : std::false_type {};
+template <std::size_t Slot, class Compute>
+struct is_fused_slot<fused_slot<Slot, Compute>> : std::true_type {};
+
 template <std::size_t From, std::size_t To, class All, std::size_t... V>
 STATICFLOW_INLINE void copy_views(All& all, std::index_sequence<V...>) {
   ((std::get<To + V>(all) = std::get<From + V>(all)), ...);
@@ -146,11 +161,15 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
   const auto& node = std::get<K>(p.slots);
   const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
   auto* data = [&] {
-    if constexpr (Direct::slot == K) return direct.where(ext);
+    if constexpr (Direct::slot == K && !is_fused_slot<Direct>::value) return direct.where(ext);
     else return std::get<base>(storage).get(arena, ext);
   }();
   std::get<args + base>(all) = {data, ext};
-  materialize<full>(node, all, ext, data);
+  if constexpr (Direct::slot == K && is_fused_slot<Direct>::value) {
+    if (!direct.compute(node, std::as_const(all), data)) materialize<full>(node, all, ext, data);
+  } else {
+    materialize<full>(node, all, ext, data);
+  }
   ++plan::materialization_counter();
 }
 }  // namespace detail

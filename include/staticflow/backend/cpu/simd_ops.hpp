@@ -62,21 +62,42 @@ template <class T> struct simd_op<op::sqrt, T> {
   static constexpr bool supported = true;
   template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::sqrt(a); }
 };
+// The costly batch functions (costly_batch below) are called through functions the compiler
+// knows to be pure ([[gnu::const]]: the result depends on the argument only). In a large
+// translation unit GCC stops inlining xsimd's long functions (its unit-growth limit), and an
+// opaque call is never merged with an equal one: a fused pass computing sum(tanh(x * w + b)) and
+// its gradient called tanh twice per batch (backend/cpu/fused_outputs.hpp). Declared const, the
+// second call is the first one's result.
+#define STATICFLOW_PURE_BATCH_FUNCTION(NAME, EXPR)                                                \
+  template <class B>                                                                             \
+  [[gnu::const]] B NAME(B a) {                                                                   \
+    using T [[maybe_unused]] = typename B::value_type;                                           \
+    return EXPR;                                                                                 \
+  }
+STATICFLOW_PURE_BATCH_FUNCTION(batch_exp, xsimd::exp(a))
+STATICFLOW_PURE_BATCH_FUNCTION(batch_log, xsimd::log(a))
+STATICFLOW_PURE_BATCH_FUNCTION(batch_tanh, xsimd::tanh(a))
+STATICFLOW_PURE_BATCH_FUNCTION(batch_sigmoid, B(T(1)) / (B(T(1)) + xsimd::exp(-a)))
+template <class B>
+[[gnu::const]] B batch_pow(B a, B b) { return xsimd::pow(a, b); }
+template <class B>
+[[gnu::const]] B batch_atan2(B y, B x) { return xsimd::atan2(y, x); }
+
 template <class T> struct simd_op<op::exp, T> {
   static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::exp(a); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return batch_exp(a); }
 };
 template <class T> struct simd_op<op::log, T> {
   static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::log(a); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return batch_log(a); }
 };
 template <class T> struct simd_op<op::tanh, T> {
   static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return xsimd::tanh(a); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return batch_tanh(a); }
 };
 template <class T> struct simd_op<op::sigmoid, T> {
   static constexpr bool supported = true;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return B(T(1)) / (B(T(1)) + xsimd::exp(-a)); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return batch_sigmoid(a); }
 };
 template <class T> struct simd_op<op::relu, T> {
   static constexpr bool supported = true;
@@ -112,7 +133,7 @@ template <class T> struct simd_op<op::floordiv, T> {
 };
 template <class T> struct simd_op<op::pow, T> {
   static constexpr bool supported = floating_dtype<T>;
-  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return xsimd::pow(a, b); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& a, const B& b) { return batch_pow(a, b); }
 };
 template <class T> struct simd_op<op::maximum, T> {
   static constexpr bool supported = true;
@@ -158,9 +179,10 @@ template <class T> struct simd_op<op::logical_or, T> {
 
 // ---- graph/math_ops.hpp ----
 #define STATICFLOW_SIMD_FLOAT_FUNCTION(OP, EXPR)                                                  \
+  STATICFLOW_PURE_BATCH_FUNCTION(batch_##OP, EXPR)                                               \
   template <class T> struct simd_op<op::OP, T> {                                                 \
     static constexpr bool supported = floating_dtype<T>;                                         \
-    template <class B> STATICFLOW_INLINE static B apply(const B& a) { return EXPR; }     \
+    template <class B> STATICFLOW_INLINE static B apply(const B& a) { return batch_##OP(a); }    \
   };
 STATICFLOW_SIMD_FLOAT_FUNCTION(sin, xsimd::sin(a))
 STATICFLOW_SIMD_FLOAT_FUNCTION(cos, xsimd::cos(a))
@@ -173,15 +195,24 @@ STATICFLOW_SIMD_FLOAT_FUNCTION(cosh, xsimd::cosh(a))
 STATICFLOW_SIMD_FLOAT_FUNCTION(asinh, xsimd::asinh(a))
 STATICFLOW_SIMD_FLOAT_FUNCTION(acosh, xsimd::acosh(a))
 STATICFLOW_SIMD_FLOAT_FUNCTION(atanh, xsimd::atanh(a))
-STATICFLOW_SIMD_FLOAT_FUNCTION(rsqrt, B(T(1)) / xsimd::sqrt(a))
+template <class T> struct simd_op<op::rsqrt, T> {  // cheap: inline, no pure-function call
+  static constexpr bool supported = floating_dtype<T>;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) { return B(T(1)) / xsimd::sqrt(a); }
+};
 STATICFLOW_SIMD_FLOAT_FUNCTION(log1p, xsimd::log1p(a))
 STATICFLOW_SIMD_FLOAT_FUNCTION(expm1, xsimd::expm1(a))
 STATICFLOW_SIMD_FLOAT_FUNCTION(log2, xsimd::log2(a))
 STATICFLOW_SIMD_FLOAT_FUNCTION(exp2, xsimd::exp2(a))
 STATICFLOW_SIMD_FLOAT_FUNCTION(erf, xsimd::erf(a))
 STATICFLOW_SIMD_FLOAT_FUNCTION(erfc, xsimd::erfc(a))
-STATICFLOW_SIMD_FLOAT_FUNCTION(softplus, xsimd::select(a > B(T(0)), a, B(T(0))) + xsimd::log1p(xsimd::exp(-xsimd::abs(a))))
+template <class T> struct simd_op<op::softplus, T> {  // made of pure calls, not one (see above)
+  static constexpr bool supported = floating_dtype<T>;
+  template <class B> STATICFLOW_INLINE static B apply(const B& a) {
+    return xsimd::select(a > B(T(0)), a, B(T(0))) + batch_log1p(batch_exp(-xsimd::abs(a)));
+  }
+};
 #undef STATICFLOW_SIMD_FLOAT_FUNCTION
+#undef STATICFLOW_PURE_BATCH_FUNCTION
 
 // Rounding is the identity on integers.
 #define STATICFLOW_SIMD_ROUNDING(OP, EXPR)                                                        \
@@ -221,7 +252,7 @@ template <class T> struct simd_op<op::is_finite, T> {
 };
 template <class T> struct simd_op<op::atan2, T> {
   static constexpr bool supported = floating_dtype<T>;
-  template <class B> STATICFLOW_INLINE static B apply(const B& y, const B& x) { return xsimd::atan2(y, x); }
+  template <class B> STATICFLOW_INLINE static B apply(const B& y, const B& x) { return batch_atan2(y, x); }
 };
 template <class T> struct simd_op<op::logical_xor, T> {
   static constexpr bool supported = true;
