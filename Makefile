@@ -19,7 +19,7 @@ BUILD_DIR  ?= build
 ASAN_DIR   ?= build-asan
 BENCH_ARGS ?= --benchmark_min_time=0.2
 # The Python anchors of the benchmarks (TensorFlow, JAX), run by make bench-anchors
-BENCH_ANCHORS ?= bench/training_step.py bench/checkpoint.py bench/conv.py bench/pool.py bench/gather.py bench/random.py bench/jvp.py bench/loop_gradient.py
+BENCH_ANCHORS ?= bench/training_step.py bench/gradients.py bench/checkpoint.py bench/conv.py bench/pool.py bench/gather.py bench/random.py bench/jvp.py bench/loop_gradient.py
 
 DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
                 xtl-dev catch2 libbenchmark-dev libeigen3-dev graphviz gnuplot-nox ccache \

@@ -159,3 +159,66 @@ TEST_CASE("fused outputs: what the plan allows, known at compile time") {
   auto grad_only = sf::grad<1>(tanh_loss);
   CHECK_FALSE(fuses(grad_only, v, v, 0.5f));
 }
+
+TEST_CASE("grouped outputs: elementwise outputs of one extent in one pass, without a reduction") {
+  const std::size_t n = 4099;
+  const vec a = ramp(n, -1.f, 0.002f, 1000), b = ramp(n, 0.5f, 0.001f, 900), c = ramp(n, 2.f, -0.003f, 800),
+            d = ramp(n, -0.5f, 0.001f, 700);
+  SECTION("sf::grad with respect to four arguments") {
+    auto g = sf::grad<0, 1, 2, 3>(four_inputs);
+    std::size_t before = sf::cpu::fused_pass_counter();
+    const auto [ga, gb, gc, gd] = g(a, b, c, d);
+    CHECK(sf::cpu::fused_pass_counter() == before + 1);
+    for (std::size_t i = 0; i < n; i += 31) {
+      const double inv = 1 / (double(b(i)) + 1);
+      CHECK(ga(i) == Approx(0.5 * (b(i) - inv)).epsilon(1e-5).margin(1e-6));
+      CHECK(gb(i) == Approx(0.5 * (a(i) + a(i) * inv * inv)).epsilon(1e-5).margin(1e-6));
+      CHECK(gc(i) == Approx(0.5 * d(i)).epsilon(1e-6));
+      CHECK(gd(i) == Approx(0.5 * c(i)).epsilon(1e-6));
+    }
+    vec ga2 = vec::from_shape({n}), gb2 = ga2, gc2 = ga2, gd2 = ga2;
+    before = sf::cpu::fused_pass_counter();
+    g.call_into(std::tie(ga2, gb2, gc2, gd2), a, b, c, d);
+    CHECK(sf::cpu::fused_pass_counter() == before + 1);
+    CHECK(((ga2 == ga) && (gb2 == gb) && (gc2 == gc) && (gd2 == gd)));
+  }
+  SECTION("sf::jvp: the value and its tangent share the tanh") {
+    auto j = sf::jvp<0>([](auto x, auto w) { return sf::tanh(x * w); });
+    const std::size_t before = sf::cpu::fused_pass_counter();
+    const auto [y, dy] = j(a, b, c);
+    CHECK(sf::cpu::fused_pass_counter() == before + 1);
+    for (std::size_t i = 0; i < n; i += 31) {
+      const double t = std::tanh(double(a(i)) * double(b(i)));
+      CHECK(y(i) == Approx(t).epsilon(1e-6).margin(1e-7));
+      CHECK(dy(i) == Approx((1 - t * t) * double(b(i)) * double(c(i))).epsilon(1e-5).margin(1e-6));
+    }
+  }
+  SECTION("a loop body's two variables") {
+    auto f = sf::function([](auto x, auto w, auto steps) {
+      return sf::fori_loop(0, steps, [&](auto, auto h, auto s) { return std::tuple{sf::tanh(h * w + x), s + h}; },
+                           x, x * 0.f);
+    });
+    const std::size_t before = sf::cpu::fused_pass_counter();
+    const auto [h, s] = f(a, b, 5);
+    CHECK(sf::cpu::fused_pass_counter() == before + 6);  // one pass per iteration, one copying the results out
+    for (std::size_t i = 0; i < n; i += 31) {
+      float hr = a(i), sr = 0.f;
+      for (int k = 0; k < 5; ++k) {
+        const float next = std::tanh(hr * b(i) + a(i));
+        sr += hr;
+        hr = next;
+      }
+      CHECK(h(i) == Approx(hr).epsilon(1e-5));
+      CHECK(s(i) == Approx(sr).epsilon(1e-5));
+    }
+  }
+  SECTION("outputs of different extents: one loop each") {
+    auto f = sf::function([](auto x, auto y) { return std::tuple{x * 2.f, y * 3.f}; });
+    const vec y = ramp(10, 1.f, 1.f, 10);
+    const std::size_t before = sf::cpu::fused_pass_counter();
+    const auto [x2, y3] = f(a, y);
+    CHECK(sf::cpu::fused_pass_counter() == before);
+    CHECK(x2(n - 1) == 2 * a(n - 1));
+    CHECK(y3(9) == 30.f);
+  }
+}

@@ -232,7 +232,15 @@ class concrete_function final : public concrete_function_base {
       } else {
         return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
           auto outs = std::tuple{make_result<K>(std::get<K>(all_ext))...};
-          (evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(outs))), ...);
+          bool grouped = false;
+          if constexpr (groups_outputs)
+            grouped = cpu::compute_grouped_outputs<full_signature, group>(
+                plan().outputs, views, all_ext, std::tuple{grouped_output_data<K>(std::get<K>(outs))...});
+          ([&] {
+            if constexpr (groups_outputs && group::template member<K>)
+              if (grouped) return;
+            evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(outs)));
+          }(), ...);
           return outs;
         }(std::make_index_sequence<output_count>{});
       }
@@ -291,9 +299,14 @@ class concrete_function final : public concrete_function_base {
       }
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
+        bool grouped = false;
+        if constexpr (groups_outputs)
+          grouped = cpu::compute_grouped_outputs<full_signature, group>(
+              plan().outputs, views, all_ext, std::tuple{grouped_output_data<K>(std::get<K>(outs))...});
         // An output that overlaps an input goes through a temporary, copied out only after every
         // output is computed: a later output may still read the input an earlier one overwrites.
-        auto staged = std::tuple{stage_output<K>(views, std::get<K>(all_ext), std::get<K>(outs))...};
+        auto staged = std::tuple{
+            stage_unless_fused<K, groups_outputs && group::template member<K>>(grouped, views, std::get<K>(all_ext), std::get<K>(outs))...};
         (copy_staged<K>(std::get<K>(staged), std::get<K>(all_ext), std::get<K>(outs)), ...);
       }(std::make_index_sequence<output_count>{});
     });
@@ -447,18 +460,33 @@ class concrete_function final : public concrete_function_base {
       const auto all_ext = output_extents(views);
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
-        auto staged = std::tuple{stage_unless_fused<K>(fused, views, std::get<K>(all_ext), std::get<K>(outs))...};
+        auto staged = std::tuple{
+            stage_unless_fused<K, fusion::template member<K>>(fused, views, std::get<K>(all_ext), std::get<K>(outs))...};
         (copy_staged<K>(std::get<K>(staged), std::get<K>(all_ext), std::get<K>(outs)), ...);
       }(every);
     });
   }
 
-  template <std::size_t K, class Views, std::size_t R, class O>
+  template <std::size_t K, bool Member, class Views, std::size_t R, class O>
   STATICFLOW_INLINE auto stage_unless_fused(bool fused, const Views& views, const extents<R>& ext, O& out) const {
     using T = typename output_spec<K>::value_type;
-    if constexpr (fusion::template member<K>)
+    if constexpr (Member)
       if (fused) return std::unique_ptr<T[]>{};
     return stage_output<K>(views, ext, out);
+  }
+
+  // Without a reduction to fuse with: elementwise outputs of one extent in one pass
+  // (cpu::output_group; sf::grad of several arguments, sf::jvp's value and tangent).
+  using group = cpu::output_group<typename plan_type::outputs_type>;
+  static constexpr bool groups_outputs = [] {
+    if constexpr (output_count < 2 || fuses_outputs || std::is_same_v<Backend, backend::eager_t>) return false;
+    else return group::enabled;
+  }();
+
+  template <std::size_t K, class O>
+  STATICFLOW_INLINE static auto* grouped_output_data(O& out) {
+    if constexpr (group::template member<K>) return detail::output_data(out);
+    else return static_cast<void*>(nullptr);
   }
 
   template <std::size_t... K>  // (only its type is used)

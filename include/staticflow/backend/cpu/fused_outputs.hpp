@@ -122,6 +122,39 @@ typename A::value_type reduce_with_outputs(const A& red, const Cursors& c, const
   });
 }
 
+/// Every output of `outs` (one dtype) over [first, last) in one pass: each step computes all its
+/// values, then stores them; the tail is each output's usual loop.
+template <class Cursors, class... O, std::size_t... K>
+STATICFLOW_FLATTEN void outputs_block(const Cursors& cursors, const std::tuple<O...>& outs, std::size_t first,
+                                      std::size_t last, std::index_sequence<K...>) {
+  using T = std::remove_pointer_t<decltype(std::get<0>(outs).out)>;
+  using B = batch_t<T>;
+  constexpr std::size_t W = B::size;
+  const Cursors c = cursors;  // in registers for the whole range
+  std::size_t j = first;
+  for (; j + 4 * W <= last; j += 4 * W) {
+    const std::tuple<decltype(four_batches<B>(std::get<K>(outs), c, j))...> values{four_batches<B>(std::get<K>(outs), c, j)...};
+    (store_four<B>(std::get<K>(outs), std::get<K>(values), j), ...);
+  }
+  (run_loop_body(std::get<K>(outs).node, c, std::get<K>(outs).out, j, last), ...);
+}
+
+/// outputs_block over [0, count), split across threads above the grain at multiples of the step.
+template <class Cursors, class... O>
+void outputs_pass(const Cursors& c, const std::tuple<O...>& outs, std::size_t count) {
+  using T = std::remove_pointer_t<decltype(std::get<0>(outs).out)>;
+  constexpr std::size_t step = 4 * batch_t<T>::size;
+  constexpr auto each = std::index_sequence_for<O...>{};
+  const std::size_t threads = threads_for(count);
+  if (threads <= 1) {
+    outputs_block(c, outs, 0, count, each);
+    return;
+  }
+  parallel_for((count + step - 1) / step, threads, [&](std::size_t b0, std::size_t b1) {
+    outputs_block(c, outs, b0 * step, std::min(count, b1 * step), each);
+  });
+}
+
 /// Graphs a fused pass evaluates at flat positions: kernel.hpp's elementwise graphs and
 /// broadcasts to a static shape (a gradient's seed, `1.0` broadcast to the loss's input); the
 /// call's fits_flat check still sees every argument they read.
@@ -259,6 +292,76 @@ bool compute_fused_outputs(const Plan& p, const Red& red, const All& all, typena
     }()...};
   }, members{});
   slot_data[0] = Op::finish(detail::reduce_with_outputs<Op>(red.a, cursors, outs, count, threads_for(count)), count);
+  ++fused_pass_counter();
+  return true;
+}
+
+/// Outputs of a plan that one pass may compute together, without a reduction: every output K
+/// that is an elementwise graph of the dtype and rank of the first such output (`member<K>`).
+/// `enabled` when there are at least two.
+template <class Outputs>
+struct output_group {
+  static constexpr std::size_t output_count = std::tuple_size_v<Outputs>;
+  template <std::size_t K>
+  static constexpr bool candidate = [] {
+    using N = std::tuple_element_t<K, Outputs>;
+    if constexpr (!detail::flat_graph<N>::value || !detail::takes_simd_path<N>) return false;
+    else return N::shape_type::rank >= 1;
+  }();
+  static constexpr std::size_t first = []<std::size_t... K>(std::index_sequence<K...>) {
+    std::size_t f = output_count;
+    ((f = (f == output_count && candidate<K>) ? K : f), ...);
+    return f;
+  }(std::make_index_sequence<output_count>{});
+  template <std::size_t K>
+  static constexpr bool member = [] {
+    if constexpr (first == output_count || !candidate<K>) {
+      return false;
+    } else {
+      using N = std::tuple_element_t<K, Outputs>;
+      using F = std::tuple_element_t<first, Outputs>;
+      return std::is_same_v<typename N::value_type, typename F::value_type> && N::shape_type::rank == F::shape_type::rank;
+    }
+  }();
+  static constexpr std::size_t count = []<std::size_t... K>(std::index_sequence<K...>) {
+    return (std::size_t{0} + ... + std::size_t{member<K>});
+  }(std::make_index_sequence<output_count>{});
+  static constexpr bool enabled = count >= 2;
+};
+
+/// Computes every member output K of `Group` (extents `std::get<K>(ext)`) into
+/// `std::get<K>(outputs)` in one pass, when the call allows it: the members have one extent, every
+/// argument they read fits the flat loop, and (`CheckOverlap`) no member overlaps a value of the
+/// call. A plan's own targets (run_plan) need no overlap test: a loop body writes a variable in
+/// place only where nothing else reads it, at the positions it reads. Returns whether it ran;
+/// when it did not, nothing was written.
+template <class Full, class Group, bool CheckOverlap = true, class Nodes, class All, class Ext, class Outputs>
+bool compute_grouped_outputs(const Nodes& nodes, const All& all, const Ext& ext, const Outputs& outputs) {
+  using members = decltype(detail::fused_members<Group>(std::make_index_sequence<Group::output_count>{}));
+  constexpr auto args = std::make_index_sequence<std::tuple_size_v<All>>{};
+  const auto& first_ext = std::get<Group::first>(ext);
+  const std::size_t count = staticflow::detail::product(first_ext);
+  const bool fits = std::apply([&](auto... k) {
+    return ([&] {
+      constexpr std::size_t K = decltype(k)::value;
+      using N = std::tuple_element_t<K, Nodes>;
+      return staticflow::detail::same_extents(std::get<K>(ext), first_ext) &&
+             detail::fits_flat<Full, N>(all, count, args) &&
+             (!CheckOverlap || !detail::overlaps_any_view(all, std::get<K>(outputs), count));
+    }() && ...);
+  }, members{});
+  if (!fits) return false;
+  const auto cursors = std::apply([&](auto... k) {
+    return detail::shared_flat_cursors<Full, std::tuple_element_t<decltype(k)::value, Nodes>...>(all, args);
+  }, members{});
+  const auto outs = std::apply([&](auto... k) {
+    return std::tuple{[&] {
+      constexpr std::size_t K = decltype(k)::value;
+      return detail::fused_output<std::tuple_element_t<K, Nodes>, std::remove_pointer_t<std::tuple_element_t<K, Outputs>>>{
+          std::get<K>(nodes), std::get<K>(outputs)};
+    }()...};
+  }, members{});
+  detail::outputs_pass(cursors, outs, count);
   ++fused_pass_counter();
   return true;
 }

@@ -11,6 +11,7 @@
 #include "staticflow/backend/cpu/conv.hpp"
 #include "staticflow/backend/cpu/cumulative.hpp"
 #include "staticflow/backend/cpu/data_movement.hpp"
+#include "staticflow/backend/cpu/fused_outputs.hpp"
 #include "staticflow/backend/cpu/gather.hpp"
 #include "staticflow/backend/cpu/scatter.hpp"
 #include "staticflow/backend/cpu/index.hpp"
@@ -195,10 +196,29 @@ STATICFLOW_INLINE decltype(auto) with_slots(const Plan& p, const Views& views, F
 }
 
 /// Runs plan p over views (Sig's values) and evaluates output K into `out.template
-/// allocate<K>(ext)` for every K, once its extents are known.
+/// allocate<K>(ext)` for every K, once its extents are known. Outputs that one pass can compute
+/// together (cpu::output_group: a loop body's elementwise variables) are, where the call allows
+/// it; every output's buffer is then asked for, in order, before any is written.
 template <class Sig, class Plan, class Views, class Out>
 STATICFLOW_INLINE void run_plan(const Plan& p, const Views& views, const Out& out) {
   using full = full_signature_t<Sig, Plan>;
+  using group = output_group<typename Plan::outputs_type>;
+  if constexpr (group::enabled) {
+    with_slots<Sig>(p, views, [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
+      const auto ext_all = staticflow::detail::extents_of_views(all);
+      [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+        const auto ext = std::tuple{graph::node_extents(std::get<K>(p.outputs), ext_all)...};
+        const auto data = std::tuple{out.template allocate<K>(std::get<K>(ext))...};  // in order
+        const bool fused = compute_grouped_outputs<full, group, false>(p.outputs, all, ext, data);
+        ([&] {
+          if constexpr (group::template member<K>)
+            if (fused) return;
+          evaluate_into<full>(std::get<K>(p.outputs), all, std::get<K>(ext), std::get<K>(data));
+        }(), ...);
+      }(std::make_index_sequence<Plan::output_count>{});
+    });
+    return;
+  }
   with_slots<Sig>(p, views, [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
     const auto ext_all = staticflow::detail::extents_of_views(all);
     [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
