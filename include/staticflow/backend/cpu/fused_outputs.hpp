@@ -329,6 +329,10 @@ struct output_group {
   static constexpr bool enabled = count >= 2;
 };
 
+/// Below this many elements outputs are not grouped: the pass's checks cost more than reading
+/// the inputs again (a loop body over 64 floats, 1000 iterations: 3-5 % slower grouped).
+inline constexpr std::size_t min_grouped_count = 512;
+
 /// Computes every member output K of `Group` (extents `std::get<K>(ext)`) into
 /// `std::get<K>(outputs)` in one pass, when the call allows it: the members have one extent, every
 /// argument they read fits the flat loop, and (`CheckOverlap`) no member overlaps a value of the
@@ -341,6 +345,7 @@ bool compute_grouped_outputs(const Nodes& nodes, const All& all, const Ext& ext,
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<All>>{};
   const auto& first_ext = std::get<Group::first>(ext);
   const std::size_t count = staticflow::detail::product(first_ext);
+  if (count < min_grouped_count) return false;
   const bool fits = std::apply([&](auto... k) {
     return ([&] {
       constexpr std::size_t K = decltype(k)::value;
