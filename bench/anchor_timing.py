@@ -1,5 +1,6 @@
 """bench/anchor_timing.py -- timing shared by the Python anchors of the benchmarks (checkpoint.py,
 conv.py): not a benchmark itself."""
+import argparse
 import time
 
 
@@ -12,3 +13,14 @@ def best(fn, seconds):
         fn()
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def run_anchors(doc, jax_cases, tensorflow_cases):
+    """The command line the anchor scripts share: --seconds per case, --threads for TensorFlow;
+    runs jax_cases(seconds), then tensorflow_cases(seconds, threads)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per case (default 1)")
+    parser.add_argument("--threads", type=int, default=0, help="TensorFlow intra-op threads (default: its own)")
+    args = parser.parse_args()
+    jax_cases(args.seconds)
+    tensorflow_cases(args.seconds, args.threads)

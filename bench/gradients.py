@@ -10,8 +10,7 @@ Prints the minimum wall time per call and value_and_grad / forward for
   (a) sum((a*b + c*d - a/(b+1)) * 0.5) with respect to a, b, c, d; 16M float32 each
   (b) sum(tanh(x*w + b)) with respect to w; 1M float32
 """
-import argparse
-from anchor_timing import best
+from anchor_timing import best, run_anchors
 
 BIG = 1 << 24
 MID = 1 << 20
@@ -104,14 +103,5 @@ def tensorflow_cases(seconds, threads):
     report("b", "tf.function", lambda: fb(w).numpy(), lambda: [t.numpy() for t in vgb(w)], seconds)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per case (default 1)")
-    parser.add_argument("--threads", type=int, default=0, help="TensorFlow intra-op threads (default: its own)")
-    args = parser.parse_args()
-    jax_cases(args.seconds)
-    tensorflow_cases(args.seconds, args.threads)
-
-
 if __name__ == "__main__":
-    main()
+    run_anchors(__doc__, jax_cases, tensorflow_cases)

@@ -12,8 +12,7 @@ Prints the minimum wall time per call for (1M float32 per array, b = 0.1)
   hvp:       the Hessian of sum(tanh(x * w + b)) with respect to w applied to v
              (JAX: jvp of grad, forward over reverse; TensorFlow: a ForwardAccumulator around a tape)
 """
-import argparse
-from anchor_timing import best
+from anchor_timing import best, run_anchors
 
 SIZE = 1 << 20
 
@@ -90,14 +89,5 @@ def tensorflow_cases(seconds, threads):
         print(f"{name:8s} tf.function {best(fn, seconds) * 1e6:9.1f} us")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per case (default 1)")
-    parser.add_argument("--threads", type=int, default=0, help="TensorFlow intra-op threads (default: its own)")
-    args = parser.parse_args()
-    jax_cases(args.seconds)
-    tensorflow_cases(args.seconds, args.threads)
-
-
 if __name__ == "__main__":
-    main()
+    run_anchors(__doc__, jax_cases, tensorflow_cases)

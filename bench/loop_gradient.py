@@ -12,8 +12,7 @@ JAX: lax.fori_loop with the trip count fixed when jit traces (a scan: JAX has no
 while_loop whose trip count is known only at run time). TensorFlow: a tf.while_loop over a run-time
 trip count under a GradientTape (what staticflow's loop is).
 """
-import argparse
-from anchor_timing import best
+from anchor_timing import best, run_anchors
 
 SHAPES = ((4096, 100), (64, 1000))
 
@@ -83,14 +82,5 @@ def tensorflow_cases(seconds, threads):
             print(f"{name:15s} {size:5d} x {steps:5d} tf.function {best(fn, seconds) * 1e6:10.1f} us")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per case (default 1)")
-    parser.add_argument("--threads", type=int, default=0, help="TensorFlow intra-op threads (default: its own)")
-    args = parser.parse_args()
-    jax_cases(args.seconds)
-    tensorflow_cases(args.seconds, args.threads)
-
-
 if __name__ == "__main__":
-    main()
+    run_anchors(__doc__, jax_cases, tensorflow_cases)
