@@ -4,6 +4,7 @@
 //
 //   (a) sum((a*b + c*d - a/(b+1)) * 0.5) w.r.t. a, b, c, d; 16M float32 each
 //   (b) sum(tanh(x*w + b)) w.r.t. w; 1M float32
+//   and a mean squared error, mean(square(x*w - y)) w.r.t. w; 1M float32 (no target of its own)
 //
 // Read the ratios ValueAndGrad / Forward (targets: (a) <= 1.8x, (b) <= 1.5x) and
 // ValueAndGrad / Hand.
@@ -168,6 +169,70 @@ void Tanh_Eigen(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
 }
+
+// ---- a mean squared error: its 1 / count is a stored scalar (session 26) ----
+struct mse_inputs {
+  vec x = filled(kMid, -1.f, 0.002f), w = filled(kMid, 0.5f, -0.001f), y = filled(kMid, 0.25f, 0.003f),
+      gw = vec::from_shape({kMid});
+};
+mse_inputs& inputs_c() {
+  static mse_inputs in;
+  return in;
+}
+const auto loss_c = [](auto x, auto w, auto y) { return sf::reduce_mean(sf::square(x * w - y)); };
+
+void Mse_Forward(benchmark::State& state) {
+  auto& in = inputs_c();
+  auto f = sf::function(loss_c);
+  for (auto _ : state) benchmark::DoNotOptimize(f(in.x, in.w, in.y));
+}
+void Mse_ValueAndGrad(benchmark::State& state) {
+  auto& in = inputs_c();
+  auto vg = sf::value_and_grad<1>(loss_c);
+  float l = 0;
+  for (auto _ : state) {
+    vg.call_into(std::tie(l, in.gw), in.x, in.w, in.y);
+    benchmark::DoNotOptimize(l);
+    benchmark::ClobberMemory();
+  }
+}
+void Mse_Hand(benchmark::State& state) {
+  auto& in = inputs_c();
+  const float scale = 2.f / static_cast<float>(kMid);
+  for (auto _ : state) {
+    const float *x = in.x.data(), *w = in.w.data(), *y = in.y.data();
+    float* gw = in.gw.data();
+    batch acc(0.f);
+    const batch vs(scale);
+    std::size_t i = 0;
+    for (; i + batch::size <= kMid; i += batch::size) {
+      const auto vx = batch::load_unaligned(x + i);
+      const auto r = vx * batch::load_unaligned(w + i) - batch::load_unaligned(y + i);
+      acc += r * r;
+      (vs * r * vx).store_unaligned(gw + i);
+    }
+    float l = xsimd::hadd(acc);
+    for (; i < kMid; ++i) {
+      const float r = x[i] * w[i] - y[i];
+      l += r * r, gw[i] = scale * r * x[i];
+    }
+    benchmark::DoNotOptimize(l / static_cast<float>(kMid));
+    benchmark::ClobberMemory();
+  }
+}
+void Mse_Eigen(benchmark::State& state) {
+  auto& in = inputs_c();
+  using arr = Eigen::Map<Eigen::ArrayXf>;
+  arr x(in.x.data(), kMid), w(in.w.data(), kMid), y(in.y.data(), kMid), gw(in.gw.data(), kMid);
+  Eigen::ArrayXf r(kMid);
+  for (auto _ : state) {
+    r = x * w - y;
+    const float l = r.square().mean();
+    gw = (2.f / static_cast<float>(kMid)) * r * x;
+    benchmark::DoNotOptimize(l);
+    benchmark::ClobberMemory();
+  }
+}
 }  // namespace
 
 BENCHMARK(Grad4_Forward)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
@@ -178,3 +243,7 @@ BENCHMARK(Tanh_Forward)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min)
 BENCHMARK(Tanh_ValueAndGrad)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(Tanh_Hand)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(Tanh_Eigen)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(Mse_Forward)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(Mse_ValueAndGrad)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(Mse_Hand)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(Mse_Eigen)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);

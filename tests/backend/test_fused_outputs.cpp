@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <tuple>
 
 #include <xtensor/xfixed.hpp>
@@ -92,6 +93,25 @@ TEST_CASE("fused outputs: four gradients of one loss, each input read once") {
   }
 }
 
+TEST_CASE("fused outputs: a mean squared error (its 1 / count stored as a scalar, not spread into an array)") {
+  auto vg = sf::value_and_grad<0>([](auto w, auto x, auto y) { return sf::reduce_mean(sf::square(x * w - y)); });
+  auto forward = sf::function([](auto w, auto x, auto y) { return sf::reduce_mean(sf::square(x * w - y)); });
+  const std::size_t n = 10007;
+  const vec w = ramp(n, 0.5f, -0.001f, 700), x = ramp(n, -1.f, 0.002f, 1000), y = ramp(n, 0.25f, 0.003f, 300);
+  const std::size_t before = sf::cpu::fused_pass_counter();
+  const auto [l, gw] = vg(w, x, y);
+  CHECK(sf::cpu::fused_pass_counter() == before + 1);
+  CHECK(l == forward(w, x, y));
+  for (std::size_t i = 0; i < n; i += 101) {
+    const double r = double(x(i)) * double(w(i)) - double(y(i));
+    CHECK(gw(i) == Approx(2 * r * double(x(i)) / double(n)).epsilon(1e-5).margin(1e-9));
+  }
+  // the gradient graph spreads a stored scalar, it does not store the spread array
+  const std::string listing = vg.get_concrete_function(w, x, y).graph_string();
+  CHECK(listing.find("float32[] = materialize") != std::string::npos);
+  CHECK(listing.find("float32[None] = materialize") == std::string::npos);
+}
+
 TEST_CASE("fused outputs: one or two threads give the same bits") {
   auto vg = sf::value_and_grad<0, 1>(tanh_loss);
   const std::size_t n = 300007;  // several blocks per thread and a tail
@@ -152,9 +172,15 @@ TEST_CASE("fused outputs: what the plan allows, known at compile time") {
   // the gradient reads the reduction (log-sum-exp): it cannot be computed beside it
   auto lse = sf::value_and_grad<0>([](auto x) { return sf::log(sf::reduce_sum(sf::exp(x))); });
   CHECK_FALSE(fuses(lse, v));
-  // a non-elementwise loss (a matrix product) has no elementwise gradient to fuse
+  // a loss over a matrix product: the sum reads the product's slot, the gradient adds two
+  // products' slots; both are computed after the products, in one pass
   auto mm = sf::value_and_grad<0>([](auto a) { return sf::reduce_sum(sf::matmul(a, a)); });
-  CHECK_FALSE(fuses(mm, xt::xtensor<float, 2>::from_shape({2, 2})));
+  xt::xtensor<float, 2> a = {{1.f, 2.f}, {3.f, 4.f}};
+  CHECK(fuses(mm, a));
+  const auto [mm_value, mm_grad] = mm(a);
+  CHECK(mm_value == 54.f);  // (7 + 10) + (15 + 22)
+  // d/da sum(a a) = 1 a^T + a^T 1: row sums of a across, plus column sums of a down
+  CHECK(mm_grad == xt::xtensor<float, 2>{{7.f, 11.f}, {9.f, 13.f}});
   // one output: nothing to fuse with
   auto grad_only = sf::grad<1>(tanh_loss);
   CHECK_FALSE(fuses(grad_only, v, v, 0.5f));

@@ -207,10 +207,25 @@ struct adjoint_at {};
 /// rule made): the adjoint at one node is the same for every source, and each source's walk would
 /// otherwise copy it, and compile it, into its gradient. An adjoint of elementwise ops only stays
 /// as it is, fused into the loops below it.
+template <class G>
+struct scalar_broadcast : std::false_type {};
+template <class A, class Ref>
+struct scalar_broadcast<graph::broadcast_as<A, Ref>> : std::bool_constant<A::shape_type::rank == 0> {};
+
 template <class Root, class Path, class G>
 constexpr auto share_adjoint(const G& g) {
-  if constexpr (plan::materialized_count<G>() == 0) return g;
-  else return graph::shared<graph::path_tag<Root, adjoint_at<Path>>, graph::stored<G>>(graph::stored<G>(g));
+  if constexpr (plan::materialized_count<G>() == 0) {
+    return g;
+  } else if constexpr (scalar_broadcast<G>::value) {
+    // a scalar spread over the node's shape (a mean's 1 / count): the scalar is stored, the
+    // spreading stays elementwise and fuses (storing it wrote a whole array of one value)
+    using A = std::remove_cvref_t<decltype(g.a)>;
+    using Ref = std::remove_cvref_t<decltype(g.ref)>;
+    using S = graph::shared<graph::path_tag<Root, adjoint_at<Path>>, graph::stored<A>>;
+    return graph::broadcast_as<S, Ref>(S(graph::stored<A>(g.a)), g.ref);
+  } else {
+    return graph::shared<graph::path_tag<Root, adjoint_at<Path>>, graph::stored<G>>(graph::stored<G>(g));
+  }
 }
 
 template <class Root, class Path, class N, class G, class Source>

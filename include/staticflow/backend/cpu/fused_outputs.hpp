@@ -184,16 +184,6 @@ struct full_reduction<graph::reduce<Op, A, Axes, Keep>>
                          flat_graph<A>::value && takes_simd_path<A> &&
                          simd_combine<Op, typename A::value_type>::supported> {};
 
-/// The type of a plan's last slot (void without slots).
-template <class Plan, bool Any = (Plan::slot_count > 0)>
-struct last_slot {
-  using type = void;
-};
-template <class Plan>
-struct last_slot<Plan, true> {
-  using type = std::tuple_element_t<Plan::slot_count - 1, typename Plan::slots_type>;
-};
-
 template <class... V, class T>
 bool overlaps_any_view(const std::tuple<V...>& views, const T* out, std::size_t size) {
   const auto* lo = reinterpret_cast<const unsigned char*>(out);
@@ -214,19 +204,57 @@ inline std::size_t& fused_pass_counter() {
   return count;
 }
 
-/// What a plan's outputs may fuse, known from its types: the plan's last slot, when it is a full
-/// reduction (to a scalar) of an elementwise graph, with every output K that is an elementwise
+namespace detail {
+/// Whether slot K of Plan may be computed after every other slot: no later slot reads its value
+/// or may repeat it (a repeat shares its views, plan.hpp's same_as, and would be read before it is
+/// computed), and none of them computes its own values (loops, conds).
+template <class Plan, std::size_t ArgCount, std::size_t K>
+constexpr bool computable_last() {
+  using slots = typename Plan::slots_type;
+  return []<std::size_t... J>(std::index_sequence<J...>) {
+    return ([] {
+      using N = std::tuple_element_t<K + 1 + J, slots>;
+      if constexpr (requires { N::self_allocating; } || std::is_same_v<N, std::tuple_element_t<K, slots>>) return false;
+      else return !graph::uses_argument<ArgCount + Plan::template view_base<K>, N>();
+    }() && ...);
+  }(std::make_index_sequence<Plan::slot_count - K - 1>{});
+}
+
+/// The last slot of Plan that is a full reduction of an elementwise graph and may be computed
+/// after every other slot; Plan::slot_count when there is none.
+template <class Plan, std::size_t ArgCount>
+constexpr std::size_t fusable_reduction_slot() {
+  std::size_t found = Plan::slot_count;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ([&] {
+      if constexpr (full_reduction<std::tuple_element_t<K, typename Plan::slots_type>>::value)
+        if constexpr (computable_last<Plan, ArgCount, K>()) found = K;
+    }(), ...);
+  }(std::make_index_sequence<Plan::slot_count>{});
+  return found;
+}
+
+template <class Plan, std::size_t Slot, bool Any = (Slot < Plan::slot_count)>
+struct slot_type_or_void {
+  using type = void;
+};
+template <class Plan, std::size_t Slot>
+struct slot_type_or_void<Plan, Slot, true> {
+  using type = std::tuple_element_t<Slot, typename Plan::slots_type>;
+};
+}  // namespace detail
+
+/// What a plan's outputs may fuse, known from its types: the plan's last slot that is a full
+/// reduction (to a scalar) of an elementwise graph and that no later slot reads (`slot`; the
+/// fused pass computes it after every other slot), with every output K that is an elementwise
 /// graph of the same dtype and rank as the reduction's input and does not read the reduction
 /// (`member<K>`). `enabled` when there is at least one.
 template <class Sig, class Plan>
 struct output_fusion {
   static constexpr std::size_t arg_count = std::tuple_size_v<Sig>;
-  static constexpr std::size_t slot = Plan::slot_count == 0 ? 0 : Plan::slot_count - 1;
-  using slot_type = typename detail::last_slot<Plan>::type;
-  static constexpr bool reduction = [] {
-    if constexpr (Plan::slot_count == 0) return false;
-    else return detail::full_reduction<slot_type>::value;
-  }();
+  static constexpr std::size_t slot = detail::fusable_reduction_slot<Plan, arg_count>();
+  using slot_type = typename detail::slot_type_or_void<Plan, slot>::type;
+  static constexpr bool reduction = slot < Plan::slot_count;
 
   template <std::size_t K>
   static constexpr bool member = [] {
@@ -256,7 +284,7 @@ constexpr auto fused_members(std::index_sequence<K...>) {
 }
 }  // namespace detail
 
-/// Computes the reduction `red` (the plan's last slot, Fusion::slot) into `slot_data` and every
+/// Computes the reduction `red` (slot Fusion::slot, after every other slot) into `slot_data` and every
 /// member output K into `std::get<K>(outputs)` (its extents `std::get<K>(ext)`) in one pass, when
 /// the call allows it: each member has the reduction input's extents, every argument read has
 /// them too (or is a static scalar), and no member overlaps a value of the call. Returns whether

@@ -91,10 +91,10 @@ struct direct_slot {
   Where where;
 };
 
-/// Slot `Slot` (a plain, single-valued slot) is offered to `compute(node, all, data)` once its
-/// buffer is given (its view then points at `data`): when that returns true it computed the slot
-/// (and whatever else it fused with it, backend/cpu/fused_outputs.hpp); otherwise the slot is
-/// materialized as usual.
+/// Slot `Slot` (a plain, single-valued slot that no later slot reads) is offered, after every
+/// other slot, to `compute(node, all, data)` (its view then points at `data`): when that returns
+/// true it computed the slot (and whatever else it fused with it, backend/cpu/fused_outputs.hpp);
+/// otherwise the slot is materialized as usual.
 template <std::size_t Slot, class Compute>
 struct fused_slot {
   static constexpr std::size_t slot = Slot;
@@ -166,12 +166,24 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
     else return std::get<base>(storage).get(arena, ext);
   }();
   std::get<args + base>(all) = {data, ext};
-  if constexpr (Direct::slot == K && is_fused_slot<Direct>::value) {
-    if (!direct.compute(node, std::as_const(all), data)) materialize<full>(node, all, ext, data);
-  } else {
-    materialize<full>(node, all, ext, data);
-  }
+  if constexpr (Direct::slot == K && is_fused_slot<Direct>::value) return;  // after the others
+  materialize<full>(node, all, ext, data);
   ++plan::materialization_counter();
+}
+
+// The fused slot, once every other slot is computed (see fused_slot).
+template <class Sig, class Plan, class All, class Direct>
+STATICFLOW_INLINE void materialize_fused_slot(const Plan& p, All& all, const Direct& direct) {
+  if constexpr (is_fused_slot<Direct>::value) {
+    constexpr std::size_t K = Direct::slot;
+    if (p.same_as[K] != K) return;  // it repeats an earlier slot, whose views it has
+    constexpr std::size_t at = std::tuple_size_v<Sig> + Plan::template view_base<K>;
+    const auto& node = std::get<K>(p.slots);
+    auto* data = const_cast<typename std::remove_cvref_t<decltype(node)>::value_type*>(std::get<at>(all).data);
+    if (!direct.compute(node, std::as_const(all), data))
+      materialize<full_signature_t<Sig, Plan>>(node, all, std::get<at>(all).ext, data);
+    ++plan::materialization_counter();
+  }
 }
 }  // namespace detail
 
@@ -191,6 +203,7 @@ STATICFLOW_INLINE decltype(auto) with_slots(const Plan& p, const Views& views, F
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       (detail::materialize_slot<Sig, K>(p, all, storage, arena, direct), ...);
     }(std::make_index_sequence<Plan::slot_count>{});
+    detail::materialize_fused_slot<Sig>(p, all, direct);
     return f(std::as_const(all));
   }
 }
