@@ -401,8 +401,8 @@ class concrete_function final : public concrete_function_base {
   static constexpr std::size_t materialized_count = plan_type::slot_count;
   /// The plan: lowered outputs, slots, and which slots repeat others.
   const plan_type& evaluation_plan() const { return plan(); }
-  /// Whether the outputs fuse with the plan's last slot (a full reduction) where the call allows
-  /// it (backend/cpu/fused_outputs.hpp): value_and_grad of an elementwise loss.
+  /// Whether the outputs fuse with a full reduction of the plan (computed after its other slots)
+  /// where the call allows it (backend/cpu/fused_outputs.hpp): value_and_grad of an elementwise loss.
   static constexpr bool fuses_outputs = [] {
     if constexpr (output_count < 2 || std::is_same_v<Backend, backend::eager_t>) return false;
     else return cpu::output_fusion<Sig, plan_type>::enabled;
@@ -425,8 +425,9 @@ class concrete_function final : public concrete_function_base {
   template <std::size_t K>
   using output_spec = spec_of_node_t<output_node<K>>;
 
-  // ---- multi-output fusion (backend/cpu/fused_outputs.hpp): the plan's last slot, a full
-  // reduction, computed in one pass with the elementwise outputs of its extents ----
+  // ---- multi-output fusion (backend/cpu/fused_outputs.hpp): a full reduction of the plan
+  // (output_fusion::slot, computed after the other slots) in one pass with the elementwise
+  // outputs of its extents ----
   using fusion = cpu::output_fusion<Sig, plan_type>;
 
   template <std::size_t K, class O>
@@ -435,7 +436,8 @@ class concrete_function final : public concrete_function_base {
     else return static_cast<void*>(nullptr);
   }
 
-  /// Offers the plan's last slot to `fused_pass(red, views, data)` (see cpu::fused_slot).
+  /// Offers slot fusion::slot to `fused_pass(red, views, data)` after the other slots (see
+  /// cpu::fused_slot).
   template <class Views, class Fused, class F>
   STATICFLOW_INLINE decltype(auto) with_fused_slots(const Views& arg_views, Fused& fused_pass, F&& f) const {
     plan::arena_scope scope;
@@ -528,7 +530,6 @@ class concrete_function final : public concrete_function_base {
       return std::move(*made);
     });
   }
-
 
   template <class... Args>
   static constexpr void check_arguments() {
