@@ -10,6 +10,9 @@
 #                       the same computations timed with tf.function / jax.jit (never in CI)
 #   make cuda-build     nvcc builds (compile + link, nothing run) of the CUDA example, the Thrust
 #                       backend's suite and its GPU benchmark for sm_80 and sm_90 (build-cuda/)
+#   make fuzz SEED=n    the differential graph fuzzer at scale (build-fuzz/): FUZZ_GRAPHS forward
+#                       graphs x FUZZ_CASES inputs (10^6 cases by default) and FUZZ_GRAPHS / 4
+#                       gradient graphs, seeds n*100000+1...; CI runs seeds 1-24 (tests/fuzz/)
 #   make clean          remove the build trees
 
 JOBS       ?= 2
@@ -29,7 +32,7 @@ DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-.PHONY: all deps configure build demo test test-sanitize bench bench-anchors cuda-build clean
+.PHONY: all deps configure build demo test test-sanitize bench bench-anchors cuda-build fuzz clean
 
 all: build
 
@@ -110,5 +113,20 @@ cuda-build: deps
 	  -DCMAKE_CUDA_COMPILER=$${CUDACXX:-/usr/local/cuda/bin/nvcc}
 	$(CMAKE) --build $(CUDA_DIR) -j $(JOBS) --target example_cuda_tanh_chain test_suite_thrust_cuda bench_thrust_cuda
 
+# A failing graph prints its seed: add `graph SEED` (or `gradient SEED`) to
+# tests/fuzz/graph_regressions.txt and CI checks it from then on.
+FUZZ_DIR    ?= build-fuzz
+SEED        ?= 1
+FUZZ_GRAPHS ?= 200
+FUZZ_CASES  ?= 5000
+fuzz: deps
+	first=$$(( $(SEED) * 100000 + 1 )); \
+	$(CMAKE) --preset release -B $(FUZZ_DIR) -DSTATICFLOW_FUZZ_SEEDS=$$first-$$(( first + $(FUZZ_GRAPHS) - 1 )) \
+	  -DSTATICFLOW_FUZZ_CASES=$(FUZZ_CASES) -DSTATICFLOW_FUZZ_PARTS=$$(( ($(FUZZ_GRAPHS) + 3) / 4 )) \
+	  -DSTATICFLOW_FUZZ_GRADIENT_SEEDS=$$first-$$(( first + ($(FUZZ_GRAPHS) + 3) / 4 - 1 )) \
+	  -DSTATICFLOW_FUZZ_GRADIENT_CASES=100 -DSTATICFLOW_FUZZ_GRADIENT_PARTS=$$(( ($(FUZZ_GRAPHS) + 7) / 8 ))
+	$(CMAKE) --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_graphs
+	$(CTEST) --test-dir $(FUZZ_DIR) -L graph_fuzz --output-on-failure -j $(JOBS)
+
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(CUDA_DIR) build-debug test_package/build
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(CUDA_DIR) $(FUZZ_DIR) build-debug test_package/build

@@ -81,3 +81,36 @@ TEST_CASE("broadcasting: one bias added to batches of different run-time sizes")
   };
   CHECK(check_gradients(two_batches, train, validation, bias) == train.size() + validation.size() + features);
 }
+
+TEST_CASE("broadcasting along a run-time extent of 1: an error, or the static extent 1 that sums it") {
+  // Found by the differential graph fuzzer (tests/fuzz): a [4, 1, 5] argument of run-time extents
+  // broadcast against [4, 4, 5] got a [4, 4, 5] gradient. The sums are planned at compile time, so
+  // such a call throws before it has any effect; declaring the extent 1 statically gives the sum.
+  const auto f = [](auto x, auto w) { return sf::tanh(x) * w; };
+  auto x = random_tensor<3>({4, 4, 5});
+  auto w = random_tensor<3>({4, 1, 5});
+  auto plain = sf::value_and_grad<0, 1>(f);
+  CHECK_THROWS_WITH(plain(x, w),
+                    "staticflow: gradient: a value of shape (4, 1, 5) was broadcast to (4, 4, 5) along a dimension of run-time "
+                    "extent 1, which a gradient cannot sum over; declare that dimension's extent 1 statically (an input "
+                    "signature such as sf::spec<float, sf::dyn, 1>)");
+  const xt::xtensor<double, 3> zeros = xt::zeros<double>({4, 4, 5}), zeros_w = xt::zeros<double>({4, 1, 5});
+  xt::xtensor<double, 3> out_value = zeros, out_x = zeros, out_w = zeros_w;
+  CHECK_THROWS_AS(plain.call_into(std::tie(out_value, out_x, out_w), x, w), sf::shape_error);
+  CHECK((out_value == zeros && out_x == zeros && out_w == zeros_w));  // nothing written
+  // the same extents where they agree at run time are fine
+  CHECK(check_gradients(f, x, random_tensor<3>({4, 4, 5})) == 80 + 80);
+  // with the extent 1 in the input signature, w's gradient is summed over the broadcast axis
+  auto declared = sf::function<sf::spec<double, sf::dyn, sf::dyn, sf::dyn>, sf::spec<double, sf::dyn, 1, sf::dyn>>(
+      sf::value_and_grad_fn<0, 1>(f));
+  const auto [value, dx, dw] = declared(x, w);
+  REQUIRE(dw.shape(1) == 1);
+  for (std::size_t a = 0; a < 4; ++a)
+    for (std::size_t c = 0; c < 5; ++c) {
+      double expected = 0;
+      for (std::size_t b = 0; b < 4; ++b) expected += std::tanh(x(a, b, c));
+      CHECK(dw(a, 0, c) == Approx(expected).epsilon(1e-12));
+    }
+  CHECK(total(value) == Approx(total(sf::function(f)(x, w))).epsilon(1e-12));
+  CHECK(dx(1, 2, 3) == Approx((1 - std::tanh(x(1, 2, 3)) * std::tanh(x(1, 2, 3))) * w(1, 0, 3)).epsilon(1e-12));
+}

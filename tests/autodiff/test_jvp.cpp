@@ -121,7 +121,9 @@ TEST_CASE("jvp is a polymorphic function: signatures, listing, input signatures"
                         "TensorSpec(shape=(), dtype=tf.float32, name=None)]") != std::string::npos);
   const std::string listing = jvp.get_concrete_function(x, 3.f, v).graph_string();
   CHECK(listing.find("reduce_sum") != std::string::npos);
-  // the product of tanh(x * w + b) is the forward chain and the derivative's four ops
+  // the product of tanh(x * w + b) is the forward chain and the derivative's four ops, then the
+  // run-time check that it has the value's extents (a broadcast_in_dim[like] of zeros of the
+  // value's spec, which replaced the cotangent u: elementwise, never evaluated, fused)
   auto layer = sf::jvp<1>([](auto x, auto w, auto b) { return sf::tanh(x * w + b); });
   const xt::xtensor<float, 1> xs1 = {1.f, 2.f};
   CHECK(layer.get_concrete_function(xs1, xs1, 0.1f, xs1).graph_string() ==
@@ -133,7 +135,10 @@ TEST_CASE("jvp is a polymorphic function: signatures, listing, input signatures"
         "    i:float32[None] = square g\n"
         "    j:float32[None] = sub 1.0:float32[] i\n"
         "    k:float32[None] = mul h j\n"
-        "  in (g, k) }\n");
+        "    l:float32[None] = broadcast_in_dim[like] 0.0:float32[] g\n"
+        "    m:float32[None] = broadcast_in_dim[like] k l\n"
+        "  in (g, m) }\n");
+  CHECK(layer.get_concrete_function(xs1, xs1, 0.1f, xs1).materialized_count == 0);  // one fused loop
   auto with_signature = sf::function<sf::spec<double, sf::dyn>, sf::spec<double>, sf::spec<double, sf::dyn>>(
       sf::jvp_fn<0>([](auto x, auto k) { return x * k; }));
   const xt::xtensor<double, 1> xs = {1, 2}, vs = {3, 4};

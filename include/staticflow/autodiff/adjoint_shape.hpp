@@ -19,6 +19,7 @@
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/reduce.hpp"
 #include "staticflow/graph/shape_ops.hpp"
+#include "staticflow/plan/plan.hpp"
 
 namespace staticflow::autodiff {
 
@@ -91,11 +92,38 @@ constexpr auto broadcast_like(const X& x, const Ref& ref) {
   else return graph::broadcast_as<X, Ref>(x, ref);
 }
 
+/// Whether an adjoint of shape GS may be wider than a value of shape S at run time, in a way the
+/// static shapes do not show: an aligned axis where S's extent is run-time and GS's is not 1 (the
+/// value broadcast along a run-time extent of 1).
+template <class GS, class S>
+constexpr bool may_be_wider() {
+  if constexpr (GS::rank < S::rank) {
+    return false;
+  } else {
+    for (std::size_t s = 0; s < S::rank; ++s)
+      if (S::dims[s] == dyn && GS::dims[s + GS::rank - S::rank] != 1) return true;
+    return false;
+  }
+}
+
 /// The adjoint g brought to the spec of `value`: summed over broadcast axes, cast to its dtype,
-/// broadcast up where g is smaller (a reduction's adjoint, a scalar seed).
+/// broadcast up where g is smaller (a reduction's adjoint, a scalar seed). Where run-time extents
+/// could hide a broadcast of the value (may_be_wider), the result is a broadcast_as of the value,
+/// whose extents are checked when the gradient runs: TensorFlow sums over such axes at run time
+/// (BroadcastGradientArgs); staticflow's sums are planned at compile time, so it throws
+/// sf::shape_error before the call has any effect instead of returning a gradient of the wrong
+/// shape. The check is made where the adjoint reaches a source (a leaf: every gradient ends
+/// there), not at a materialized node's rule (a matmul's): there the reference to the node would
+/// make the adjoint hold a materialized node, stored in a slot of its own (share_adjoint), and a
+/// wider adjoint passed on stays wider (or meets a matmul's inner-dimension check) down to the leaf.
 template <class G, class V>
 constexpr auto to_value_spec(const G& g, const V& value) {
-  return broadcast_like(as_dtype<typename V::value_type>(sum_to_shape<typename V::shape_type>(g)), value);
+  const auto x = as_dtype<typename V::value_type>(sum_to_shape<typename V::shape_type>(g));
+  using X = std::remove_cvref_t<decltype(x)>;
+  if constexpr (may_be_wider<typename X::shape_type, typename V::shape_type>() && !plan::materializes_v<V>)
+    return graph::broadcast_as<X, V>(x, value);
+  else
+    return broadcast_like(x, value);
 }
 
 /// Zeros of value's spec (TensorFlow's UnconnectedGradients.ZERO).

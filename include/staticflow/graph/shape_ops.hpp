@@ -289,9 +289,25 @@ struct broadcast_as : node<broadcast_as<A, Ref>> {
   template <class C, class R>
   constexpr auto with_children(const C& c, const R& r) const { return broadcast_as<C, R>(c, r); }
   std::string name() const { return "broadcast_in_dim[like]"; }
+  /// ref's extents, which a must broadcast to (one way: an extent of a may not exceed ref's).
   extents<shape_type::rank> result_extents(const extents<A::shape_type::rank>& in,
                                            const extents<Ref::shape_type::rank>& like) const {
-    return staticflow::detail::broadcast_extents<shape_type::rank>(in, like);
+    const auto out = staticflow::detail::broadcast_extents<shape_type::rank>(in, like);
+    if constexpr (shape_type::rank == Ref::shape_type::rank) {
+      if (out != like) [[unlikely]] throw_wider(in, like);
+    }
+    return out;
+  }
+
+ private:
+  // Autodiff brings each adjoint to the spec of its value with this node: an adjoint wider than
+  // the value means the value was broadcast along an axis whose extent is only known at run time
+  // (an extent of 1 there), which the gradient does not sum over (autodiff/adjoint_shape.hpp).
+  [[noreturn, gnu::cold]] static void throw_wider(const extents<A::shape_type::rank>& in, const extents<Ref::shape_type::rank>& like) {
+    throw shape_error("gradient: a value of shape " + staticflow::detail::extents_string(like) + " was broadcast to " +
+                      staticflow::detail::extents_string(in) +
+                      " along a dimension of run-time extent 1, which a gradient cannot sum over; declare that "
+                      "dimension's extent 1 statically (an input signature such as sf::spec<float, sf::dyn, 1>)");
   }
 };
 
