@@ -8,6 +8,7 @@
 #include <staticflow/staticflow.hpp>
 
 namespace sf = staticflow;
+using Catch::Matchers::Contains;
 
 TEST_CASE("seed 000: conditional_function takes abs for a positive sum and square otherwise", "[cond][seed]") {
   auto conditional_function = sf::function([](auto x) {
@@ -17,6 +18,65 @@ TEST_CASE("seed 000: conditional_function takes abs for a positive sum and squar
   CHECK((conditional_function(pos) == xt::xtensor_fixed<int, xt::xshape<3>>{1, 2, 1}));
   CHECK((conditional_function(neg) == xt::xtensor_fixed<int, xt::xshape<3>>{1, 4, 1}));
   CHECK((conditional_function.tracing_count() == 1));
+}
+
+TEST_CASE("seed 000: func's picture: the cond with its abs and square branches, and to_code", "[cond][seed]") {
+  // the seed draws func(x) as reduce_sum -> > 0 -> tf.cond with tf.abs and tf.square branches;
+  // to_dot draws that graph (the branches as clusters) and to_code shows the converted program,
+  // as tf.autograph.to_code does
+  auto func = sf::function([](auto x) {
+    return sf::cond(sf::reduce_sum(x) > 0, [&] { return sf::abs(x); }, [&] { return sf::square(x); });
+  }, sf::arg_names("x"), sf::function_name("func"));
+  const auto& c = func.get_concrete_function(sf::spec<int, 3>{});
+  CHECK(c.graph_string() ==
+        "func = { lambda ; x:int32[3]. let\n"
+        "    a:int32[] = reduce_sum[axes=(0,)] x\n"
+        "    b:bool[] = gt a 0:int32[]\n"
+        "    c:(int32[3]) = cond[\n"
+        "      true_fn={ lambda ; . let\n"
+        "          d:int32[3] = abs x\n"
+        "        in (d) }\n"
+        "      false_fn={ lambda ; . let\n"
+        "          e:int32[3] = square x\n"
+        "        in (e) }\n"
+        "    ] b\n"
+        "    f:int32[3] = get[0] c\n"
+        "  in (f) }\n");
+  const std::string dot = c.to_dot();
+  CHECK_THAT(dot, Contains("  c [label=\"cond\\n(int32[3])\\nmaterialized\", fillcolor=\"#ffc078\"];\n"
+                           "  b -> c;\n"
+                           "  subgraph cluster_c_0 {\n"
+                           "    label=\"cond true_fn\";\n"
+                           "    style=dashed;\n"
+                           "    d [label=\"abs\\nint32[3]\\nfused into true_fn output 0\", fillcolor=\"#a5d8ff\"];\n"
+                           "  }\n"
+                           "  x -> d;\n"
+                           "  d -> c [style=dashed];\n"
+                           "  subgraph cluster_c_1 {\n"
+                           "    label=\"cond false_fn\";\n"
+                           "    style=dashed;\n"
+                           "    e [label=\"square\\nint32[3]\\nfused into false_fn output 0\", fillcolor=\"#a5d8ff\"];\n"
+                           "  }\n"
+                           "  x -> e;\n"
+                           "  e -> c [style=dashed];\n"));
+  CHECK(c.to_code() ==
+        "auto func(int32[3] x) {\n"
+        "  auto a = sf::reduce_sum(x /* axes=(0,) */);  // int32[]: materialized\n"
+        "  auto b = a > 0;  // bool[]: fused into c\n"
+        "  auto c = sf::cond(b,\n"
+        "      [&] {\n"
+        "        auto d = sf::abs(x);  // int32[3]: fused into true_fn output 0\n"
+        "        return d;\n"
+        "      },\n"
+        "      [&] {\n"
+        "        auto e = sf::square(x);  // int32[3]: fused into false_fn output 0\n"
+        "        return e;\n"
+        "      });  // (int32[3]): materialized\n"
+        "  auto f = std::get<0>(c);  // int32[3]: a view\n"
+        "  return f;\n"
+        "}\n");
+  xt::xtensor_fixed<int, xt::xshape<3>> pos = {1, 2, -1};
+  CHECK((func(pos) == xt::xtensor_fixed<int, xt::xshape<3>>{1, 2, 1}));
 }
 
 TEST_CASE("seed 001: f(-2) with x * x and -x // 2 gives 1", "[cond][seed]") {

@@ -1,4 +1,5 @@
 // Text forms of traced graphs: the jaxpr-like listing (graph_string) and Graphviz (to_dot).
+// Sub-graphs, to_code and names: test_listing.cpp.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -29,10 +30,10 @@ TEST_CASE("graph_string lists a repeated subexpression once", "[graph][print]") 
         "  rankdir=TB;\n"
         "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#e9ecef\", fontname=\"sans-serif\"];\n"
         "  a [label=\"arg0\\nfloat32[3]\", shape=ellipse, fillcolor=\"#74c0fc\"];\n"
-        "  b [label=\"mul\\nfloat32[3]\", fillcolor=\"#a5d8ff\"];\n"
+        "  b [label=\"mul\\nfloat32[3]\\nfused into output 0\", fillcolor=\"#a5d8ff\"];\n"
         "  a -> b;\n"
         "  a -> b;\n"
-        "  c [label=\"add\\nfloat32[3]\", fillcolor=\"#a5d8ff\"];\n"
+        "  c [label=\"add\\nfloat32[3]\\nfused into output 0\", fillcolor=\"#a5d8ff\"];\n"
         "  b -> c;\n"
         "  b -> c;\n"
         "  out0 [label=\"output 0\", shape=ellipse, fillcolor=\"#ffec99\"];\n"
@@ -71,7 +72,7 @@ TEST_CASE("graph_string writes literals inline with their spec", "[graph][print]
   CHECK_THAT(dot, StartsWith("digraph staticflow {\n"));
   CHECK_THAT(dot, Contains("  a [label=\"arg0\\nfloat32[2,3]\", shape=ellipse, fillcolor=\"#74c0fc\"];\n"
                            "  b [label=\"arg1\\nfloat32[3]\", shape=ellipse, fillcolor=\"#74c0fc\"];\n"));
-  CHECK_THAT(dot, Contains("  c [label=\"mul\\nfloat32[2,3]\", fillcolor=\"#a5d8ff\"];\n"
+  CHECK_THAT(dot, Contains("  c [label=\"mul\\nfloat32[2,3]\\nfused into output 0\", fillcolor=\"#a5d8ff\"];\n"
                            "  a -> c;\n"
                            "  lit0 [label=\"2.0:float32[]\", shape=plaintext, style=\"\"];\n"
                            "  lit0 -> c;\n"));
@@ -122,11 +123,11 @@ TEST_CASE("graph_string: where is select", "[graph][print]") {
         "  in (c) }\n");
   // Each inline literal gets its own dot node.
   const std::string dot = c.to_dot();
-  CHECK_THAT(dot, Contains("  b [label=\"gt\\nbool[4]\", fillcolor=\"#a5d8ff\"];\n"
+  CHECK_THAT(dot, Contains("  b [label=\"gt\\nbool[4]\\nfused into output 0\", fillcolor=\"#a5d8ff\"];\n"
                            "  a -> b;\n"
                            "  lit0 [label=\"0.0:float64[]\", shape=plaintext, style=\"\"];\n"
                            "  lit0 -> b;\n"));
-  CHECK_THAT(dot, Contains("  c [label=\"select\\nfloat64[4]\", fillcolor=\"#a5d8ff\"];\n"
+  CHECK_THAT(dot, Contains("  c [label=\"select\\nfloat64[4]\\nfused into output 0\", fillcolor=\"#a5d8ff\"];\n"
                            "  b -> c;\n"
                            "  a -> c;\n"
                            "  lit1 [label=\"0.0:float64[]\", shape=plaintext, style=\"\"];\n"

@@ -64,7 +64,7 @@ TEST_CASE("a stateless lambda is traced by the compiler too, and its calls evalu
   CHECK(sf::graph::detail::plans_equal(run_time_plan, concrete.evaluation_plan()));
   constexpr auto traced = sf::detail::constant_trace<decltype(collatz_body), Sig>();
   auto listing = sf::detail::parameter_listing<Sig>();
-  listing.outputs.push_back(listing.emit(traced));
+  listing.add_output(traced);
   CHECK(listing.jaxpr() == concrete.graph_string());
 }
 

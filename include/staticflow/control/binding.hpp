@@ -25,6 +25,7 @@ template <class Scope, std::size_t K, class T, class S>
 struct bound_variable : node<bound_variable<Scope, K, T, S>> {
   using value_type = T;
   using shape_type = S;
+  using scope_type = Scope;  // a listing names the variable after the loop's parameter
   static constexpr std::size_t index = K;
   constexpr child_refs<> children() const { return {}; }
   std::string name() const { return "loop_var" + std::to_string(K); }

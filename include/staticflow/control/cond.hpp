@@ -100,8 +100,21 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
     }(std::index_sequence_for<Branches...>{});
   }
   std::string name() const { return Kind::name; }
-  /// The branches' own graphs, for listings.
+  /// The branches' own graphs.
   const std::tuple<Branches...>& subgraphs() const { return branches; }
+  /// The branches, for listings: `v(label, scope, parameter specs, outputs)` (no parameters).
+  template <class V>
+  void for_each_subgraph(V& v) const {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (v(branch_label<K>(), std::type_identity<void>{}, std::type_identity<std::tuple<>>{}, std::get<K>(branches)), ...);
+    }(std::index_sequence_for<Branches...>{});
+  }
+  /// cond's branches are TF's true_fn and false_fn; switch_case's its branch_fns, by index.
+  template <std::size_t K>
+  static std::string branch_label() {
+    if constexpr (std::is_same_v<Kind, cond_kind>) return K == 0 ? "true_fn" : "false_fn";
+    else return "branch" + std::to_string(K);
+  }
 
   template <class Scope, std::size_t Base>
   constexpr auto bind_variables() const {

@@ -117,6 +117,12 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
            detail::graphs_equal(body, o.body);
   }
   std::string name() const { return "while"; }
+  /// The condition and the body, for listings: `v(label, scope, variable specs, outputs)`.
+  template <class V>
+  void for_each_subgraph(V& v) const {
+    v("cond", std::type_identity<Scope>{}, std::type_identity<output_specs>{}, std::tuple<const Cond&>{cond});
+    v("body", std::type_identity<Scope>{}, std::type_identity<output_specs>{}, body);
+  }
 
   template <class Other, std::size_t Base>
   constexpr auto bind_variables() const {

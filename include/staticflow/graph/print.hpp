@@ -1,5 +1,6 @@
-// staticflow/graph/print.hpp -- text forms of a traced graph: a jaxpr-like SSA listing, a Graphviz
-// picture, and TensorFlow's one-line description of a symbolic tensor.
+// staticflow/graph/print.hpp -- a traced graph's types written out as a listing (graph/listing.hpp
+// renders it as a jaxpr-like SSA listing, a Graphviz picture and C++-ish code), and TensorFlow's
+// one-line description of a symbolic tensor.
 #pragma once
 
 #include <charconv>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "staticflow/graph/child_refs.hpp"
+#include "staticflow/graph/listing.hpp"
 #include "staticflow/graph/traversal.hpp"
 
 namespace staticflow::graph {
@@ -30,35 +32,40 @@ std::string format_scalar(T v) {
   }
 }
 
-/// SSA names: a, b, ..., z, aa, ab, ... (jaxpr uses the same letters, with a different carry).
-inline std::string ssa_name(std::size_t id) {
-  std::string s;
-  for (++id; id > 0; id /= 26) {
-    --id;
-    s.insert(s.begin(), char('a' + id % 26));
-  }
-  return s;
-}
+/// A scope tag: one address per loop, naming its bound variables in a listing.
+template <class Scope>
+inline constexpr char scope_tag = 0;
 
-/// The graph as a list of equations; identical subexpressions are listed once.
+/// The graph as a block of equations (graph/listing.hpp); identical subexpressions are listed
+/// once, and the graphs a node holds (a loop's condition and body, a cond's branches) are listed
+/// as blocks under it. A sub-graph reads the values of the graphs around it by name, as a
+/// closure does.
 class listing {
  public:
-  struct equation {
-    std::string op;
-    std::vector<std::string> operands;  // value names or inline literals
-    std::string spec;
-    std::size_t id;
-  };
-  struct parameter {
-    std::size_t index;
-    std::string spec;
-  };
+  /// first_equation_id: the letters before it name the arguments. arg_names: the names
+  /// sf::arg_names gave (the parameters' names; equations skip them); function_name: the name
+  /// sf::function_name gave, or empty.
+  explicit listing(std::size_t first_equation_id = 0, std::vector<std::string> arg_names = {},
+                   std::string function_name = {})
+      : function_name_(std::move(function_name)),
+        arg_names_(std::move(arg_names)),
+        // with every argument named, no letter stands for one: equations start at `a`
+        counter_(arg_names_.size() >= first_equation_id ? 0 : first_equation_id) {}
 
-  std::vector<parameter> params;
-  std::vector<equation> eqns;
-  std::vector<std::string> outputs;
-  std::size_t first_equation_id = 0;  // equations are named after all the arguments
-  std::vector<std::pair<const void*, std::string>> shared_names;  // a shared node's box, its operand text
+  void add_parameter(std::size_t index, std::string spec) {
+    std::string label = index < arg_names_.size() ? arg_names_[index] : "arg" + std::to_string(index);
+    root_.params.push_back({parameter_name(index), std::move(spec), std::move(label)});
+  }
+  template <class N>
+  void add_output(const N& n) {
+    std::string name = emit(n);
+    root_.outputs.push_back(std::move(name));
+  }
+  const block& root() const { return root_; }
+
+  std::string jaxpr() const { return jaxpr_text(root_, function_name_); }
+  std::string dot() const { return dot_text(root_, function_name_); }
+  std::string code() const { return code_text(root_, function_name_); }
 
   /// A node's spec; a node with several results (cond, while) lists theirs: `(int32[], float32[3])`.
   template <class N>
@@ -79,71 +86,141 @@ class listing {
   template <class N>
   std::string emit(const N& n) {
     if constexpr (is_argument<N>::value) {
-      return ssa_name(N::index);
+      return parameter_name(N::index);
     } else if constexpr (is_literal<N>::value) {
       return format_scalar(n.value) + ":" + short_spec_string(spec_of_node_t<N>{});
+    } else if constexpr (requires { typename N::scope_type; }) {  // a loop's variable
+      for (auto b = bindings_.rbegin(); b != bindings_.rend(); ++b)
+        if (b->scope == &scope_tag<typename N::scope_type>) return b->names[N::index];
+      return op_name(n);
     } else if constexpr (is_shared<N>::value) {
       // a planner's mark, not an op; the node it holds is listed once, however often it is copied
-      for (const auto& [box, name] : shared_names)
-        if (box == n.held.identity()) return name;
+      for (const auto& s : shared_)
+        if (s.box == n.held.identity() && visible(s.serial)) return s.name;
       std::string name = emit(n.value());
-      shared_names.emplace_back(n.held.identity(), name);
+      shared_.push_back({n.held.identity(), current_serial(), name});
       return name;
     } else {
-      equation e{op_name(n), {}, spec_text<N>(), 0};
+      equation e{{}, op_name(n), {}, spec_text<N>(), how<N>(), {}, {}};
       apply_children([&](const auto&... kid) { (e.operands.push_back(emit(kid)), ...); }, children(n));
-      for (const auto& old : eqns)
-        if (old.op == e.op && old.operands == e.operands && old.spec == e.spec) return ssa_name(old.id);
-      e.id = first_equation_id + eqns.size();
-      eqns.push_back(e);
-      return ssa_name(e.id);
-    }
-  }
-
-  // Appended piece by piece: GCC 12 at -O3 reported `" " + name` (a string inserted at its
-  // front) as an overlapping memcpy (-Wrestrict, a false positive).
-  std::string jaxpr() const {
-    std::string s = "{ lambda ;";
-    for (const auto& p : params) s.append(" ").append(ssa_name(p.index)).append(":").append(p.spec);
-    s += ". let\n";
-    for (const auto& e : eqns) {
-      s.append("    ").append(ssa_name(e.id)).append(":").append(e.spec).append(" = ").append(e.op);
-      for (const auto& o : e.operands) s.append(" ").append(o);
-      s += "\n";
-    }
-    s += "  in (";
-    for (std::size_t i = 0; i < outputs.size(); ++i) s.append(i ? ", " : "").append(outputs[i]);
-    return s + ") }\n";
-  }
-
-  std::string dot() const {
-    std::string s =
-        "digraph staticflow {\n"
-        "  rankdir=TB;\n"
-        "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#e9ecef\", fontname=\"sans-serif\"];\n";
-    for (const auto& p : params)
-      s += "  " + ssa_name(p.index) + " [label=\"arg" + std::to_string(p.index) + "\\n" + p.spec +
-           "\", shape=ellipse, fillcolor=\"#74c0fc\"];\n";
-    std::size_t literal_count = 0;
-    for (const auto& e : eqns) {
-      s += "  " + ssa_name(e.id) + " [label=\"" + e.op + "\\n" + e.spec + "\", fillcolor=\"#a5d8ff\"];\n";
-      for (const auto& o : e.operands) {
-        if (o.find(':') != std::string::npos) {  // an inline literal gets a node of its own
-          const std::string lit = "lit" + std::to_string(literal_count++);
-          s += "  " + lit + " [label=\"" + o + "\", shape=plaintext, style=\"\"];\n";
-          s += "  " + lit + " -> " + ssa_name(e.id) + ";\n";
-        } else {
-          s += "  " + o + " -> " + ssa_name(e.id) + ";\n";
-        }
+      if constexpr (requires { n.for_each_subgraph(std::declval<subgraph_lister&>()); }) {
+        listing canonical = *this;  // the sub-graphs under names no real value has: the key
+        // (a key made inside a key gets names past its own, so they cannot meet the outer ones)
+        canonical.counter_ = counter_ < canonical_names ? canonical_names : counter_ + (std::size_t{1} << 20);
+        e.subgraph_key = canonical.subgraph_key(n);
       }
+      for (const equation* old : visible_equations())
+        if (old->op == e.op && old->operands == e.operands && old->spec == e.spec && old->subgraph_key == e.subgraph_key)
+          return old->name;
+      e.name = fresh_name();
+      if constexpr (requires { n.for_each_subgraph(std::declval<subgraph_lister&>()); }) {
+        subgraph_lister lister{*this, e.subgraphs};
+        n.for_each_subgraph(lister);
+      }
+      std::string name = e.name;
+      current().eqns.push_back(std::move(e));
+      return name;
     }
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      s += "  out" + std::to_string(i) + " [label=\"output " + std::to_string(i) +
-           "\", shape=ellipse, fillcolor=\"#ffec99\"];\n";
-      s += "  " + outputs[i] + " -> out" + std::to_string(i) + ";\n";
-    }
-    return s + "}\n";
   }
+
+ private:
+  static constexpr std::size_t canonical_names = std::size_t{1} << 40;
+
+  /// Lists each graph a node holds as a block: `lister(label, scope, specs, outputs)` with the
+  /// type of the loop that binds the block's parameters (void: none) and their specs.
+  struct subgraph_lister {
+    listing& l;
+    std::vector<block>& blocks;
+    template <class Scope, class... S, class Outputs>
+    void operator()(std::string label, std::type_identity<Scope>, std::type_identity<std::tuple<S...>>,
+                    const Outputs& outputs) const {
+      block b;
+      b.label = std::move(label);
+      const std::size_t serial = l.next_serial_++;
+      if constexpr (!std::is_void_v<Scope>) {
+        std::vector<std::string> names;
+        ((names.push_back(l.fresh_name()), b.params.push_back({names.back(), short_spec_string(S{}), names.back()})), ...);
+        l.bindings_.push_back({&scope_tag<Scope>, std::move(names)});
+      }
+      l.open_.push_back({&b, serial});
+      std::apply([&](const auto&... o) { (b.outputs.push_back(l.emit(o)), ...); }, outputs);
+      l.open_.pop_back();
+      if constexpr (!std::is_void_v<Scope>) l.bindings_.pop_back();
+      blocks.push_back(std::move(b));
+    }
+  };
+
+  template <class N>
+  static constexpr evaluation how() {
+    if constexpr (requires { N::projected_output; }) return evaluation::view;
+    else if constexpr (requires { N::materialized; }) return N::materialized ? evaluation::materialized : evaluation::fused;
+    else return evaluation::fused;
+  }
+
+  template <class N>
+  std::string subgraph_key(const N& n) {
+    std::vector<block> blocks;
+    subgraph_lister lister{*this, blocks};
+    n.for_each_subgraph(lister);
+    std::string key;
+    for (const auto& b : blocks) {
+      key += b.label + "=";
+      append_jaxpr(key, b, 0);
+    }
+    return key;
+  }
+
+  std::string parameter_name(std::size_t index) const {
+    return index < arg_names_.size() ? arg_names_[index] : ssa_name(index);
+  }
+  std::string fresh_name() {
+    for (;;) {
+      std::string s = ssa_name(counter_++);
+      bool taken = false;
+      for (const auto& a : arg_names_) taken = taken || a == s;
+      if (!taken) return s;
+    }
+  }
+
+  struct open_block {
+    block* b;
+    std::size_t serial;
+  };
+  block& current() { return open_.empty() ? root_ : *open_.back().b; }
+  std::size_t current_serial() const { return open_.empty() ? 0 : open_.back().serial; }
+  bool visible(std::size_t serial) const {
+    if (serial == 0) return true;
+    for (const auto& o : open_)
+      if (o.serial == serial) return true;
+    return false;
+  }
+  /// The equations of the block being listed and of the blocks around it.
+  std::vector<const equation*> visible_equations() const {
+    std::vector<const equation*> all;
+    for (const auto& e : root_.eqns) all.push_back(&e);
+    for (const auto& o : open_)
+      for (const auto& e : o.b->eqns) all.push_back(&e);
+    return all;
+  }
+
+  struct binding {
+    const void* scope;
+    std::vector<std::string> names;
+  };
+  struct shared_entry {
+    const void* box;
+    std::size_t serial;  // the block it was listed in (0: the function)
+    std::string name;
+  };
+
+  block root_;
+  std::string function_name_;
+  std::vector<std::string> arg_names_;
+  std::size_t counter_;
+  std::size_t next_serial_ = 1;
+  std::vector<open_block> open_;  // the sub-graph blocks being listed, innermost last
+  std::vector<binding> bindings_;
+  std::vector<shared_entry> shared_;
 };
 }  // namespace detail
 

@@ -28,6 +28,7 @@ namespace staticflow::detail {
 /// What a polymorphic function was told at construction; its messages use it.
 struct function_settings {
   std::string name;                      // for log messages
+  bool named = false;                    // whether sf::function_name gave `name` (listings show it)
   std::vector<std::string> arg_names;    // empty: arg0, arg1, ...
   std::size_t capacity = 256;            // the most concrete functions held
   log_callback log;                      // empty: the process-wide callback

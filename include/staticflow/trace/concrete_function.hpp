@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -61,16 +62,23 @@ template <class A>
 using scalar_slot_t = std::conditional_t<std::is_arithmetic_v<A>, canonical_dtype_t<A>, char>;
 
 
+/// The names a function's listings use: sf::arg_names' (empty: a, b, ...) and sf::function_name's
+/// (empty: none was given).
+struct listing_names {
+  std::vector<std::string> arg_names;
+  std::string function_name;
+};
+
 /// A listing with the signature's tensor arguments as parameters (static values are not
-/// parameters: they are constants of the graph).
+/// parameters: they are constants of the graph), named as sf::arg_names and sf::function_name
+/// said when `names` (the concrete function) is given.
 template <class Sig>
-graph::detail::listing parameter_listing() {
-  graph::detail::listing l;
-  l.first_equation_id = std::tuple_size_v<Sig>;
+graph::detail::listing parameter_listing(const listing_names& names = {}) {
+  graph::detail::listing l(std::tuple_size_v<Sig>, names.arg_names, names.function_name);
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ([&] {
       using entry = std::tuple_element_t<I, Sig>;
-      if constexpr (spec_type<entry>) l.params.push_back({I, short_spec_string(entry{})});
+      if constexpr (spec_type<entry>) l.add_parameter(I, short_spec_string(entry{}));
     }(), ...);
   }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
   return l;
@@ -117,6 +125,9 @@ class concrete_function_base {
   /// every call runs before computing its outputs; null when there are none.
   const detail::effect_program* effects() const { return effects_.get(); }
   void set_effects(std::unique_ptr<detail::effect_program> p) { effects_ = std::move(p); }
+  /// The names sf::arg_names and sf::function_name gave, which graph_string, to_dot and to_code use.
+  const detail::listing_names& listing_names() const { return names_; }
+  void set_listing_names(detail::listing_names names) { names_ = std::move(names); }
   /// The "Captures" part of the pretty-printed signature: "  None", or one line per capture.
   std::string captures_string() const { return effects_ ? effects_->captures_string() : std::string("  None"); }
 
@@ -134,6 +145,7 @@ class concrete_function_base {
  private:
   const void* key_;
   std::unique_ptr<detail::effect_program> effects_;
+  detail::listing_names names_;
 };
 
 /// The graph traced for one signature: calling it evaluates the graph with no lookup at all.
@@ -356,10 +368,15 @@ class concrete_function final : public concrete_function_base {
   }
 
  public:
-  /// A jaxpr-like SSA listing of the graph, with each value's spec.
+  /// A jaxpr-like SSA listing of the graph, with each value's spec; a loop's condition and body
+  /// and a cond's branches are listed under their node.
   std::string graph_string() const { return make_listing().jaxpr(); }
-  /// The graph in Graphviz's dot language.
+  /// The graph in Graphviz's dot language: sub-graphs as clusters, each node marked fused (and
+  /// into which loops), materialized or a view.
   std::string to_dot() const { return make_listing().dot(); }
+  /// The C++-ish program the graph stands for (tf.autograph.to_code's analog), each value's spec
+  /// and evaluation in a comment.
+  std::string to_code() const { return make_listing().code(); }
 
   std::string pretty_printed_signature() const override {
     std::string s = "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  ";
@@ -657,9 +674,8 @@ class concrete_function final : public concrete_function_base {
   }
 
   graph::detail::listing make_listing() const {
-    auto l = detail::parameter_listing<Sig>();
-    if constexpr (output_count > 0)
-      std::apply([&](const auto&... n) { (l.outputs.push_back(l.emit(n)), ...); }, nodes());
+    auto l = detail::parameter_listing<Sig>(listing_names());
+    if constexpr (output_count > 0) std::apply([&](const auto&... n) { (l.add_output(n), ...); }, nodes());
     return l;
   }
 
@@ -686,8 +702,9 @@ class concrete_function<Backend, Sig, void, Fn> final : public concrete_function
     }(std::index_sequence_for<Args...>{});
     with_effects(views, [] {});
   }
-  std::string graph_string() const { return detail::parameter_listing<Sig>().jaxpr(); }
-  std::string to_dot() const { return detail::parameter_listing<Sig>().dot(); }
+  std::string graph_string() const { return detail::parameter_listing<Sig>(listing_names()).jaxpr(); }
+  std::string to_dot() const { return detail::parameter_listing<Sig>(listing_names()).dot(); }
+  std::string to_code() const { return detail::parameter_listing<Sig>(listing_names()).code(); }
   std::string pretty_printed_signature() const override {
     return "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  None\nCaptures:\n" +
            captures_string();

@@ -54,12 +54,14 @@ class concrete_function_ref {
   explicit concrete_function_ref(const C& c)
       : base_(&c),
         graph_string_([](const concrete_function_base& b) { return static_cast<const C&>(b).graph_string(); }),
-        to_dot_([](const concrete_function_base& b) { return static_cast<const C&>(b).to_dot(); }) {}
+        to_dot_([](const concrete_function_base& b) { return static_cast<const C&>(b).to_dot(); }),
+        to_code_([](const concrete_function_base& b) { return static_cast<const C&>(b).to_code(); }) {}
 
   const concrete_function_base& base() const { return *base_; }
   std::string pretty_printed_signature() const { return base_->pretty_printed_signature(); }
   std::string graph_string() const { return graph_string_(*base_); }
   std::string to_dot() const { return to_dot_(*base_); }
+  std::string to_code() const { return to_code_(*base_); }
 
   friend bool operator==(const concrete_function_ref& a, const concrete_function_ref& b) { return a.base_ == b.base_; }
   friend bool operator==(const concrete_function_ref& a, const concrete_function_base& b) { return a.base_ == &b; }
@@ -68,6 +70,7 @@ class concrete_function_ref {
   const concrete_function_base* base_;
   std::string (*graph_string_)(const concrete_function_base&);
   std::string (*to_dot_)(const concrete_function_base&);
+  std::string (*to_code_)(const concrete_function_base&);
 };
 
 namespace detail {

@@ -497,6 +497,8 @@ class polymorphic_function {
   std::unique_ptr<concrete_function_base> trace() {
     detail::trace_scope recording;
     auto traced = trace_graph<Sig, B>();
+    const auto& settings = cache_->settings();
+    traced->set_listing_names({settings.arg_names, settings.named ? settings.name : std::string()});
     if (auto program = recording.finish()) {
       if constexpr (std::is_same_v<B, backend::thrust_t>)
         throw signature_error("variables, sf::print, sf::for_range and sf::capture run on the CPU backend only; "
@@ -528,7 +530,10 @@ namespace detail {
 inline void apply_option(function_settings&, backend::cpu_t) {}
 inline void apply_option(function_settings&, backend::eager_t) {}
 inline void apply_option(function_settings&, backend::thrust_t) {}
-inline void apply_option(function_settings& s, function_name n) { s.name = std::move(n.value); }
+inline void apply_option(function_settings& s, function_name n) {
+  s.name = std::move(n.value);
+  s.named = true;
+}
 inline void apply_option(function_settings& s, cache_capacity c) { s.capacity = c.value; }
 template <std::size_t N>
 void apply_option(function_settings& s, arg_names_t<N> n) {

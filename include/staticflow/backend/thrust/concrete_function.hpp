@@ -131,6 +131,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
 
   std::string graph_string() const { return make_listing().jaxpr(); }
   std::string to_dot() const { return make_listing().dot(); }
+  std::string to_code() const { return make_listing().code(); }
 
   std::string pretty_printed_signature() const override {
     std::string s = "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  ";
@@ -250,8 +251,8 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   }
 
   graph::detail::listing make_listing() const {
-    auto l = detail::parameter_listing<Sig>();
-    std::apply([&](const auto&... n) { (l.outputs.push_back(l.emit(n)), ...); }, nodes());
+    auto l = detail::parameter_listing<Sig>(listing_names());
+    std::apply([&](const auto&... n) { (l.add_output(n), ...); }, nodes());
     return l;
   }
 
@@ -271,8 +272,9 @@ class concrete_function<backend::thrust_t, Sig, void, Fn> final : public concret
     static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
                   "staticflow: the arguments do not match this concrete function's signature");
   }
-  std::string graph_string() const { return detail::parameter_listing<Sig>().jaxpr(); }
-  std::string to_dot() const { return detail::parameter_listing<Sig>().dot(); }
+  std::string graph_string() const { return detail::parameter_listing<Sig>(listing_names()).jaxpr(); }
+  std::string to_dot() const { return detail::parameter_listing<Sig>(listing_names()).dot(); }
+  std::string to_code() const { return detail::parameter_listing<Sig>(listing_names()).code(); }
   std::string pretty_printed_signature() const override {
     return "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  None\nCaptures:\n  None";
   }
