@@ -83,6 +83,12 @@ TEST_CASE("device: graphs, scalars and static values on the device", "[device]")
   CHECK((r.to_host() == xt::xtensor<int, 1>{13, 23}));
   auto& c = f.get_concrete_function(x, 10, sf::static_value<3>{});
   CHECK(c.graph_string().find("mul") != std::string::npos);
+  CHECK(c.to_code() ==
+        "auto fn(int32[2] a, int32[] b) {\n"
+        "  auto d = a * b;  // int32[2]: fused into output 0\n"
+        "  auto e = d + 3;  // int32[2]: fused into output 0\n"
+        "  return e;\n"
+        "}\n");
   CHECK(c.materialized_count == 0);
   CHECK(std::string(sf::thrust_backend::device_system_name()).size() > 0);
 }
