@@ -8,6 +8,8 @@
 #include <iostream>
 #include <string>
 
+#include <xtensor/xio.hpp>
+
 #include <staticflow/staticflow.hpp>
 
 namespace sf = staticflow;

@@ -23,8 +23,9 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 
 // A while_loop, then a cond over its result, then both results used again.
 constexpr auto loop_then_branch = [](auto n, auto x) {
-  auto [i, y] = sf::while_loop([](auto k, auto) { return k < 10; },
-                               [](auto k, auto v) { return std::tuple{k + 1, v * 2.f + 1.f}; }, n, x);
+  const auto loop = sf::while_loop([](auto k, auto) { return k < 10; },
+                                   [](auto k, auto v) { return std::tuple{k + 1, v * 2.f + 1.f}; }, n, x);
+  const auto i = std::get<0>(loop), y = std::get<1>(loop);  // (clang 14 cannot capture structured bindings)
   auto z = sf::cond(sf::reduce_sum(y) > 0.f, [&] { return sf::exp(y); }, [&] { return y - 1.f; });
   return z + sf::cast<float>(i);
 };
@@ -283,4 +284,32 @@ TEST_CASE("a concrete function chosen at run time gives the same listings", "[gr
   CHECK(ref.to_dot() == direct.to_dot());
   CHECK_THAT(ref.graph_string(), StartsWith("{ lambda ; x:float32[None]. let\n"));
   CHECK_THAT(ref.to_code(), Contains("sf::while_loop(\n"));
+}
+
+TEST_CASE("a branch that returns an outer value is still drawn, as what it returns", "[graph][listing]") {
+  auto f = sf::function([](auto x) { return sf::cond(sf::reduce_sum(x) > 0.f, [&] { return x; }, [&] { return -x; }); });
+  const auto& c = f.get_concrete_function(sf::spec<float, 2>{});
+  CHECK(c.graph_string() ==
+        "{ lambda ; a:float32[2]. let\n"
+        "    b:float32[] = reduce_sum[axes=(0,)] a\n"
+        "    c:bool[] = gt b 0.0:float32[]\n"
+        "    d:(float32[2]) = cond[\n"
+        "      true_fn={ lambda ; . let\n"
+        "        in (a) }\n"
+        "      false_fn={ lambda ; . let\n"
+        "          e:float32[2] = neg a\n"
+        "        in (e) }\n"
+        "    ] c\n"
+        "    f:float32[2] = get[0] d\n"
+        "  in (f) }\n");
+  CHECK_THAT(c.to_dot(), Contains("  subgraph cluster_d_0 {\n"
+                                  "    label=\"cond true_fn\";\n"
+                                  "    style=dashed;\n"
+                                  "    d_0 [label=\"returns a\", shape=plaintext, style=\"\"];\n"
+                                  "  }\n"
+                                  "  a -> d [style=dashed];\n"));
+  CHECK_THAT(c.to_code(), Contains("  auto d = sf::cond(c,\n"
+                                   "      [&] {\n"
+                                   "        return a;\n"
+                                   "      },\n"));
 }

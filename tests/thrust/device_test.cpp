@@ -84,9 +84,9 @@ TEST_CASE("device: graphs, scalars and static values on the device", "[device]")
   auto& c = f.get_concrete_function(x, 10, sf::static_value<3>{});
   CHECK(c.graph_string().find("mul") != std::string::npos);
   CHECK(c.to_code() ==
-        "auto fn(int32[2] a, int32[] b) {\n"
-        "  auto d = a * b;  // int32[2]: fused into output 0\n"
-        "  auto e = d + 3;  // int32[2]: fused into output 0\n"
+        "auto fn(int32[None] a, int32[] b) {\n"  // a device tensor's extents are run-time ones
+        "  auto d = a * b;  // int32[None]: fused into output 0\n"
+        "  auto e = d + 3;  // int32[None]: fused into output 0\n"
         "  return e;\n"
         "}\n");
   CHECK(c.materialized_count == 0);

@@ -180,6 +180,9 @@ struct dot_writer {
         s.append(indent + 2, ' ').append("style=dashed;\n");
         ++depth;
         write_block(sub, indent + 2, sub.label + " ");
+        if (sub.params.empty() && sub.eqns.empty())  // Graphviz drops an empty cluster: say what it returns
+          s.append(indent + 2, ' ').append(e.name).append("_").append(std::to_string(k)).append(" [label=\"returns ")
+              .append(joined(sub.outputs, ", ")).append("\", shape=plaintext, style=\"\"];\n");
         for (const auto& o : sub.outputs) edge(o, e.name, indent + 2, " [style=dashed]");
         --depth;
         s.append(indent, ' ').append("}\n");
