@@ -41,6 +41,7 @@
 #include "staticflow/graph/composites.hpp"
 #include "staticflow/graph/conv.hpp"
 #include "staticflow/graph/cumulative.hpp"
+#include "staticflow/graph/einsum.hpp"
 #include "staticflow/graph/data_movement.hpp"
 #include "staticflow/graph/slicing.hpp"
 #include "staticflow/graph/sorting.hpp"

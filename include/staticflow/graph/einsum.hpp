@@ -1,0 +1,388 @@
+// staticflow/graph/einsum.hpp -- sf::einsum<"ij,jk->ik">(a, b) and sf::tensordot: tf.einsum /
+// numpy.einsum with the equation resolved at compile time, as a composite of the ops that exist.
+//
+// The equation is parsed in a constant expression (`einsum_equation`); every misuse (a character
+// that is not a label, a rank that does not match its labels, an output label no operand has, a
+// label whose static extents differ) is one `staticflow:` compile error. Then:
+//   * the matmul path: two operands whose labels are batch labels (in both operands and the
+//     output), at most one free label each (in one operand and the output), and exactly one
+//     contracted label (in both operands, not in the output) become one sf::matmul: each operand
+//     is transposed to [batch..., free, contracted] / [batch..., contracted, free] (an absent free
+//     label is an axis of extent 1, squeezed after), and the product to the output's order. Batch
+//     extents broadcast as matmul's do; the contracted extents must be equal (a run-time extent 1
+//     against n throws matmul's sf::shape_error where NumPy would broadcast it).
+//   * otherwise the fused path: each operand is transposed to the order [output labels...,
+//     summed labels...] with axes of extent 1 for the labels it lacks, the two are multiplied
+//     (NumPy broadcasting: an extent of 1 broadcasts, as numpy.einsum and tf.einsum do) and the
+//     summed labels reduced: one fused loop into the reduction, no buffer for the product.
+// A label repeated within one operand (a diagonal, "ii->i") and '...' are not supported.
+// Gradients, eager mode, Thrust and ONNX come from the parts.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/core/axes.hpp"
+#include "staticflow/core/shape.hpp"
+#include "staticflow/graph/matmul.hpp"
+#include "staticflow/graph/operators.hpp"
+#include "staticflow/graph/reduce.hpp"
+#include "staticflow/graph/shape_ops.hpp"
+
+namespace staticflow {
+
+/// An einsum equation as a template argument: `sf::einsum<"ij,jk->ik">(a, b)`.
+template <std::size_t N>
+struct einsum_string {
+  char text[N]{};
+  constexpr einsum_string(const char (&s)[N]) {
+    for (std::size_t i = 0; i < N; ++i) text[i] = s[i];
+  }
+};
+
+namespace detail {
+
+/// What can be wrong with an equation, checked one static_assert each.
+enum class einsum_problem { none, bad_character, arrow, too_many_operands, repeated_label, repeated_output_label,
+                            output_label_missing };
+
+inline constexpr std::size_t einsum_max_labels = 16;
+
+/// The parsed equation: each operand's labels and the output's, as letters.
+struct einsum_equation {
+  std::size_t operands = 0;
+  std::array<std::array<char, einsum_max_labels>, 2> in{};
+  std::array<std::size_t, 2> in_rank{};
+  std::array<char, einsum_max_labels> out{};
+  std::size_t out_rank = 0;
+  einsum_problem problem = einsum_problem::none;
+
+  static constexpr bool is_label(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+  static constexpr std::size_t find(const std::array<char, einsum_max_labels>& labels, std::size_t n, char c) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (labels[i] == c) return i;
+    return n;
+  }
+  constexpr bool in_operand(std::size_t k, char c) const { return k < operands && find(in[k], in_rank[k], c) < in_rank[k]; }
+  constexpr bool in_output(char c) const { return find(out, out_rank, c) < out_rank; }
+
+  /// The labels summed over: in an operand, not in the output, in order of first appearance.
+  constexpr std::size_t summed(std::array<char, einsum_max_labels>& s) const {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < operands; ++k)
+      for (std::size_t i = 0; i < in_rank[k]; ++i)
+        if (!in_output(in[k][i]) && find(s, n, in[k][i]) == n) s[n++] = in[k][i];
+    return n;
+  }
+};
+
+template <std::size_t N>
+constexpr einsum_equation parse_einsum(const einsum_string<N>& s) {
+  einsum_equation e;
+  std::size_t k = 0;
+  bool arrow = false;
+  for (std::size_t i = 0; i + 1 < N; ++i) {
+    const char c = s.text[i];
+    if (c == ' ') continue;
+    if (c == '-' && s.text[i + 1] == '>' && !arrow) {
+      arrow = true;
+      ++i;
+      continue;
+    }
+    if (c == ',' && !arrow) {
+      if (++k == 2) {
+        e.problem = einsum_problem::too_many_operands;
+        return e;
+      }
+      continue;
+    }
+    if (!einsum_equation::is_label(c) || (arrow ? e.out_rank : e.in_rank[k]) == einsum_max_labels) {
+      e.problem = (c == '-' || c == '>') ? einsum_problem::arrow : einsum_problem::bad_character;
+      return e;
+    }
+    if (arrow) {
+      if (e.in_output(c)) e.problem = einsum_problem::repeated_output_label;
+      e.out[e.out_rank++] = c;
+    } else {
+      if (einsum_equation::find(e.in[k], e.in_rank[k], c) < e.in_rank[k]) e.problem = einsum_problem::repeated_label;
+      e.in[k][e.in_rank[k]++] = c;
+    }
+  }
+  e.operands = k + 1;
+  if (!arrow) {  // numpy's implicit output: the labels that appear once, in alphabetical order
+    for (char c = 'A'; c <= 'z'; ++c) {
+      if (!einsum_equation::is_label(c)) continue;
+      std::size_t seen = 0;
+      for (std::size_t j = 0; j < e.operands; ++j) seen += e.in_operand(j, c);
+      if (seen == 1) e.out[e.out_rank++] = c;
+    }
+  }
+  for (std::size_t i = 0; i < e.out_rank; ++i)
+    if (!e.in_operand(0, e.out[i]) && !e.in_operand(1, e.out[i])) e.problem = einsum_problem::output_label_missing;
+  return e;
+}
+
+/// Operand K's static extent of label c (dyn when run-time), or 0 when it lacks c.
+template <class S>
+constexpr std::size_t label_extent(const einsum_equation& e, std::size_t k, char c) {
+  const std::size_t i = einsum_equation::find(e.in[k], e.in_rank[k], c);
+  return i < e.in_rank[k] ? S::dims[i] : 0;
+}
+
+/// Whether every label's static extents agree between the two operands (1 broadcasts).
+template <class SA, class SB>
+constexpr bool einsum_extents_agree(const einsum_equation& e) {
+  if (e.operands < 2) return true;
+  for (std::size_t i = 0; i < e.in_rank[0]; ++i) {
+    const std::size_t a = label_extent<SA>(e, 0, e.in[0][i]), b = label_extent<SB>(e, 1, e.in[0][i]);
+    if (b != 0 && a != dyn && b != dyn && a != b && a != 1 && b != 1) return false;
+  }
+  return true;
+}
+
+/// The order in which the fused path lays the labels out: the output's, then the summed ones.
+struct einsum_layout {
+  std::array<char, 2 * einsum_max_labels> labels{};
+  std::size_t rank = 0, out_rank = 0;
+};
+constexpr einsum_layout fused_layout(const einsum_equation& e) {
+  einsum_layout l;
+  for (std::size_t i = 0; i < e.out_rank; ++i) l.labels[l.rank++] = e.out[i];
+  l.out_rank = l.rank;
+  std::array<char, einsum_max_labels> s{};
+  const std::size_t n = e.summed(s);
+  for (std::size_t i = 0; i < n; ++i) l.labels[l.rank++] = s[i];
+  return l;
+}
+
+/// Position of label c in a list.
+template <std::size_t N>
+constexpr int position(const std::array<char, N>& list, std::size_t n, char c) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (list[i] == c) return static_cast<int>(i);
+  return -1;
+}
+
+/// The matmul path's roles: batch labels (in output order), the product's left and right free
+/// labels (0: none) and the contracted label; `usable` when the equation is a matmul.
+struct einsum_matmul {
+  bool usable = false;
+  bool swapped = false;  // b's free label comes first in the output: the product is b x a
+  std::array<char, einsum_max_labels> batch{};
+  std::size_t batch_rank = 0;
+  char free_a = 0, free_b = 0, contracted = 0;
+};
+template <class SA, class SB>
+constexpr einsum_matmul matmul_roles(const einsum_equation& e) {
+  einsum_matmul m;
+  if (e.operands != 2) return m;
+  std::size_t contracted = 0, free_a = 0, free_b = 0;
+  for (std::size_t k = 0; k < 2; ++k)
+    for (std::size_t i = 0; i < e.in_rank[k]; ++i) {
+      const char c = e.in[k][i];
+      const bool both = e.in_operand(1 - k, c), out = e.in_output(c);
+      if (both && !out) {
+        if (k == 0) ++contracted, m.contracted = c;
+      } else if (!both && out) {
+        (k == 0 ? free_a : free_b) += 1;
+        (k == 0 ? m.free_a : m.free_b) = c;
+      } else if (!both) {
+        return m;  // summed within one operand
+      }
+    }
+  // (no free label at all is a batch of dot products: the fused path does those in one loop)
+  if (contracted != 1 || free_a > 1 || free_b > 1 || free_a + free_b == 0) return m;
+  // matmul needs equal contracted extents: statically equal, or both known only at run time
+  const std::size_t ka = label_extent<SA>(e, 0, m.contracted), kb = label_extent<SB>(e, 1, m.contracted);
+  if ((ka == dyn) != (kb == dyn) || (ka != dyn && ka != kb)) return m;
+  for (std::size_t i = 0; i < e.out_rank; ++i)
+    if (e.in_operand(0, e.out[i]) && e.in_operand(1, e.out[i])) m.batch[m.batch_rank++] = e.out[i];
+  if (m.free_a && m.free_b && position(e.out, e.out_rank, m.free_b) < position(e.out, e.out_rank, m.free_a)) {
+    m.swapped = true;  // "bij,bkj->bki" is b x a^T: one transpose fewer than a x b^T, transposed
+    const char f = m.free_a;
+    m.free_a = m.free_b;
+    m.free_b = f;
+  }
+  m.usable = true;
+  return m;
+}
+
+/// Operand x (labels `from`, rank R) transposed so that its labels follow `order` (labels it lacks
+/// skipped), with no node when the order is already right.
+template <auto Perm, class X, std::size_t... I>
+constexpr auto permuted(const X& x, std::index_sequence<I...>) {
+  if constexpr (((Perm[I] == static_cast<int>(I)) && ...)) return x;
+  else return transpose(x, axes<Perm[I]...>{});
+}
+
+/// Inserts axes of extent 1 at the positions Insert lists (increasing).
+template <auto Insert, std::size_t Count, std::size_t J = 0, class X>
+constexpr auto with_unit_axes(const X& x) {
+  if constexpr (J == Count) return x;
+  else return with_unit_axes<Insert, Count, J + 1>(expand_dims(x, axes<Insert[J]>{}));
+}
+
+/// The permutation that brings operand K's labels into the order of `order`, and the positions
+/// (in that order) of the labels it lacks.
+template <std::size_t N>
+struct arrangement {
+  std::array<int, einsum_max_labels> perm{};
+  std::array<int, N> insert{};
+  std::size_t inserts = 0;
+};
+template <std::size_t N>
+constexpr arrangement<N> arrange(const einsum_equation& e, std::size_t k, const std::array<char, N>& order, std::size_t n) {
+  arrangement<N> a;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int at = position(e.in[k], e.in_rank[k], order[i]);
+    if (at >= 0) a.perm[next++] = at;
+    else a.insert[a.inserts++] = static_cast<int>(i);
+  }
+  return a;
+}
+
+template <std::size_t K, auto Eq, auto Order, std::size_t OrderRank, class X>
+constexpr auto arranged(const X& x) {
+  constexpr auto a = arrange(Eq, K, Order, OrderRank);
+  constexpr std::size_t rank = X::shape_type::rank;
+  const auto p = permuted<a.perm>(x, std::make_index_sequence<rank>{});
+  return with_unit_axes<a.insert, a.inserts>(p);
+}
+
+template <auto Eq, class... X>
+constexpr auto einsum_fused(const X&... x) {
+  constexpr auto layout = fused_layout(Eq);
+  const auto product = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return (arranged<K, Eq, layout.labels, layout.rank>(x) * ...);
+  }(std::index_sequence_for<X...>{});
+  if constexpr (layout.rank == layout.out_rank) {
+    return product;
+  } else {
+    return [&]<std::size_t... S>(std::index_sequence<S...>) {
+      return reduce_sum(product, axes<static_cast<int>(layout.out_rank + S)...>{});
+    }(std::make_index_sequence<layout.rank - layout.out_rank>{});
+  }
+}
+
+/// The matmul path's orders: a as [batch..., free_a or 1, contracted], b as [batch..., contracted,
+/// free_b or 1] ('#' stands for an axis of extent 1), and the product's [batch..., free_a, free_b].
+using matmul_order = std::array<char, einsum_max_labels + 2>;
+constexpr matmul_order matmul_order_of(const einsum_matmul& m, bool second) {
+  matmul_order o{};
+  for (std::size_t i = 0; i < m.batch_rank; ++i) o[i] = m.batch[i];
+  const char free = second ? m.free_b : m.free_a;
+  o[m.batch_rank + (second ? 1 : 0)] = free ? free : '#';
+  o[m.batch_rank + (second ? 0 : 1)] = m.contracted;
+  return o;
+}
+constexpr matmul_order matmul_produced(const einsum_matmul& m) {
+  matmul_order o{};
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < m.batch_rank; ++i) o[n++] = m.batch[i];
+  if (m.free_a) o[n++] = m.free_a;
+  if (m.free_b) o[n++] = m.free_b;
+  return o;
+}
+constexpr std::array<int, einsum_max_labels> output_permutation(const einsum_equation& e, const matmul_order& produced) {
+  std::array<int, einsum_max_labels> p{};
+  for (std::size_t i = 0; i < e.out_rank; ++i) p[i] = position(produced, e.out_rank, e.out[i]);
+  return p;
+}
+
+template <auto Eq, auto M, class A, class B>
+constexpr auto einsum_matmul_path(const A& a, const B& b) {
+  constexpr std::size_t rank = M.batch_rank + 2;
+  constexpr matmul_order order_a = matmul_order_of(M, false), order_b = matmul_order_of(M, true);
+  // (swapped: free_a is b's label, so b goes first)
+  const auto product = [&] {
+    if constexpr (M.swapped) return matmul(arranged<1, Eq, order_a, rank>(b), arranged<0, Eq, order_b, rank>(a));
+    else return matmul(arranged<0, Eq, order_a, rank>(a), arranged<1, Eq, order_b, rank>(b));
+  }();
+  // [batch..., free_a or 1, free_b or 1]: drop the unit axes, then the output's order
+  const auto squeezed = [&] {
+    if constexpr (!M.free_a && !M.free_b) return squeeze(product, axes<int(rank) - 2, int(rank) - 1>{});
+    else if constexpr (!M.free_a) return squeeze(product, axes<int(rank) - 2>{});
+    else if constexpr (!M.free_b) return squeeze(product, axes<int(rank) - 1>{});
+    else return product;
+  }();
+  constexpr auto perm = output_permutation(Eq, matmul_produced(M));
+  return permuted<perm>(squeezed, std::make_index_sequence<Eq.out_rank>{});
+}
+
+template <auto Eq, class... X>
+constexpr auto einsum_of(const X&... x) {
+  static_assert(Eq.problem != einsum_problem::bad_character,
+                "staticflow: einsum: an equation holds letters, ',' between two operands and '->' only (no '...')");
+  static_assert(Eq.problem != einsum_problem::arrow, "staticflow: einsum: '->' appears once, after the operands' labels");
+  static_assert(Eq.problem != einsum_problem::too_many_operands, "staticflow: einsum takes one or two operands");
+  static_assert(Eq.problem != einsum_problem::repeated_label,
+                "staticflow: einsum: a label repeated within one operand (a diagonal, as in \"ii->i\") is not supported");
+  static_assert(Eq.problem != einsum_problem::repeated_output_label, "staticflow: einsum: a label appears twice in the output");
+  static_assert(Eq.problem != einsum_problem::output_label_missing, "staticflow: einsum: an output label appears in no operand");
+  if constexpr (Eq.problem == einsum_problem::none) {
+    static_assert(Eq.operands == sizeof...(X), "staticflow: einsum: the equation names another number of operands than are given");
+    if constexpr (Eq.operands == sizeof...(X)) {
+      constexpr bool ranks_match = [] {
+        std::size_t k = 0;
+        return ((Eq.in_rank[k++] == X::shape_type::rank) && ...);
+      }();
+      static_assert(ranks_match, "staticflow: einsum: an operand's rank differs from its number of labels");
+      if constexpr (ranks_match) {
+        if constexpr (sizeof...(X) == 1) {
+          return einsum_fused<Eq>(x...);
+        } else {
+          using SA = typename std::tuple_element_t<0, std::tuple<X...>>::shape_type;
+          using SB = typename std::tuple_element_t<1, std::tuple<X...>>::shape_type;
+          static_assert(einsum_extents_agree<SA, SB>(Eq),
+                        "staticflow: einsum: a label has different static extents in the two operands (neither is 1)");
+          constexpr auto roles = matmul_roles<SA, SB>(Eq);
+          if constexpr (roles.usable) return einsum_matmul_path<Eq, roles>(x...);
+          else return einsum_fused<Eq>(x...);
+        }
+      }
+    }
+  }
+}
+}  // namespace detail
+
+/// tf.einsum / numpy.einsum with one or two operands: `sf::einsum<"bij,bjk->bik">(a, b)`,
+/// `sf::einsum<"ij->ji">(x)`, `sf::einsum<"i,i">(u, v)` (no '->': numpy's implicit output, the
+/// labels that appear once, alphabetically). A matmul-shaped equation is one sf::matmul; any other
+/// is a fused multiply and reduction.
+template <einsum_string Equation, detail::tensor_operand... X>
+  requires(sizeof...(X) >= 1)
+constexpr auto einsum(const X&... x) {
+  constexpr auto eq = detail::parse_einsum(Equation);
+  return detail::einsum_of<eq>(detail::as_node<void>(x)...);
+}
+
+/// tf.tensordot(a, b, axes=N): the last N axes of a contracted with the first N of b.
+template <std::size_t N, detail::tensor_operand A, detail::tensor_operand B>
+constexpr auto tensordot(const A& a, const B& b) {
+  const auto an = detail::as_node<void>(a);
+  const auto bn = detail::as_node<void>(b);
+  constexpr std::size_t ra = decltype(an)::shape_type::rank, rb = decltype(bn)::shape_type::rank;
+  static_assert(N <= ra && N <= rb, "staticflow: tensordot: more contracted axes than an operand has");
+  static_assert(ra <= detail::einsum_max_labels && rb <= detail::einsum_max_labels && ra + rb - 2 * N <= detail::einsum_max_labels,
+                "staticflow: tensordot: too many axes");
+  if constexpr (N <= ra && N <= rb && ra <= detail::einsum_max_labels && rb <= detail::einsum_max_labels &&
+                ra + rb - 2 * N <= detail::einsum_max_labels) {
+    // a's labels a.., b's continue after a's free ones, sharing the N contracted labels
+    constexpr auto eq = [] {
+      detail::einsum_equation e;
+      e.operands = 2;
+      e.in_rank = {ra, rb};
+      for (std::size_t i = 0; i < ra; ++i) e.in[0][i] = char('a' + i);
+      for (std::size_t i = 0; i < rb; ++i) e.in[1][i] = i < N ? char('a' + ra - N + i) : char('a' + ra + i - N);
+      for (std::size_t i = 0; i < ra - N; ++i) e.out[e.out_rank++] = char('a' + i);
+      for (std::size_t i = N; i < rb; ++i) e.out[e.out_rank++] = char('a' + ra + i - N);
+      return e;
+    }();
+    return detail::einsum_of<eq>(an, bn);
+  }
+}
+
+}  // namespace staticflow
