@@ -336,10 +336,11 @@ constexpr auto einsum_of(const X&... x) {
         } else {
           using SA = typename std::tuple_element_t<0, std::tuple<X...>>::shape_type;
           using SB = typename std::tuple_element_t<1, std::tuple<X...>>::shape_type;
-          static_assert(einsum_extents_agree<SA, SB>(Eq),
-                        "staticflow: einsum: a label has different static extents in the two operands (neither is 1)");
+          constexpr bool agree = einsum_extents_agree<SA, SB>(Eq);
+          static_assert(agree, "staticflow: einsum: a label has different static extents in the two operands (neither is 1)");
           constexpr auto roles = matmul_roles<SA, SB>(Eq);
-          if constexpr (roles.usable) return einsum_matmul_path<Eq, roles>(x...);
+          if constexpr (!agree) return;  // (one error: nothing is built)
+          else if constexpr (roles.usable) return einsum_matmul_path<Eq, roles>(x...);
           else return einsum_fused<Eq>(x...);
         }
       }
