@@ -294,6 +294,34 @@ TEST_CASE("suite: matmul (matrix, vector, batched with broadcast batch dims, int
       }
 }
 
+TEST_CASE("suite: einsum's matmul path (swapped, batched) and fused path", "[suite][einsum]") {
+  auto f = sf::function([](auto a, auto b, auto c) {
+    return std::tuple{sf::einsum<"bij,bkj->bki">(a, b), sf::einsum<"bij,bij->bj">(a, c)};
+  }, suite::backend);
+  auto a = xt::xtensor<double, 3>::from_shape({2, 3, 4});
+  auto b = xt::xtensor<double, 3>::from_shape({2, 5, 4});
+  auto c = xt::xtensor<double, 3>::from_shape({2, 3, 4});
+  for (std::size_t i = 0; i < a.size(); ++i) a.flat(i) = double(i % 7) - 3;
+  for (std::size_t i = 0; i < b.size(); ++i) b.flat(i) = double(i % 5) * 0.5;
+  for (std::size_t i = 0; i < c.size(); ++i) c.flat(i) = double(i % 3) - 1;
+  const auto [bki, bj] = suite::host(f(suite::in(a), suite::in(b), suite::in(c)));
+  CHECK(suite::shape(bki) == std::vector<std::size_t>{2, 5, 3});
+  CHECK(suite::shape(bj) == std::vector<std::size_t>{2, 4});
+  for (std::size_t n = 0; n < 2; ++n) {
+    for (std::size_t k = 0; k < 5; ++k)
+      for (std::size_t i = 0; i < 3; ++i) {
+        double d = 0;  // integers and halves: exact in any order
+        for (std::size_t j = 0; j < 4; ++j) d += a(n, i, j) * b(n, k, j);
+        CHECK(suite::flat(bki)[(n * 5 + k) * 3 + i] == d);
+      }
+    for (std::size_t j = 0; j < 4; ++j) {
+      double d = 0;
+      for (std::size_t i = 0; i < 3; ++i) d += a(n, i, j) * c(n, i, j);
+      CHECK(suite::flat(bj)[n * 4 + j] == d);
+    }
+  }
+}
+
 TEST_CASE("suite: shape ops (transpose, reshape, slice, concat, stack, one_hot, broadcast_to)", "[suite]") {
   auto f = sf::function(
       [](auto m, auto idx) {
