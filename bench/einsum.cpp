@@ -60,44 +60,9 @@ bool scores_ok(benchmark::State& state, const Out& out) {
   return true;
 }
 
-void Einsum(benchmark::State& state) {
-  auto f = sf::function([](auto k, auto q) { return sf::einsum<"bkj,bij->bki">(k, q); });
-  auto out = xt::xtensor<float, 3>::from_shape({nb, nk, ni});
-  f.call_into(out, keys(), queries());
-  if (!scores_ok(state, out)) return;
-  for (auto _ : state) {
-    f.call_into(out, keys(), queries());
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["FLOPS"] = benchmark::Counter(2.0 * nb * nk * ni * nj, benchmark::Counter::kIsIterationInvariantRate);
-}
-
-void Matmul(benchmark::State& state) {
-  auto f = sf::function([](auto k, auto q) { return sf::matmul(k, q, sf::transpose_b); });
-  auto out = xt::xtensor<float, 3>::from_shape({nb, nk, ni});
-  f.call_into(out, keys(), queries());
-  if (!scores_ok(state, out)) return;
-  for (auto _ : state) {
-    f.call_into(out, keys(), queries());
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["FLOPS"] = benchmark::Counter(2.0 * nb * nk * ni * nj, benchmark::Counter::kIsIterationInvariantRate);
-}
-
-using row_major = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-void EigenBatched(benchmark::State& state) {
-  Eigen::setNbThreads(1);
-  auto out = xt::xtensor<float, 3>::from_shape({nb, nk, ni});
-  const auto run = [&] {
-    for (std::size_t b = 0; b < nb; ++b) {
-      Eigen::Map<const row_major> k(keys().data() + b * nk * nj, nk, nj), q(queries().data() + b * ni * nj, ni, nj);
-      Eigen::Map<row_major> c(out.data() + b * nk * ni, nk, ni);
-      c.noalias() = k * q.transpose();
-    }
-  };
+/// Times run() (which writes out) after checking its result once; FLOPS = 2 b k i j.
+template <class Run>
+void time_scores(benchmark::State& state, xt::xtensor<float, 3>& out, Run run) {
   run();
   if (!scores_ok(state, out)) return;
   for (auto _ : state) {
@@ -108,9 +73,35 @@ void EigenBatched(benchmark::State& state) {
   state.counters["FLOPS"] = benchmark::Counter(2.0 * nb * nk * ni * nj, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void Einsum(benchmark::State& state) {
+  auto f = sf::function([](auto k, auto q) { return sf::einsum<"bkj,bij->bki">(k, q); });
+  auto out = xt::xtensor<float, 3>::from_shape({nb, nk, ni});
+  time_scores(state, out, [&] { f.call_into(out, keys(), queries()); });
+}
+
+void Matmul(benchmark::State& state) {
+  auto f = sf::function([](auto k, auto q) { return sf::matmul(k, q, sf::transpose_b); });
+  auto out = xt::xtensor<float, 3>::from_shape({nb, nk, ni});
+  time_scores(state, out, [&] { f.call_into(out, keys(), queries()); });
+}
+
+using row_major = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+void EigenBatched(benchmark::State& state) {
+  Eigen::setNbThreads(1);
+  auto out = xt::xtensor<float, 3>::from_shape({nb, nk, ni});
+  time_scores(state, out, [&] {
+    for (std::size_t b = 0; b < nb; ++b) {
+      Eigen::Map<const row_major> k(keys().data() + b * nk * nj, nk, nj), q(queries().data() + b * ni * nj, ni, nj);
+      Eigen::Map<row_major> c(out.data() + b * nk * ni, nk, ni);
+      c.noalias() = k * q.transpose();
+    }
+  });
+}
+
 void HandLoop(benchmark::State& state) {
   auto out = xt::xtensor<float, 3>::from_shape({nb, nk, ni});
-  const auto run = [&] {
+  time_scores(state, out, [&] {
     const float* k = keys().data();
     const float* q = queries().data();
     float* c = out.data();
@@ -121,15 +112,7 @@ void HandLoop(benchmark::State& state) {
           for (std::size_t j = 0; j < nj; ++j) d += k[(b * nk + r) * nj + j] * q[(b * ni + i) * nj + j];
           c[(b * nk + r) * ni + i] = d;
         }
-  };
-  run();
-  if (!scores_ok(state, out)) return;
-  for (auto _ : state) {
-    run();
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["FLOPS"] = benchmark::Counter(2.0 * nb * nk * ni * nj, benchmark::Counter::kIsIterationInvariantRate);
+  });
 }
 
 // ---- (b) row dot products -----------------------------------------------------------------

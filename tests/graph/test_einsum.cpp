@@ -239,3 +239,12 @@ TEST_CASE("einsum in eager mode gives the traced values", "[graph][einsum]") {
   CHECK((xt::xarray<double>(eager_bki) == reference_einsum("bij,bkj->bki", {a, b})));
   CHECK((xt::xarray<double>(eager_jb) == reference_einsum("bij->jb", {b})));
 }
+
+TEST_CASE("einsum over a static extent 0: an empty sum is 0", "[graph][einsum]") {
+  auto f = sf::function([](auto a, auto b) { return std::tuple{sf::einsum<"ij,jk->ik">(a, b), sf::einsum<"ij,ij->i">(a, a)}; });
+  const xt::xtensor_fixed<float, xt::xshape<2, 0>> a{};
+  const xt::xtensor_fixed<float, xt::xshape<0, 3>> b{};
+  const auto [c, d] = f(a, b);
+  CHECK((c == xt::xtensor_fixed<float, xt::xshape<2, 3>>{{0, 0, 0}, {0, 0, 0}}));
+  CHECK((d == xt::xtensor_fixed<float, xt::xshape<2>>{0, 0}));
+}

@@ -313,3 +313,15 @@ TEST_CASE("a branch that returns an outer value is still drawn, as what it retur
                                    "        return a;\n"
                                    "      },\n"));
 }
+
+TEST_CASE("a function that returns nothing lists no results and no return", "[graph][listing]") {
+  sf::variable<float, 3> total{{0.f, 0.f, 0.f}};
+  auto f = sf::function([&](auto x) { total.assign_add(x * 2.f); });
+  const auto& c = f.get_concrete_function(sf::spec<float, 3>{});
+  CHECK(c.graph_string() ==
+        "{ lambda ; a:float32[3]. let\n"
+        "  in () }\n");
+  CHECK(c.to_code() ==
+        "auto fn(float32[3] a) {\n"
+        "}\n");
+}

@@ -124,11 +124,12 @@ constexpr einsum_equation parse_einsum(const einsum_string<N>& s) {
   return e;
 }
 
-/// Operand K's static extent of label c (dyn when run-time), or 0 when it lacks c.
+/// Operand K's static extent of label c (dyn when run-time), or `absent_label` when it lacks c.
+inline constexpr std::size_t absent_label = dyn - 1;
 template <class S>
 constexpr std::size_t label_extent(const einsum_equation& e, std::size_t k, char c) {
   const std::size_t i = einsum_equation::find(e.in[k], e.in_rank[k], c);
-  return i < e.in_rank[k] ? S::dims[i] : 0;
+  return i < e.in_rank[k] ? S::dims[i] : absent_label;
 }
 
 /// Whether every label's static extents agree between the two operands (1 broadcasts).
@@ -137,7 +138,7 @@ constexpr bool einsum_extents_agree(const einsum_equation& e) {
   if (e.operands < 2) return true;
   for (std::size_t i = 0; i < e.in_rank[0]; ++i) {
     const std::size_t a = label_extent<SA>(e, 0, e.in[0][i]), b = label_extent<SB>(e, 1, e.in[0][i]);
-    if (b != 0 && a != dyn && b != dyn && a != b && a != 1 && b != 1) return false;
+    if (b != absent_label && a != dyn && b != dyn && a != b && a != 1 && b != 1) return false;
   }
   return true;
 }

@@ -274,6 +274,7 @@ struct code_writer {
       else s += "fused into " + joined(loops[i], ", ");
       s += "\n";
     }
+    if (b.outputs.empty()) return;  // a function that exists for its effects
     s.append(indent, ' ').append("return ");
     std::vector<std::string> outs;
     for (const auto& o : b.outputs) outs.push_back(operand(o));
