@@ -101,19 +101,18 @@ class listing {
       shared_.push_back({n.held.identity(), current_serial(), name});
       return name;
     } else {
+      constexpr bool holds_subgraphs = requires { n.for_each_subgraph(std::declval<subgraph_lister&>()); };
       equation e{{}, op_name(n), {}, spec_text<N>(), how<N>(), {}, {}};
       apply_children([&](const auto&... kid) { (e.operands.push_back(emit(kid)), ...); }, children(n));
-      if constexpr (requires { n.for_each_subgraph(std::declval<subgraph_lister&>()); }) {
+      if constexpr (holds_subgraphs) {
         listing canonical = *this;  // the sub-graphs under names no real value has: the key
         // (a key made inside a key gets names past its own, so they cannot meet the outer ones)
         canonical.counter_ = counter_ < canonical_names ? canonical_names : counter_ + (std::size_t{1} << 20);
         e.subgraph_key = canonical.subgraph_key(n);
       }
-      for (const equation* old : visible_equations())
-        if (old->op == e.op && old->operands == e.operands && old->spec == e.spec && old->subgraph_key == e.subgraph_key)
-          return old->name;
+      if (const equation* old = find_visible(e)) return old->name;
       e.name = fresh_name();
-      if constexpr (requires { n.for_each_subgraph(std::declval<subgraph_lister&>()); }) {
+      if constexpr (holds_subgraphs) {
         subgraph_lister lister{*this, e.subgraphs};
         n.for_each_subgraph(lister);
       }
@@ -194,13 +193,17 @@ class listing {
       if (o.serial == serial) return true;
     return false;
   }
-  /// The equations of the block being listed and of the blocks around it.
-  std::vector<const equation*> visible_equations() const {
-    std::vector<const equation*> all;
-    for (const auto& e : root_.eqns) all.push_back(&e);
+  /// An equation equal to e in the block being listed or a block around it, or null.
+  const equation* find_visible(const equation& e) const {
+    const auto same = [&](const equation& old) {
+      return old.op == e.op && old.operands == e.operands && old.spec == e.spec && old.subgraph_key == e.subgraph_key;
+    };
+    for (const auto& old : root_.eqns)
+      if (same(old)) return &old;
     for (const auto& o : open_)
-      for (const auto& e : o.b->eqns) all.push_back(&e);
-    return all;
+      for (const auto& old : o.b->eqns)
+        if (same(old)) return &old;
+    return nullptr;
   }
 
   struct binding {
