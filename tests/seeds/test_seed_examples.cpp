@@ -98,6 +98,28 @@ TEST_CASE("seed 002: double traces once per dtype and lists its concrete signatu
         "  None");
 }
 
+TEST_CASE("seed 002: double's parameter named `a` prints as the seed's Tensor(\"a:0\", ...)", "[seed]") {
+  std::ostringstream log;
+  auto inner = sf::function([&](auto b) {
+    log << "inner sees " << b << "\n";  // an inlined function's parameter is the outer's value
+    return b;
+  }, sf::arg_names("b"));
+  auto dbl = sf::function([&](auto a, auto n) {
+    log << "Tracing with " << a << " and " << n << "\n";
+    return inner(a) + a * n;
+  }, sf::arg_names("a", "n"));
+  auto unnamed = sf::function([&](auto a) {
+    log << "Tracing with " << a << "\n";
+    return a;
+  });
+  CHECK(dbl(1, 1) == 2);
+  CHECK(unnamed(1.5f) == 1.5f);
+  CHECK(log.str() ==
+        "Tracing with Tensor(\"a:0\", shape=(), dtype=int32) and Tensor(\"n:0\", shape=(), dtype=int32)\n"
+        "inner sees Tensor(\"a:0\", shape=(), dtype=int32)\n"
+        "Tracing with Tensor(\"arg0:0\", shape=(), dtype=float32)\n");
+}
+
 TEST_CASE("seed 001: list appends while tracing happen once, not per call", "[seed]") {
   std::vector<std::string> l;  // Python's `l.append(i + 1)`: a trace-time effect
   auto f = sf::function([&](auto x) {

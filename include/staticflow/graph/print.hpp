@@ -225,15 +225,37 @@ class listing {
   std::vector<binding> bindings_;
   std::vector<shared_entry> shared_;
 };
+
+/// The names sf::arg_names gave the parameters of the function this thread is tracing (null: none
+/// given), set by the trace for its duration: `std::cout << x` in the body then prints x's name.
+inline thread_local const std::vector<std::string>* tracing_arg_names = nullptr;
+
+/// Sets tracing_arg_names for one trace, and puts back the enclosing trace's names after it.
+class tracing_arg_names_scope {
+ public:
+  explicit tracing_arg_names_scope(const std::vector<std::string>& names) : enclosing_(tracing_arg_names) {
+    tracing_arg_names = names.empty() ? nullptr : &names;
+  }
+  ~tracing_arg_names_scope() { tracing_arg_names = enclosing_; }
+  tracing_arg_names_scope(const tracing_arg_names_scope&) = delete;
+  tracing_arg_names_scope& operator=(const tracing_arg_names_scope&) = delete;
+
+ private:
+  const std::vector<std::string>* enclosing_;
+};
 }  // namespace detail
 
-/// TensorFlow's description of a symbolic tensor, e.g. `Tensor("arg0:0", shape=(2,), dtype=int32)`,
-/// which is what a std::cout in a traced body prints (once per trace).
+/// TensorFlow's description of a symbolic tensor, e.g. `Tensor("x:0", shape=(2,), dtype=int32)`,
+/// which is what a std::cout in a traced body prints (once per trace). An argument is named as
+/// sf::arg_names names it, else `arg0`, `arg1`, ...
 template <class N>
   requires symbolic<N>
 std::ostream& operator<<(std::ostream& os, const N& n) {
   std::string name;
-  if constexpr (detail::is_argument<N>::value) name = "arg" + std::to_string(N::index);
+  if constexpr (detail::is_argument<N>::value) {
+    const auto* names = detail::tracing_arg_names;
+    name = names && N::index < names->size() ? (*names)[N::index] : "arg" + std::to_string(N::index);
+  }
   else if constexpr (detail::is_literal<N>::value) name = "Const";
   else name = op_name(n).substr(0, op_name(n).find('['));
   return os << "Tensor(\"" << name << ":0\", shape=" << staticflow::detail::shape_string(typename N::shape_type{})

@@ -496,8 +496,9 @@ class polymorphic_function {
   template <class Sig, class B = Backend>
   std::unique_ptr<concrete_function_base> trace() {
     detail::trace_scope recording;
-    auto traced = trace_graph<Sig, B>();
     const auto& settings = cache_->settings();
+    const graph::detail::tracing_arg_names_scope names(settings.arg_names);
+    auto traced = trace_graph<Sig, B>();
     traced->set_listing_names({settings.arg_names, settings.named ? settings.name : std::string()});
     if (auto program = recording.finish()) {
       if constexpr (std::is_same_v<B, backend::thrust_t>)
