@@ -15,6 +15,10 @@ run of characters (timings). Every picture `![...](img/NAME.png)` of the chapter
 by its program as `NAME.dot` in the working directory and equal `img/NAME.dot`; `update` copies
 it there and renders `img/NAME.png` with Graphviz's `dot`.
 
+A `cpp compile-fail NAME` block shows code that must not compile: it is not part of the program;
+its lines must be lines of tests/compile_fail/NAME.cpp (which the compile-fail test NAME builds),
+and the `error` block after it must match that test's `// expect:` pattern.
+
 The generated program carries `#line` directives: a compile error names the chapter's line."""
 import pathlib
 import re
@@ -38,9 +42,11 @@ class Block:
     @property
     def kind(self):
         if self.info[:1] == ["cpp"]:
+            if self.info[1:2] == ["compile-fail"]:
+                return "compile-fail"
             return "global" if "global" in self.info[1:] else "statements"
-        if self.info[:1] == ["output"]:
-            return "output"
+        if self.info[:1] in (["output"], ["error"]):
+            return self.info[0]
         return "other"
 
 
@@ -146,7 +152,34 @@ def check(md_path, program):
     shutil.rmtree(workdir)
     if failures:
         sys.exit("\n".join(failures) + f"\n(guide.py update {md_path} PROGRAM writes what the program prints)")
-    print(f"{md_path.name}: {len(pairs)} blocks print what the page shows, {len(pictures(text))} pictures")
+    print(f"{md_path.name}: {len(pairs)} blocks print what the page shows, {len(pictures(text))} pictures, "
+          f"{check_compile_fail(md_path, read_blocks(text.splitlines()))} compile errors")
+
+
+def check_compile_fail(md_path, blocks):
+    """Each compile-fail block is code of a compile-fail test, and its error block that test's message."""
+    tests = pathlib.Path(__file__).resolve().parent.parent / "compile_fail"
+    count = 0
+    for k, b in enumerate(blocks):
+        if b.kind != "compile-fail":
+            if b.kind == "error" and (k == 0 or blocks[k - 1].kind != "compile-fail"):
+                sys.exit(f"{md_path}:{b.first_line}: an error block must follow a cpp compile-fail block")
+            continue
+        count += 1
+        name = b.info[2] if len(b.info) > 2 else ""
+        source = tests / f"{name}.cpp"
+        if not source.is_file():
+            sys.exit(f"{md_path}:{b.first_line}: no compile-fail test tests/compile_fail/{name}.cpp")
+        kept = [line.strip() for line in source.read_text().splitlines()]
+        shown = [line.strip() for line in b.lines if line.strip()]
+        if not all(line in kept for line in shown):
+            missing = next(line for line in shown if line not in kept)
+            sys.exit(f"{md_path}:{b.first_line}: `{missing}` is not a line of tests/compile_fail/{name}.cpp")
+        expect = re.search(r"^// expect: (.*)$", source.read_text(), re.M).group(1)
+        error = blocks[k + 1] if k + 1 < len(blocks) and blocks[k + 1].kind == "error" else None
+        if error is None or not re.search(expect, "\n".join(error.lines)):
+            sys.exit(f"{md_path}:{b.first_line}: the error block after it must match `{expect}` ({name}.cpp's)")
+    return count
 
 
 def update(md_path, program):
