@@ -120,6 +120,26 @@ TEST_CASE("seed 002: double's parameter named `a` prints as the seed's Tensor(\"
         "Tracing with Tensor(\"arg0:0\", shape=(), dtype=float32)\n");
 }
 
+TEST_CASE("seed 002: add(v, 1.0) under a gradient tape: a function called with a variable reads it", "[seed]") {
+  sf::variable<float> v{1.f};
+  auto add = sf::function([](auto a, auto b) { return a + b; });
+  auto gradient_of_add = sf::function([&] {
+    sf::gradient_tape tape;
+    auto result = add(v, 1.0f);  // inlined: v is read here, as in `v + 1.0f`
+    return std::tuple{result, tape.gradient(result, v)};
+  });
+  auto [result, gradient] = gradient_of_add();
+  CHECK(result == 2.f);
+  CHECK(gradient == 1.f);
+  v.assign(5.f);
+  CHECK(std::get<0>(gradient_of_add()) == 6.f);  // read on every call, not at trace time
+  CHECK(add.tracing_count() == 0);                // inlined: add's own cache is not touched
+  // outside a trace a variable has no symbolic read: the message says to pass its value
+  CHECK_THROWS_WITH(add(v, 1.0f), "staticflow: reading an sf::variable as a symbolic tensor (use value() outside) is "
+                                  "only possible inside a traced function");
+  CHECK(add(v.value(), 1.0f) == 6.f);
+}
+
 TEST_CASE("seed 001: list appends while tracing happen once, not per call", "[seed]") {
   std::vector<std::string> l;  // Python's `l.append(i + 1)`: a trace-time effect
   auto f = sf::function([&](auto x) {

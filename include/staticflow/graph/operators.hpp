@@ -23,6 +23,13 @@ concept readable = !symbolic<T> && requires(const T& t) {
 template <class T>
 concept tensor_operand = symbolic<T> || readable<T>;
 
+/// An sf::variable as the symbolic tensor it reads at this point of the trace; anything else as is.
+template <class X>
+constexpr decltype(auto) read_if_variable(const X& x) {
+  if constexpr (readable<X>) return x.read();
+  else return (x);
+}
+
 template <class T>
 concept operand = tensor_operand<T> || literal_operand<T>;
 

@@ -24,6 +24,7 @@
 #include "staticflow/trace/eager_mode.hpp"
 #include "staticflow/effects/recorder.hpp"
 #include "staticflow/graph/external.hpp"
+#include "staticflow/graph/operators.hpp"
 #include "staticflow/trace/input_signature.hpp"
 #include "staticflow/trace/log.hpp"
 #include "staticflow/trace/options.hpp"
@@ -242,10 +243,12 @@ class polymorphic_function {
   /// path (one thread-local compare); the others go through the dispatch map (trace/dispatch.hpp).
   template <class... Args>
   STATICFLOW_INLINE auto operator()(const Args&... args) {
-    if constexpr ((symbolic<Args> || ...)) {
+    if constexpr (((symbolic<Args> || detail::readable<Args>) || ...)) {
       // called while another function is traced: its graph is inlined into the caller's (this
-      // function's cache is not touched)
-      return fn_(args...);
+      // function's cache is not touched). An sf::variable argument is read at this point, as in
+      // an expression (the seed's `add(v, 1.0)` under a gradient tape); outside a trace that
+      // read throws sf::trace_error, which says to pass v.value().
+      return fn_(detail::read_if_variable(args)...);
     } else if constexpr (!std::is_same_v<detail::call_backend_t<Backend, Args...>, Backend>) {
       return (*this)(backend::thrust, args...);  // device arguments: the Thrust backend
     } else if constexpr (detail::is_direct<Config, Args...>()) {
