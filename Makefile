@@ -5,6 +5,8 @@
 #   make test           configure (preset release), build, run the whole CTest suite
 #   make test-sanitize  ASan+UBSan build (preset asan) and its tests
 #   make bench          build and run the benchmarks
+#   make bench-summary  rerun one size of each capability's benchmarks and rewrite the summary
+#                       table at the top of docs/benchmarks.md and docs/benchmarks_summary.png
 #   make bench-anchors  pip-install TensorFlow and JAX (bench/requirements.txt) and run the scripts
 #                       of BENCH_ANCHORS (bench/small_call.py, bench/training_step.py, bench/checkpoint.py, bench/conv.py, bench/pool.py, bench/gather.py, bench/random.py, bench/jvp.py, bench/loop_gradient.py),
 #                       the same computations timed with tf.function / jax.jit (never in CI)
@@ -32,7 +34,7 @@ DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-.PHONY: all deps configure build demo test test-sanitize bench bench-anchors cuda-build fuzz clean
+.PHONY: all deps configure build demo test test-sanitize bench bench-summary bench-anchors cuda-build fuzz clean
 
 all: build
 
@@ -101,6 +103,9 @@ test-sanitize: deps
 bench: deps
 	$(CMAKE) --preset release -DSTATICFLOW_BUILD_BENCHMARKS=ON -DSTATICFLOW_BENCH_ARGS="$(BENCH_ARGS)"
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target run_benchmarks
+
+bench-summary: deps
+	python3 bench/summary.py --write
 
 bench-anchors:
 	python3 -m pip install --quiet --disable-pip-version-check -r bench/requirements.txt 2>/dev/null \
