@@ -15,6 +15,29 @@ def best(fn, seconds):
     return min(times)
 
 
+def tensorflow_or_none(threads):
+    """TensorFlow with its intra-op threads set (0: its default), or None (and a line saying the
+    cases are skipped) when it is not installed."""
+    try:
+        import tensorflow as tf
+    except ImportError:
+        print("tensorflow is not installed: skipped (pip install tensorflow-cpu)")
+        return None
+    if threads:
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+    return tf
+
+
+def jax_or_none():
+    """jax, or None (and a line saying the cases are skipped) when it is not installed."""
+    try:
+        import jax
+    except ImportError:
+        print("jax is not installed: skipped (pip install 'jax[cpu]')")
+        return None
+    return jax
+
+
 def run_anchors(doc, jax_cases, tensorflow_cases):
     """The command line the anchor scripts share: --seconds per case, --threads for TensorFlow;
     runs jax_cases(seconds), then tensorflow_cases(seconds, threads)."""

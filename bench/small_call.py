@@ -10,38 +10,35 @@ Prints the minimum wall time per call in microseconds.
 """
 import sys
 
-from anchor_timing import best, run_anchors
+from anchor_timing import best, jax_or_none, run_anchors, tensorflow_or_none
+
+
+def time_call(label, f, x, y, to_host, seconds):
+    """Prints the best time of one call of f(x, y) with its result brought to the host."""
+    call = lambda: to_host(f(x, y))
+    call()
+    print(f"{label:28s} {best(call, seconds) * 1e6:9.2f} us")
 
 
 def jax_cases(seconds):
-    try:
-        import jax
-        import jax.numpy as jnp
-    except ImportError:
-        print("jax is not installed: skipped (pip install 'jax[cpu]')")
+    jax = jax_or_none()
+    if jax is None:
         return
-    f = jax.jit(lambda x, y: x * x + y)
+    import jax.numpy as jnp
     x = jnp.asarray([1, 2, 3, 4], dtype=jnp.float32)
     y = jnp.asarray([4, 3, 2, 1], dtype=jnp.float32)
-    call = lambda: f(x, y).block_until_ready()
-    call()
-    print(f"jax {jax.__version__:10s} jit call       {best(call, seconds) * 1e6:9.2f} us")
+    time_call(f"jax {jax.__version__} jit", jax.jit(lambda a, b: a * a + b), x, y,
+              lambda r: r.block_until_ready(), seconds)
 
 
 def tensorflow_cases(seconds, threads):
-    try:
-        import tensorflow as tf
-    except ImportError:
-        print("tensorflow is not installed: skipped (pip install tensorflow-cpu)")
+    tf = tensorflow_or_none(threads)
+    if tf is None:
         return
-    if threads:
-        tf.config.threading.set_intra_op_parallelism_threads(threads)
-    f = tf.function(lambda x, y: x * x + y)
     x = tf.constant([1, 2, 3, 4], dtype=tf.float32)
     y = tf.constant([4, 3, 2, 1], dtype=tf.float32)
-    call = lambda: f(x, y).numpy()
-    call()
-    print(f"tensorflow {tf.__version__:10s} tf.function call {best(call, seconds) * 1e6:9.2f} us")
+    time_call(f"tensorflow {tf.__version__} tf.function", tf.function(lambda a, b: a * a + b), x, y,
+              lambda r: r.numpy(), seconds)
 
 
 if __name__ == "__main__":
