@@ -28,7 +28,7 @@ BENCH_ANCHORS ?= bench/small_call.py bench/training_step.py bench/gradients.py b
 
 DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
                 xtl-dev catch2 libbenchmark-dev libeigen3-dev graphviz gnuplot-nox ccache \
-                clang-14 libclang-rt-14-dev libonnx-dev libprotobuf-dev \
+                clang-14 libclang-rt-14-dev libonnx-dev libprotobuf-dev openmpi-bin libopenmpi-dev \
                 python3-pip
 
 SHELL := /bin/bash

@@ -20,8 +20,10 @@ class StaticflowConan(ConanFile):
     # Thrust backend on host device systems) where they find the CCCL headers.
     # onnx: they define staticflow::onnx (ONNX export, io/onnx.hpp) where they find ONNX's CMake
     # package (Debian's libonnx-dev); the core does not depend on protobuf.
-    options = {"arch": [None, "ANY"], "thrust_host": [True, False], "onnx": [True, False]}
-    default_options = {"arch": "native", "thrust_host": True, "onnx": True}
+    # mpi: they define staticflow::mpi (data-parallel training, distributed/mpi.hpp) where CMake's
+    # FindMPI finds an MPI (Debian's libopenmpi-dev); the core does not depend on MPI.
+    options = {"arch": [None, "ANY"], "thrust_host": [True, False], "onnx": [True, False], "mpi": [True, False]}
+    default_options = {"arch": "native", "thrust_host": True, "onnx": True, "mpi": True}
     exports_sources = "include/*", "CMakeLists.txt", "cmake/*"
     no_copy_source = True
 
@@ -54,7 +56,7 @@ class StaticflowConan(ConanFile):
         # own (system) CMake configs; with real Conan packages their
         # CMakeDeps configs provide the same target names.
         save(self, os.path.join(self.package_folder, self._build_module), _BUILD_MODULE)
-        for module in ("ThrustHost.cmake", "OnnxExport.cmake"):
+        for module in ("ThrustHost.cmake", "OnnxExport.cmake", "DistributedMpi.cmake"):
             copy(self, module, src=os.path.join(self.source_folder, "cmake"),
                  dst=os.path.join(self.package_folder, os.path.dirname(self._build_module)))
 
@@ -77,6 +79,8 @@ class StaticflowConan(ConanFile):
             modules.append(os.path.join(os.path.dirname(self._build_module), "ThrustHost.cmake"))
         if self.options.get_safe("onnx"):
             modules.append(os.path.join(os.path.dirname(self._build_module), "OnnxExport.cmake"))
+        if self.options.get_safe("mpi"):
+            modules.append(os.path.join(os.path.dirname(self._build_module), "DistributedMpi.cmake"))
         self.cpp_info.set_property("cmake_build_modules", modules)
         self.cpp_info.builddirs = [os.path.dirname(self._build_module)]
 

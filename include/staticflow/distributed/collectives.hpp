@@ -1,0 +1,351 @@
+// staticflow/distributed/collectives.hpp -- sf::all_reduce, sf::broadcast and sf::all_gather over an
+// sf::distributed::communicator: inside a traced function as effects in program order, outside as
+// plain calls (JAX's psum / pmean / all_gather, tf.distribute's all_reduce).
+//
+//   auto step = sf::function([&](auto x, auto y) {
+//     sf::gradient_tape tape;
+//     auto loss = loss_of(x, y);
+//     auto grads = sf::all_reduce(tape.gradient(loss, w, b), comm, sf::reduce_op::mean);  // one collective
+//     opt.apply_gradients(grads, w, b);
+//     return sf::all_reduce(loss, comm, sf::reduce_op::mean);
+//   });
+//   xt::xtensor<float, 1> total = sf::all_reduce(local_counts, comm);  // outside: now
+//
+// Inside a traced function a collective is an effect (effects/recorder.hpp): recorded where the
+// lambda calls it, run on every call in program order with the other effects, before the outputs
+// are computed. It evaluates its operand graphs (a std::tuple of them: all from one plan) into
+// buffers of its own, runs the collective there, and returns external leaves that read those
+// buffers: what comes after it in the program (an optimizer's updates, the function's results)
+// reads the combined values. A std::tuple is one bucket: one collective per dtype it holds, not one
+// per tensor (Horovod's tensor fusion). Every process must call its collectives in the same order
+// with the same shapes, as every MPI program must: one traced function run on every rank does.
+//
+// The results are constants to gradients (tf.stop_gradient): differentiate first, then combine,
+// as data-parallel training does. Like every effect, collectives are refused in sf::cond branches
+// that return values and in loop bodies (trace_error).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include "staticflow/backend/cpu/effect_graph.hpp"
+#include "staticflow/core/shape.hpp"
+#include "staticflow/distributed/communicator.hpp"
+#include "staticflow/effects/recorder.hpp"
+#include "staticflow/graph/external.hpp"
+#include "staticflow/graph/operators.hpp"
+#include "staticflow/interop/tensor.hpp"
+
+namespace staticflow {
+namespace distributed::detail {
+
+enum class collective_kind { all_reduce, broadcast, all_gather };
+
+constexpr const char* collective_name(collective_kind k) {
+  return k == collective_kind::all_reduce ? "sf::all_reduce" : k == collective_kind::broadcast ? "sf::broadcast" : "sf::all_gather";
+}
+
+/// The shape of a collective's result for an operand of shape S: S, or for all_gather the
+/// processes' values stacked along axis 0, whose extent is known at run time (a scalar gathers
+/// into a vector).
+template <collective_kind Kind, class S>
+struct collective_shape {
+  using type = S;
+};
+template <std::size_t D0, std::size_t... D>
+struct collective_shape<collective_kind::all_gather, shape<D0, D...>> {
+  using type = shape<dyn, D...>;
+};
+template <>
+struct collective_shape<collective_kind::all_gather, shape<>> {
+  using type = shape<dyn>;
+};
+
+/// Where one result of a collective lives between calls: the buffer its external leaf reads.
+template <class T, std::size_t R>
+struct collective_result {
+  std::unique_ptr<T[]> data;
+  std::size_t capacity = 0;
+  const void* data_pointer = nullptr;
+  std::array<std::size_t, R == 0 ? 1 : R> ext{};
+  graph::external_source source;
+
+  explicit collective_result(const char* label) : source{&data_pointer, ext.data(), label, nullptr} {}
+  collective_result(const collective_result&) = delete;
+  collective_result& operator=(const collective_result&) = delete;
+
+  T* reserve(std::size_t count) {
+    if (!data || count > capacity) data.reset(new T[count == 0 ? 1 : count]), capacity = count;
+    data_pointer = data.get();
+    return data.get();
+  }
+  template <std::size_t Rank>
+  T* reserve(const extents<Rank>& e) {
+    for (std::size_t d = 0; d < Rank; ++d) ext[d] = e[d];
+    return reserve(staticflow::detail::product(e));
+  }
+};
+
+template <collective_kind Kind, class G>
+using result_of = collective_result<typename G::value_type, collective_shape<Kind, typename G::shape_type>::type::rank>;
+
+/// The recorded collective over graphs G...: evaluates them (one plan), runs one collective per
+/// dtype (a bucket), leaves the values in the results.
+template <class Comm, collective_kind Kind, class... G>
+class collective_effect final : public staticflow::detail::effect {
+ public:
+  using results_type = std::tuple<result_of<Kind, G>...>;
+
+  collective_effect(Comm& comm, reduce_op op, int root, std::shared_ptr<results_type> results, const G&... g)
+      : comm_(&comm), op_(op), root_(root), results_(std::move(results)), graphs_(g...) {}
+
+  void run(staticflow::detail::erased_args args) override {
+    if constexpr (Kind == collective_kind::all_gather) {
+      const std::size_t processes = static_cast<std::size_t>(comm_->size());
+      graphs_.run(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
+        auto& staging = std::get<K>(staging_);
+        const std::size_t count = staticflow::detail::product(ext);
+        staging.resize(count);
+        auto& result = std::get<K>(*results_);
+        result.ext[0] = processes * (ext.size() == 0 ? 1 : ext[0]);
+        for (std::size_t d = 1; d < ext.size(); ++d) result.ext[d] = ext[d];
+        result.reserve(processes * count);
+        return staging.data();
+      });
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (comm_->all_gather(std::get<K>(staging_).data(), std::get<K>(staging_).size(), std::get<K>(*results_).data.get()), ...);
+      }(std::index_sequence_for<G...>{});
+    } else {
+      graphs_.run(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
+        return std::get<K>(*results_).reserve(ext);
+      });
+      combine_bucket<float>();
+      combine_bucket<double>();
+      combine_bucket<std::int32_t>();
+      combine_bucket<std::int64_t>();
+    }
+  }
+
+ private:
+  /// The results of dtype T as one collective: in place for one, through a flat buffer for more.
+  template <class T>
+  void combine_bucket() {
+    constexpr std::size_t tensors = (std::size_t{std::is_same_v<typename G::value_type, T>} + ... + 0);
+    if constexpr (tensors == 1) {
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (one_of<T, K>(), ...);
+      }(std::index_sequence_for<G...>{});
+    } else if constexpr (tensors > 1) {
+      auto& flat = std::get<std::vector<T>>(flat_);
+      std::size_t total = 0;
+      for_each_of<T>([&](auto& r, std::size_t count) { (void)r, total += count; });
+      flat.resize(total);
+      std::size_t at = 0;
+      for_each_of<T>([&](auto& r, std::size_t count) { std::copy_n(r.data.get(), count, flat.data() + at), at += count; });
+      collective(flat.data(), total);
+      at = 0;
+      for_each_of<T>([&](auto& r, std::size_t count) { std::copy_n(flat.data() + at, count, r.data.get()), at += count; });
+    }
+  }
+  template <class T, std::size_t K>
+  void one_of() {
+    if constexpr (std::is_same_v<typename std::tuple_element_t<K, std::tuple<G...>>::value_type, T>)
+      collective(std::get<K>(*results_).data.get(), element_count<K>());
+  }
+  template <class T, class F>
+  void for_each_of(F&& f) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        if constexpr (std::is_same_v<typename std::tuple_element_t<K, std::tuple<G...>>::value_type, T>)
+          f(std::get<K>(*results_), element_count<K>());
+      }(), ...);
+    }(std::index_sequence_for<G...>{});
+  }
+  template <std::size_t K>
+  std::size_t element_count() const {
+    constexpr std::size_t R = std::tuple_element_t<K, std::tuple<G...>>::shape_type::rank;
+    std::size_t count = 1;
+    for (std::size_t d = 0; d < R; ++d) count *= std::get<K>(*results_).ext[d];
+    return count;
+  }
+  template <class T>
+  void collective(T* data, std::size_t count) {
+    if constexpr (Kind == collective_kind::all_reduce) comm_->all_reduce(data, data, count, op_);
+    else comm_->broadcast(data, count, root_);
+  }
+
+  Comm* comm_;
+  reduce_op op_;
+  int root_;
+  std::shared_ptr<results_type> results_;
+  cpu::effect_graph<G...> graphs_;
+  std::tuple<std::vector<typename G::value_type>...> staging_;  // all_gather's operands
+  std::tuple<std::vector<float>, std::vector<double>, std::vector<std::int32_t>, std::vector<std::int64_t>> flat_;
+};
+
+template <class X> struct is_std_tuple : std::false_type {};
+template <class... X> struct is_std_tuple<std::tuple<X...>> : std::true_type {};
+
+/// Whether the operand type X (a tensor, a variable, a std::tuple of them, or a value outside a
+/// trace, checked when combined) holds only dtypes that collectives carry.
+template <class X>
+constexpr bool carried_operand() {
+  if constexpr (is_std_tuple<X>::value)
+    return []<class... E>(std::type_identity<std::tuple<E...>>) { return (carried_operand<E>() && ...); }(std::type_identity<X>{});
+  else if constexpr (staticflow::detail::tensor_operand<X>) return collective_dtype<typename X::value_type>;
+  else return true;
+}
+
+/// The static checks every collective makes of its operand type X and communicator Comm.
+template <class Comm, class X>
+constexpr bool check_operands() {
+  constexpr bool is_comm = communicator<Comm>;
+  static_assert(is_comm, "staticflow: sf::all_reduce / sf::broadcast / sf::all_gather: the communicator argument must "
+                         "model sf::distributed::communicator (sf::distributed::local, sf::distributed::mpi, ...)");
+  constexpr bool carried = carried_operand<X>();
+  static_assert(carried, "staticflow: a collective (sf::all_reduce, sf::broadcast, sf::all_gather) carries float32, "
+                         "float64, int32 and int64 tensors; cast a bool tensor with sf::cast<int>(x) first");
+  return is_comm && carried;
+}
+
+/// Records the collective over the symbolic tensors xs... and returns the external leaves of
+/// its results, in a std::tuple.
+template <collective_kind Kind, class Comm, class... X>
+auto record_collective(Comm& comm, reduce_op op, int root, const X&... xs) {
+  using effect_type = collective_effect<Comm, Kind, X...>;
+  constexpr const char* label =
+      Kind == collective_kind::all_reduce ? "all_reduce" : Kind == collective_kind::broadcast ? "broadcast" : "all_gather";
+  auto results = std::make_shared<typename effect_type::results_type>(((void)sizeof(X), label)...);
+  auto& program = staticflow::detail::traced_program(collective_name(Kind));
+  program.resources.push_back(results);  // an eager call drops the effect once it has run
+  auto effect = std::make_unique<effect_type>(comm, op, root, results, xs...);
+  staticflow::detail::record_effect(std::move(effect), collective_name(Kind));
+  return [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::tuple{graph::external<typename X::value_type, typename collective_shape<Kind, typename X::shape_type>::type>(
+        &std::get<K>(*results).source)...};
+  }(std::index_sequence_for<X...>{});
+}
+
+/// The traced collective of one operand (a tensor or a variable) or a std::tuple of them.
+template <collective_kind Kind, class Comm, class X>
+auto traced_collective(Comm& comm, reduce_op op, int root, const X& x) {
+  if constexpr (is_std_tuple<X>::value) {
+    return std::apply([&](const auto&... xs) {
+      return record_collective<Kind>(comm, op, root, staticflow::detail::as_node<void>(xs)...);
+    }, x);
+  } else {
+    return std::get<0>(record_collective<Kind>(comm, op, root, staticflow::detail::as_node<void>(x)));
+  }
+}
+
+/// A value outside a traced function: the collective now, into a new value of the same kind (a
+/// number, an xtensor container, an sf::tensor; an xtensor expression becomes an xt::xarray).
+template <collective_kind Kind, class Comm, class T>
+void combine_now(Comm& comm, reduce_op op, int root, const T* in, std::size_t count, T* out) {
+  if constexpr (Kind == collective_kind::all_reduce) {
+    comm.all_reduce(in, out, count, op);
+  } else if constexpr (Kind == collective_kind::broadcast) {
+    if (in != out) std::copy_n(in, count, out);
+    comm.broadcast(out, count, root);
+  } else {
+    comm.all_gather(in, count, out);
+  }
+}
+
+template <collective_kind Kind, class Comm, class X>
+auto collective_now(Comm& comm, reduce_op op, int root, const X& x) {
+  if constexpr (std::is_arithmetic_v<X>) {
+    using T = canonical_dtype_t<X>;
+    static_assert(collective_dtype<T>, "staticflow: a collective carries float32, float64, int32 and int64 values");
+    T in = static_cast<T>(x);
+    if constexpr (Kind == collective_kind::all_gather) {
+      xt::xtensor<T, 1> out = xt::xtensor<T, 1>::from_shape({static_cast<std::size_t>(comm.size())});
+      combine_now<Kind>(comm, op, root, &in, 1, out.data());
+      return out;
+    } else {
+      T out{};
+      combine_now<Kind>(comm, op, root, &in, 1, &out);
+      return out;
+    }
+  } else if constexpr (std::is_same_v<X, tensor>) {
+    return x.visit([&]<class T>(const T* data) -> tensor {
+      if constexpr (!collective_dtype<T>) {
+        throw distributed_error(std::string(collective_name(Kind)) + ": a " + x.spec_string() +
+                                " cannot be carried; cast it to int32 first");
+      } else {
+        std::vector<std::size_t> shape(x.shape().begin(), x.shape().end());
+        if (Kind == collective_kind::all_gather) {
+          if (shape.empty()) shape.push_back(1);
+          shape[0] *= static_cast<std::size_t>(comm.size());
+        }
+        auto out = xt::xarray<T>::from_shape(shape);
+        combine_now<Kind>(comm, op, root, data, x.size(), out.data());
+        return tensor(std::move(out));
+      }
+    });
+  } else {
+    using T = std::remove_cv_t<typename X::value_type>;
+    static_assert(collective_dtype<T>, "staticflow: a collective carries float32, float64, int32 and int64 values");
+    auto in = xt::eval(x);  // a container (no copy when x is one) with contiguous row-major data
+    if constexpr (Kind == collective_kind::all_gather) {
+      std::vector<std::size_t> shape(in.shape().begin(), in.shape().end());
+      if (shape.empty()) shape.push_back(1);
+      shape[0] *= static_cast<std::size_t>(comm.size());
+      xt::xarray<T> out = xt::xarray<T>::from_shape(shape);
+      combine_now<Kind>(comm, op, root, in.data(), in.size(), out.data());
+      return out;
+    } else {
+      auto out = std::decay_t<decltype(in)>::from_shape(in.shape());
+      combine_now<Kind>(comm, op, root, in.data(), in.size(), out.data());
+      return out;
+    }
+  }
+}
+
+template <collective_kind Kind, class Comm, class X>
+auto collective(Comm& comm, reduce_op op, int root, const X& x) {
+  if constexpr (!check_operands<Comm, X>()) {
+    // the static_assert said why; its operand goes on unchanged, so no error follows from it
+    if constexpr (staticflow::detail::tensor_operand<X>) return staticflow::detail::as_node<void>(x);
+    else return x;
+  } else if constexpr (staticflow::detail::tensor_operand<X> || is_std_tuple<X>::value) {
+    // a variable is read at this point of the trace (outside one, pass its value())
+    return traced_collective<Kind>(comm, op, root, x);
+  } else {
+    return collective_now<Kind>(comm, op, root, x);
+  }
+}
+}  // namespace distributed::detail
+
+/// The element-wise reduction (op: sum by default, mean, min, max) of x over the processes of
+/// comm: every process gets the result. x is a symbolic tensor, an sf::variable (read at this
+/// point of a trace) or a std::tuple of them inside a traced function (one collective per dtype);
+/// outside one, a number, an xtensor expression or an sf::tensor.
+template <class X, class Comm>
+auto all_reduce(const X& x, Comm& comm, reduce_op op = reduce_op::sum) {
+  return distributed::detail::collective<distributed::detail::collective_kind::all_reduce>(comm, op, 0, x);
+}
+
+/// Process `root`'s x, on every process (x has the same shape everywhere).
+template <class X, class Comm>
+auto broadcast(const X& x, Comm& comm, int root = 0) {
+  if constexpr (distributed::communicator<Comm>) distributed::detail::check_root("sf::broadcast", root, comm.size());
+  return distributed::detail::collective<distributed::detail::collective_kind::broadcast>(comm, reduce_op::sum, root, x);
+}
+
+/// The processes' x stacked along axis 0 by rank (a scalar: a vector of size() elements).
+template <class X, class Comm>
+auto all_gather(const X& x, Comm& comm) {
+  return distributed::detail::collective<distributed::detail::collective_kind::all_gather>(comm, reduce_op::sum, 0, x);
+}
+
+}  // namespace staticflow

@@ -1,0 +1,201 @@
+// sf::all_reduce, sf::broadcast, sf::all_gather (distributed/collectives.hpp) and the local
+// communicator (distributed/communicator.hpp), on one process: outside traced functions, inside
+// them as effects in program order, in eager mode, bucketed per dtype, and refused where effects
+// are. `twin` is a communicator of two processes that hold the same values (so a sum doubles,
+// a gather repeats) and logs every collective: what the MPI tests (tests/distributed/*mpi*) check
+// with real processes, checked here without an engine.
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <xtensor/xfixed.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include <staticflow/distributed/collectives.hpp>
+#include <staticflow/distributed/communicator.hpp>
+#include <staticflow/distributed/data_parallel.hpp>
+#include <staticflow/staticflow.hpp>
+
+namespace sf = staticflow;
+
+namespace {
+struct twin {
+  std::vector<std::string> log;  // "all_reduce float32 x6 sum", ...
+  int rank() const { return 0; }
+  int size() const { return 2; }
+  template <class T>
+  static std::string dtype() {
+    return std::string(sf::dtype_name<T>);
+  }
+  template <class T>
+  void all_reduce(const T* in, T* out, std::size_t n, sf::reduce_op op) {
+    log.push_back("all_reduce " + dtype<T>() + " x" + std::to_string(n) + " " + sf::reduce_op_name(op));
+    for (std::size_t i = 0; i < n; ++i) out[i] = op == sf::reduce_op::sum ? T(in[i] + in[i]) : in[i];
+  }
+  template <class T>
+  void broadcast(T*, std::size_t n, int root) {
+    log.push_back("broadcast " + dtype<T>() + " x" + std::to_string(n) + " from " + std::to_string(root));
+  }
+  template <class T>
+  void all_gather(const T* in, std::size_t n, T* out) {
+    log.push_back("all_gather " + dtype<T>() + " x" + std::to_string(n));
+    for (std::size_t i = 0; i < n; ++i) out[i] = out[n + i] = in[i];
+  }
+  void barrier() { log.push_back("barrier"); }
+};
+static_assert(sf::distributed::communicator<twin>);
+static_assert(!sf::distributed::communicator<int>);
+}  // namespace
+
+TEST_CASE("collectives: the local communicator returns its input") {
+  sf::distributed::local comm;
+  CHECK(comm.rank() == 0);
+  CHECK(comm.size() == 1);
+  const xt::xtensor<float, 2> x{{1.f, 2.f}, {3.f, 4.f}};
+  const xt::xtensor<float, 2> reduced = sf::all_reduce(x, comm);
+  CHECK(reduced == x);
+  CHECK(sf::all_reduce(2.5, comm, sf::reduce_op::mean) == 2.5);
+  const xt::xarray<float> gathered = sf::all_gather(x, comm);
+  CHECK(gathered == x);
+  CHECK_THROWS_WITH(sf::broadcast(x, comm, 1),
+                    "staticflow: sf::broadcast: root 1 is not a rank of a group of 1 process");
+  auto f = sf::function([&](auto a) { return sf::all_reduce(a * 2.f, comm, sf::reduce_op::max); });
+  const xt::xtensor<float, 2> y = f(x);
+  CHECK(y == 2.f * x);
+}
+
+TEST_CASE("collectives outside traced functions: numbers, containers, sf::tensor") {
+  twin comm;
+  CHECK(sf::all_reduce(3, comm) == 6);
+  CHECK(sf::all_reduce(1.5f, comm, sf::reduce_op::mean) == 1.5f);
+  const xt::xtensor_fixed<double, xt::xshape<3>> v{1., -2., 0.5};
+  const auto sum = sf::all_reduce(v, comm);
+  CHECK(sum == xt::xtensor_fixed<double, xt::xshape<3>>{2., -4., 1.});
+  const xt::xarray<double> gathered = sf::all_gather(v, comm);
+  CHECK(gathered.shape(0) == 6);
+  CHECK(gathered == xt::xarray<double>{1., -2., 0.5, 1., -2., 0.5});
+  const auto scalars = sf::all_gather(std::int64_t{7}, comm);
+  CHECK(scalars == xt::xtensor<std::int64_t, 1>{7, 7});
+  const sf::tensor t(xt::xtensor<std::int32_t, 1>{4, 5});
+  const sf::tensor doubled = sf::all_reduce(t, comm);
+  CHECK(doubled.data<std::int32_t>()[0] == 8);
+  CHECK(doubled.data<std::int32_t>()[1] == 10);
+  const sf::tensor flags(xt::xtensor<bool, 1>{true, false});
+  CHECK_THROWS_WITH(sf::all_reduce(flags, comm), "staticflow: sf::all_reduce: a bool[2] cannot be carried; cast it to int32 first");
+  CHECK(comm.log == std::vector<std::string>{"all_reduce int32 x1 sum", "all_reduce float32 x1 mean", "all_reduce float64 x3 sum",
+                                             "all_gather float64 x3", "all_gather int64 x1", "all_reduce int32 x2 sum"});
+}
+
+TEST_CASE("collectives in a traced function: effects in program order, run on every call") {
+  twin comm;
+  sf::variable<float, 2> v{xt::xtensor_fixed<float, xt::xshape<2>>{1.f, 2.f}};
+  auto f = sf::function([&](auto x) {
+    auto total = sf::all_reduce(x + v, comm);  // reads v before the assignment below
+    v.assign(total);
+    auto gathered = sf::all_gather(v, comm);  // reads v after it
+    return sf::reduce_sum(gathered) + sf::reduce_sum(total);
+  });
+  const xt::xtensor_fixed<float, xt::xshape<2>> x{10.f, 20.f};
+  // total = 2 * (x + v) = {22, 44}; v = total; gathered = {22, 44, 22, 44}
+  CHECK(f(x) == Approx(132.f + 66.f));
+  CHECK(v.value() == xt::xtensor_fixed<float, xt::xshape<2>>{22.f, 44.f});
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x2 sum", "all_gather float32 x2"});
+  CHECK(f(x) == Approx(3.f * 2.f * (32.f + 64.f)));  // second call: v = {22, 44} at the start
+  CHECK(comm.log.size() == 4);
+  CHECK(f.tracing_count() == 1);
+}
+
+TEST_CASE("collectives: a std::tuple is one collective per dtype (tensor fusion)") {
+  twin comm;
+  auto f = sf::function([&](auto a, auto b, auto c) {
+    auto [ra, rb, rc] = sf::all_reduce(std::tuple{a, b * 2.f, c}, comm, sf::reduce_op::sum);
+    return std::tuple{ra, rb, rc};
+  });
+  const xt::xtensor_fixed<float, xt::xshape<2, 3>> a{{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}};
+  const xt::xtensor_fixed<float, xt::xshape<4>> b{1.f, 0.f, -1.f, 0.5f};
+  const xt::xtensor_fixed<std::int64_t, xt::xshape<1>> c{21};
+  const auto [ra, rb, rc] = f(a, b, c);
+  CHECK(ra == 2.f * a);
+  CHECK(rb == 4.f * b);
+  CHECK(rc(0) == 42);
+  // the two float32 tensors in one flat buffer of 10, the int64 one on its own
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x10 sum", "all_reduce int64 x1 sum"});
+}
+
+TEST_CASE("collectives: broadcast, run-time shapes, empty tensors") {
+  twin comm;
+  auto f = sf::function([&](auto x) { return sf::broadcast(x * 3., comm, 1); });
+  const xt::xtensor<double, 1> x{1., 2., 3.};
+  const xt::xtensor<double, 1> tripled = f(x);
+  CHECK(tripled == xt::xtensor<double, 1>{3., 6., 9.});
+  const xt::xtensor<double, 1> none = xt::xtensor<double, 1>::from_shape({0});
+  CHECK(f(none).size() == 0);
+  CHECK(comm.log == std::vector<std::string>{"broadcast float64 x3 from 1", "broadcast float64 x0 from 1"});
+  CHECK_THROWS_WITH(sf::broadcast(1.0, comm, 2), "staticflow: sf::broadcast: root 2 is not a rank of a group of 2 processes");
+  auto g = sf::function([&](auto m) { return sf::all_gather(m, comm); });
+  const xt::xtensor<std::int32_t, 2> m{{1, 2}, {3, 4}, {5, 6}};
+  const xt::xtensor<std::int32_t, 2> gathered = g(m);
+  CHECK(gathered.shape(0) == 6);
+  CHECK(gathered.shape(1) == 2);
+  const xt::xtensor<std::int32_t, 2> second = xt::view(gathered, xt::range(3, 6));
+  CHECK(second == m);
+}
+
+TEST_CASE("collectives: refused where effects are, and outside traces for variables") {
+  twin comm;
+  sf::variable<float> v{1.f};
+  auto branchy = sf::function([&](auto x) {
+    return sf::cond(x > 0.f, [&] { return sf::all_reduce(x, comm); }, [&] { return x; });
+  });
+  CHECK_THROWS_WITH(branchy(1.f), Catch::Contains("staticflow: sf::all_reduce inside sf::cond / sf::switch_case branches is not supported"));
+  CHECK_THROWS_WITH(sf::all_reduce(v, comm), "staticflow: reading an sf::variable as a symbolic tensor (use value() outside) "
+                                             "is only possible inside a traced function");
+  CHECK(sf::all_reduce(v.value(), comm) == 2.f);
+  CHECK(comm.log.size() == 1);
+}
+
+TEST_CASE("collectives: eager mode runs them as the lambda runs") {
+  twin comm;
+  sf::run_functions_eagerly(true);
+  auto f = sf::function([&](auto x) {
+    auto y = sf::all_reduce(x, comm);
+    comm.log.push_back("after");
+    return y * 2.f;
+  });
+  CHECK(f(1.5f) == 6.f);
+  sf::run_functions_eagerly(false);
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x1 sum", "after"});
+}
+
+TEST_CASE("data_parallel on twin processes: averaged gradients, one collective for gradients and loss") {
+  twin comm;
+  sf::distributed::data_parallel dp{comm};
+  sf::variable<double, 2, 1> w{xt::xtensor_fixed<double, xt::xshape<2, 1>>{{0.5}, {-1.}}};
+  sf::variable<double, 1> b{xt::xtensor_fixed<double, xt::xshape<1>>{0.25}};
+  sf::sgd<double> opt{0.1};
+  auto step = sf::function([&](auto x, auto y) {
+    return dp.minimize(opt, sf::reduce_mean(sf::square(sf::matmul(x, w) + b - y)), w, b);
+  });
+  const xt::xtensor<double, 2> x{{1., 2.}, {3., -1.}};
+  const xt::xtensor<double, 2> y{{1.}, {0.}};
+  // the twin's mean returns the gradients unchanged: one SGD step of the local batch
+  const double pred0 = 0.5 - 2. + 0.25 - 1., pred1 = 1.5 + 1. + 0.25;  // residuals -2.25, 2.75
+  const double loss = (pred0 * pred0 + pred1 * pred1) / 2.;
+  CHECK(step(x, y) == Approx(loss));
+  const double dw0 = (pred0 * 1. + pred1 * 3.), dw1 = (pred0 * 2. + pred1 * -1.), db = pred0 + pred1;
+  CHECK(w.value()(0, 0) == Approx(0.5 - 0.1 * dw0));
+  CHECK(w.value()(1, 0) == Approx(-1. - 0.1 * dw1));
+  CHECK(b.value()(0) == Approx(0.25 - 0.1 * db));
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float64 x4 mean"});
+  dp.broadcast_variables(w, b);
+  CHECK(dp.replicas_identical(w, b));
+  CHECK(comm.log.back() == "all_reduce int32 x1 min");
+  CHECK(comm.log[1] == "broadcast float64 x2 from 0");
+  const xt::xtensor<double, 2> rows{{0., 1.}, {2., 3.}, {4., 5.}, {6., 7.}, {8., 9.}};
+  const xt::xtensor<double, 2> mine = dp.shard(rows);  // rank 0 of 2: rows 0 and 1 (5 * 1 / 2 = 2)
+  const xt::xtensor<double, 2> first_two = xt::view(rows, xt::range(0, 2));
+  CHECK(mine == first_two);
+}
