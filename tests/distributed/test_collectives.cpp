@@ -199,3 +199,27 @@ TEST_CASE("data_parallel on twin processes: averaged gradients, one collective f
   const xt::xtensor<double, 2> first_two = xt::view(rows, xt::range(0, 2));
   CHECK(mine == first_two);
 }
+
+TEST_CASE("collectives: an argument or a variable is read where it lies; all_reduce_into reuses its output") {
+  twin comm;
+  sf::variable<std::int32_t, 3> counts{xt::xtensor_fixed<std::int32_t, xt::xshape<3>>{1, 2, 3}};
+  auto f = sf::function([&](auto x) { return std::tuple{sf::all_reduce(x, comm, sf::reduce_op::mean), sf::all_gather(counts, comm)}; });
+  const xt::xtensor<float, 2> x{{1.f, 2.f}, {3.f, 4.f}};
+  const auto [mean, gathered] = f(x);
+  CHECK(mean == x);
+  const xt::xtensor<std::int32_t, 1> twice{1, 2, 3, 1, 2, 3};
+  CHECK(gathered == twice);
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x4 mean", "all_gather int32 x3"});
+  const xt::xtensor<float, 2> none = xt::xtensor<float, 2>::from_shape({0, 2});
+  CHECK(std::get<0>(f(none)).shape(0) == 0);
+
+  xt::xtensor<double, 1> out = xt::xtensor<double, 1>::from_shape({3});
+  const xt::xtensor<double, 1> v{1., 2., 4.};
+  sf::all_reduce_into(out, v, comm);
+  const xt::xtensor<double, 1> doubled{2., 4., 8.}, quadrupled{4., 8., 16.};
+  CHECK((out == doubled));
+  sf::all_reduce_into(out, out, comm);  // in place
+  CHECK((out == quadrupled));
+  xt::xtensor<double, 1> short_out = xt::xtensor<double, 1>::from_shape({2});
+  CHECK_THROWS_WITH(sf::all_reduce_into(short_out, v, comm), "staticflow: sf::all_reduce_into: out has shape (2,), x has shape (3,)");
+}

@@ -25,6 +25,7 @@
 // that return values and in loop bodies (trace_error).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +39,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "staticflow/backend/cpu/effect_graph.hpp"
+#include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
 #include "staticflow/distributed/communicator.hpp"
 #include "staticflow/effects/recorder.hpp"
@@ -106,10 +108,34 @@ class collective_effect final : public staticflow::detail::effect {
   using results_type = std::tuple<result_of<Kind, G>...>;
 
   collective_effect(Comm& comm, reduce_op op, int root, std::shared_ptr<results_type> results, const G&... g)
-      : comm_(&comm), op_(op), root_(root), results_(std::move(results)), graphs_(g...) {}
+      : comm_(&comm), op_(op), root_(root), results_(std::move(results)), graphs_(g...), leaves_(g...) {}
 
   void run(staticflow::detail::erased_args args) override {
-    if constexpr (Kind == collective_kind::all_gather) {
+    if constexpr (reads_in_place) {
+      // the operand is a value that already lies in memory: the engine reads it there
+      using N = std::tuple_element_t<0, std::tuple<G...>>;
+      using T = typename N::value_type;
+      constexpr std::size_t R = N::shape_type::rank;
+      const T* source = nullptr;
+      extents<R> ext{};
+      if constexpr (graph::detail::is_argument<N>::value) {
+        source = static_cast<const T*>(args[N::index].data);
+        for (std::size_t d = 0; d < R; ++d) ext[d] = args[N::index].ext[d];
+      } else {
+        source = std::get<0>(leaves_).data();
+        ext = std::get<0>(leaves_).result_extents();
+      }
+      const std::size_t count = staticflow::detail::product(ext);
+      auto& result = std::get<0>(*results_);
+      if constexpr (Kind == collective_kind::all_gather) {
+        const std::size_t processes = static_cast<std::size_t>(comm_->size());
+        result.ext[0] = processes * (R == 0 ? 1 : ext[0]);
+        for (std::size_t d = 1; d < R; ++d) result.ext[d] = ext[d];
+        comm_->all_gather(source, count, result.reserve(processes * count));
+      } else {
+        comm_->all_reduce(source, result.reserve(ext), count, op_);
+      }
+    } else if constexpr (Kind == collective_kind::all_gather) {
       const std::size_t processes = static_cast<std::size_t>(comm_->size());
       graphs_.run(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
         auto& staging = std::get<K>(staging_);
@@ -183,11 +209,23 @@ class collective_effect final : public staticflow::detail::effect {
     else comm_->broadcast(data, count, root_);
   }
 
+  /// One operand that is an argument or an external value (a variable, another collective's
+  /// result): all_reduce and all_gather read it where it is, without evaluating it into a buffer.
+  static constexpr bool reads_in_place = [] {
+    if constexpr (sizeof...(G) != 1 || Kind == collective_kind::broadcast) {
+      return false;
+    } else {
+      using N = std::tuple_element_t<0, std::tuple<G...>>;
+      return graph::detail::is_argument<N>::value || cpu::detail::is_external<N>::value;
+    }
+  }();
+
   Comm* comm_;
   reduce_op op_;
   int root_;
   std::shared_ptr<results_type> results_;
   cpu::effect_graph<G...> graphs_;
+  std::tuple<G...> leaves_;  // the operand, read in place when reads_in_place
   std::tuple<std::vector<typename G::value_type>...> staging_;  // all_gather's operands
   std::tuple<std::vector<float>, std::vector<double>, std::vector<std::int32_t>, std::vector<std::int64_t>> flat_;
 };
@@ -295,7 +333,7 @@ auto collective_now(Comm& comm, reduce_op op, int root, const X& x) {
   } else {
     using T = std::remove_cv_t<typename X::value_type>;
     static_assert(collective_dtype<T>, "staticflow: a collective carries float32, float64, int32 and int64 values");
-    auto in = xt::eval(x);  // a container (no copy when x is one) with contiguous row-major data
+    const auto& in = xt::eval(x);  // x itself when it is a container; else x evaluated into one
     if constexpr (Kind == collective_kind::all_gather) {
       std::vector<std::size_t> shape(in.shape().begin(), in.shape().end());
       if (shape.empty()) shape.push_back(1);
@@ -309,6 +347,15 @@ auto collective_now(Comm& comm, reduce_op op, int root, const X& x) {
       return out;
     }
   }
+}
+
+/// "(2, 3)", "(4,)", "()" (Python's tuple, as shape errors write shapes).
+template <class Shape>
+std::string shape_text(const Shape& shape) {
+  std::string text = "(";
+  std::size_t d = 0;
+  for (auto extent : shape) text += (d++ ? ", " : "") + std::to_string(extent);
+  return text + (d == 1 ? ",)" : ")");
 }
 
 template <collective_kind Kind, class Comm, class X>
@@ -333,6 +380,23 @@ auto collective(Comm& comm, reduce_op op, int root, const X& x) {
 template <class X, class Comm>
 auto all_reduce(const X& x, Comm& comm, reduce_op op = reduce_op::sum) {
   return distributed::detail::collective<distributed::detail::collective_kind::all_reduce>(comm, op, 0, x);
+}
+
+/// Outside traced functions: the reduction of container x over the processes written into the
+/// container out (x's dtype and shape; out may be x itself), which the caller keeps between
+/// calls: no allocation (what call_into is to a function call).
+template <class Out, class X, class Comm>
+void all_reduce_into(Out& out, const X& x, Comm& comm, reduce_op op = reduce_op::sum) {
+  static_assert(distributed::communicator<Comm>,
+                "staticflow: sf::all_reduce_into(out, x, comm): comm must model sf::distributed::communicator");
+  using T = std::remove_cv_t<typename X::value_type>;
+  static_assert(std::is_same_v<typename Out::value_type, T> && distributed::detail::collective_dtype<T>,
+                "staticflow: sf::all_reduce_into(out, x, comm): out and x need one dtype of float32, float64, int32, int64");
+  const auto& in = xt::eval(x);
+  if (!std::equal(in.shape().begin(), in.shape().end(), out.shape().begin(), out.shape().end()))
+    throw shape_error("sf::all_reduce_into: out has shape " + distributed::detail::shape_text(out.shape()) + ", x has shape " +
+                      distributed::detail::shape_text(in.shape()));
+  comm.all_reduce(in.data(), out.data(), in.size(), op);
 }
 
 /// Process `root`'s x, on every process (x has the same shape everywhere).
