@@ -223,3 +223,33 @@ TEST_CASE("collectives: an argument or a variable is read where it lies; all_red
   xt::xtensor<double, 1> short_out = xt::xtensor<double, 1>::from_shape({2});
   CHECK_THROWS_WITH(sf::all_reduce_into(short_out, v, comm), "staticflow: sf::all_reduce_into: out has shape (2,), x has shape (3,)");
 }
+
+TEST_CASE("data_parallel: apply_gradients with a tape, broadcast_optimizer, errors") {
+  twin comm;
+  sf::distributed::data_parallel dp{comm};
+  sf::variable<float, 2> w{xt::xtensor_fixed<float, xt::xshape<2>>{1.f, -1.f}};
+  sf::adam opt{0.1f};
+  auto step = sf::function([&](auto x) {
+    sf::gradient_tape tape;
+    auto loss = sf::reduce_sum(w * x);
+    dp.apply_gradients(opt, tape.gradient(loss, w), w);  // one gradient: its own collective
+    return loss;
+  });
+  const xt::xtensor_fixed<float, xt::xshape<2>> x{3.f, -2.f};
+  CHECK(step(x) == Approx(5.f));
+  // adam's first step moves each weight by the learning rate against its gradient's sign
+  CHECK(w.value()(0) == Approx(0.9f));
+  CHECK(w.value()(1) == Approx(-0.9f));
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x2 mean"});
+  dp.broadcast_optimizer(opt);
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x2 mean", "broadcast int64 x1 from 0", "broadcast float32 x1 from 0",
+                                             "broadcast float32 x2 from 0", "broadcast float32 x2 from 0"});
+  CHECK_THROWS_WITH(dp.broadcast_variables_from(2, w), "staticflow: sf::distributed::data_parallel::broadcast_variables: root 2 is "
+                                                       "not a rank of a group of 2 processes");
+  auto inside = sf::function([&](auto a) {
+    dp.broadcast_variables(w);
+    return a;
+  });
+  CHECK_THROWS_WITH(inside(1.f), "staticflow: data_parallel::broadcast_variables runs outside traced functions (call it once, "
+                                 "before the first step)");
+}

@@ -84,7 +84,7 @@ class data_parallel {
                   "staticflow: data_parallel::broadcast_variables(vars...): each argument must be an sf::variable");
     detail::check_root("sf::distributed::data_parallel::broadcast_variables", root, comm_->size());
     if (staticflow::detail::tracing())
-      throw trace_error("data_parallel::broadcast_variables is called outside traced functions (once, before training)");
+      throw trace_error("data_parallel::broadcast_variables runs outside traced functions (call it once, before the first step)");
     (broadcast_one(vars, root), ...);
   }
 
