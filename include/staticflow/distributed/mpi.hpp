@@ -91,24 +91,8 @@ inline constexpr std::size_t mpi_max_count = std::size_t{1} << 30;
 /// collective for a process that is gone.
 class mpi_environment {
  public:
-  mpi_environment(int& argc, char**& argv) {
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (!initialized) {
-      int provided = 0;
-      detail::mpi_check(MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
-      owns_ = true;
-    }
-  }
-  mpi_environment() {
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (!initialized) {
-      int provided = 0;
-      detail::mpi_check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
-      owns_ = true;
-    }
-  }
+  mpi_environment(int& argc, char**& argv) { initialize(&argc, &argv); }
+  mpi_environment() { initialize(nullptr, nullptr); }
   mpi_environment(const mpi_environment&) = delete;
   mpi_environment& operator=(const mpi_environment&) = delete;
   ~mpi_environment() {
@@ -158,6 +142,15 @@ class mpi_environment {
   }
 
  private:
+  void initialize(int* argc, char*** argv) {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (initialized) return;  // someone else's: they finalize it
+    int provided = 0;
+    detail::mpi_check(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+    owns_ = true;
+  }
+
   bool owns_ = false;
   int uncaught_ = std::uncaught_exceptions();
 };
