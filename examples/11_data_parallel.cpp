@@ -9,7 +9,8 @@
 // replicas start equal, and since every process applies the same averaged gradients they stay
 // bit-for-bit equal: checked at the end. The loss of the whole batch, averaged over the shards
 // of equal size, follows the single-process curve (`-np 1`) up to float rounding:
-// tests/distributed compares the curves of 1, 2 and 4 processes. Rank 0 writes it to loss.tsv.
+// tests/distributed compares the curves of 1, 2 and 4 processes. Rank 0 writes it to loss.tsv,
+// and the trained weights and adam's state to a checkpoint (data_parallel_ckpt/ckpt-N.npz).
 #define STATICFLOW_EAGER_MODE 0
 
 #include <cmath>
@@ -27,6 +28,7 @@
 #include <staticflow/distributed/collectives.hpp>
 #include <staticflow/distributed/data_parallel.hpp>
 #include <staticflow/distributed/mpi.hpp>
+#include <staticflow/io/checkpoint.hpp>
 #include <staticflow/staticflow.hpp>
 
 namespace sf = staticflow;
@@ -112,6 +114,13 @@ int main(int argc, char** argv) {
     if (lead)
       std::cout << "accuracy " << float(right) / float(n) << "; traced the step " << train_step.tracing_count()
                 << " time(s); replicas identical after training: " << (identical ? "yes" : "NO") << "\n";
+    // the replicas are equal: one checkpoint, written by rank 0 (a run resumes by restoring it on
+    // every rank, or on rank 0 and then dp.broadcast_variables / dp.broadcast_optimizer)
+    if (lead) {
+      sf::checkpoint ckpt;
+      ckpt.track("w1", w1).track("b1", b1).track("w2", w2).track("b2", b2).track("optimizer", opt);
+      std::cout << "rank 0 saved " << ckpt.save("data_parallel_ckpt/ckpt") << "\n";
+    }
     return identical && std::isfinite(loss) ? 0 : 1;
   });
 }
