@@ -36,3 +36,13 @@ endif()
 target_compile_features(staticflow_cuda INTERFACE cuda_std_20)
 target_compile_options(staticflow_cuda INTERFACE
   "$<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr;-diag-suppress=186,128,20012>")
+
+# NCCL (the CUDA toolkit ships it here): staticflow::nccl for distributed/nccl.hpp.
+find_library(STATICFLOW_NCCL_LIBRARY nccl HINTS "${CUDAToolkit_LIBRARY_DIR}")
+find_path(STATICFLOW_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+if(STATICFLOW_NCCL_LIBRARY AND STATICFLOW_NCCL_INCLUDE_DIR)
+  add_library(staticflow_nccl INTERFACE)
+  add_library(staticflow::nccl ALIAS staticflow_nccl)
+  target_link_libraries(staticflow_nccl INTERFACE staticflow::cuda "${STATICFLOW_NCCL_LIBRARY}")
+  target_include_directories(staticflow_nccl INTERFACE "${STATICFLOW_NCCL_INCLUDE_DIR}")
+endif()
