@@ -253,3 +253,21 @@ TEST_CASE("data_parallel: apply_gradients with a tape, broadcast_optimizer, erro
   CHECK_THROWS_WITH(inside(1.f), "staticflow: data_parallel::broadcast_variables runs outside traced functions (call it once, "
                                  "before the first step)");
 }
+
+TEST_CASE("collectives: static-shape and scalar arguments read in place, traced and eager") {
+  twin comm;
+  auto f = sf::function([&](auto x, auto s) { return std::tuple{sf::all_reduce(x, comm), sf::all_reduce(s, comm), sf::all_gather(x, comm)}; });
+  const xt::xtensor_fixed<float, xt::xshape<2, 3>> x{{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}};
+  for (bool eager : {false, true}) {
+    sf::run_functions_eagerly(eager);
+    const auto [sum, scalar, gathered] = f(x, 2.5);
+    CHECK(sum(1, 2) == 12.f);
+    CHECK(scalar == 5.0);
+    CHECK(gathered.shape(0) == 4);
+    CHECK(gathered.shape(1) == 3);
+    CHECK(gathered(3, 2) == 6.f);
+  }
+  sf::run_functions_eagerly(false);
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x6 sum", "all_reduce float64 x1 sum", "all_gather float32 x6",
+                                             "all_reduce float32 x6 sum", "all_reduce float64 x1 sum", "all_gather float32 x6"});
+}
