@@ -15,6 +15,9 @@ mpiexec=$1; shift
 if [ "$(id -u)" -ne 0 ] || ! command -v ip > /dev/null; then
   echo "netns_hosts: SKIP: needs root and iproute2 (ip netns)"; exit 77
 fi
+if ! "$mpiexec" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
+  echo "netns_hosts: SKIP: the launch below uses Open MPI's options (plm_rsh_agent, routed, rtc)"; exit 77
+fi
 tag="sf$(( $$ % 100000 ))"            # interface names: at most 15 characters
 net="10.$(( 200 + $$ % 50 )).$(( $$ % 250 ))"
 work=$(mktemp -d)

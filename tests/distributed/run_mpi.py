@@ -6,9 +6,10 @@ how it ended.
   run_mpi.py compare-curves --reference curve1.tsv --early 100 --early-tolerance 1e-5 \
       --final-below 0.25 curve2.tsv curve4.tsv
 
-Settings (all harmless where not needed): --oversubscribe (more ranks than the 2 cores), no core
-binding, Open MPI's permission to run as root (containers), and no CMA single-copy in the shared
-memory transport (ptrace is often not allowed in containers). A run that passes --timeout is
+Settings (all harmless where not needed): with Open MPI, --oversubscribe (more ranks than the 2
+cores) and no core binding; its permission to run as root (containers), and no CMA single-copy in
+the shared memory transport (ptrace is often not allowed in containers), as environment variables
+that other MPIs ignore. A run that passes --timeout is
 killed and fails: a hang is a failure, never a wait for CTest's own limit.
 
 --expect-failure TEXT: the run must end with a non-zero exit code and TEXT in its output (a rank
@@ -31,7 +32,11 @@ def run(args):
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     env.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
     env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
-    command = [args.mpiexec, "--oversubscribe", "--bind-to", "none", "-np", str(args.np)] + args.mpi_args + args.command
+    version = subprocess.run([args.mpiexec, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode(errors="replace")
+    # Open MPI's flags; MPICH's Hydra oversubscribes and leaves processes unbound by itself
+    open_mpi = "Open MPI" in version or "OpenRTE" in version
+    flags = ["--oversubscribe", "--bind-to", "none"] if open_mpi else []
+    command = [args.mpiexec] + flags + ["-np", str(args.np)] + args.mpi_args + args.command
     print("run_mpi:", " ".join(command), flush=True)
     try:
         done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=args.timeout)
