@@ -95,6 +95,14 @@ struct collective_result {
     for (std::size_t d = 0; d < Rank; ++d) ext[d] = e[d];
     return reserve(staticflow::detail::product(e));
   }
+  /// For all_gather: `processes` operands of extents e stacked along axis 0 (a scalar's: a vector).
+  template <std::size_t Rank>
+  T* reserve_gathered(const extents<Rank>& e, std::size_t processes) {
+    ext[0] = processes;
+    if constexpr (Rank > 0) ext[0] *= e[0];
+    for (std::size_t d = 1; d < Rank; ++d) ext[d] = e[d];
+    return reserve(processes * staticflow::detail::product(e));
+  }
 };
 
 template <collective_kind Kind, class G>
@@ -128,10 +136,7 @@ class collective_effect final : public staticflow::detail::effect {
       const std::size_t count = staticflow::detail::product(ext);
       auto& result = std::get<0>(*results_);
       if constexpr (Kind == collective_kind::all_gather) {
-        const std::size_t processes = static_cast<std::size_t>(comm_->size());
-        result.ext[0] = processes * (R == 0 ? 1 : ext[0]);
-        for (std::size_t d = 1; d < R; ++d) result.ext[d] = ext[d];
-        comm_->all_gather(source, count, result.reserve(processes * count));
+        comm_->all_gather(source, count, result.reserve_gathered(ext, static_cast<std::size_t>(comm_->size())));
       } else {
         comm_->all_reduce(source, result.reserve(ext), count, op_);
       }
@@ -141,10 +146,7 @@ class collective_effect final : public staticflow::detail::effect {
         auto& staging = std::get<K>(staging_);
         const std::size_t count = staticflow::detail::product(ext);
         staging.resize(count);
-        auto& result = std::get<K>(*results_);
-        result.ext[0] = processes * (ext.size() == 0 ? 1 : ext[0]);
-        for (std::size_t d = 1; d < ext.size(); ++d) result.ext[d] = ext[d];
-        result.reserve(processes * count);
+        std::get<K>(*results_).reserve_gathered(ext, processes);
         return staging.data();
       });
       [&]<std::size_t... K>(std::index_sequence<K...>) {
