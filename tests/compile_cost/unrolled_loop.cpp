@@ -1,12 +1,20 @@
-// A program whose compile cost tests/compile_cost/run_compile_cost.py measures (issue 25): an
-// sf::fori_loop unrolled TRIPS times whose body reads its variable several times.
+// Programs whose compile cost tests/compile_cost/run_compile_cost.py measures (issue 25): a value
+// read several times at each of TRIPS levels (1, 2: an unrolled sf::fori_loop; 3: no loop).
 //   PROGRAM=1: the issue's int32 [1, 8] body ((v * 3) + where(reduce_all(v <= -1, ...), v, v)) % 1000
 //   PROGRAM=2: x = x * x + x over float32
+//   PROGRAM=3: no loop: v = v * v + v written TRIPS levels deep by a template over a reduction, so
+//              the reduction is read 3^TRIPS times (each read its own slot, all equal)
 #include <cstdio>
 
 #include <staticflow/staticflow.hpp>
 
 namespace sf = staticflow;
+
+template <int K, class V>
+auto chain(const V& v) {
+  if constexpr (K == 0) return v;
+  else return chain<K - 1>(v * v + v);
+}
 
 int main() {
 #if PROGRAM == 1
@@ -18,6 +26,11 @@ int main() {
   xt::xtensor_fixed<std::int32_t, xt::xshape<1, 8>> x = {{1, 2, 3, 4, 5, 6, 7, 8}};
   const auto y = f(x);
   std::printf("%d\n", int(y(0, 0)));
+#elif PROGRAM == 3
+  auto f = sf::function([](auto x) { return chain<TRIPS>(sf::reduce_sum(x, sf::axes<0>{}, sf::keepdims) * 0.001f); });
+  xt::xtensor<float, 1> x = {-0.5f, -0.25f};
+  const xt::xtensor<float, 1> y = f(x);
+  std::printf("%g\n", double(y[0]));
 #else
   auto f = sf::function([](auto x) {
     return sf::fori_loop(sf::static_value<0>{}, sf::static_value<TRIPS>{}, [](auto, auto v) { return v * v + v; }, x);

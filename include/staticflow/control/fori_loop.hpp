@@ -97,17 +97,24 @@ template <class Spec, class N>
 auto eager_materialize(const N& n);
 
 template <class V, class T>
-constexpr std::size_t occurrences();
+constexpr std::size_t occurrences_in();
+/// How many times node type V occurs in T (a node, or a tuple of nodes or of tuples), the graphs
+/// that cond branches and loops hold besides their children included. (A variable, so that each
+/// node type is counted once however many paths lead to it.)
+template <class V, class T>
+inline constexpr std::size_t occurrences_v = occurrences_in<V, T>();
+template <class V, class T>
+constexpr std::size_t occurrences() {
+  return occurrences_v<V, T>;
+}
 template <class V, class Tuple>
 constexpr std::size_t occurrences_in_tuple() {
   return []<std::size_t... K>(std::index_sequence<K...>) {
-    return (std::size_t{0} + ... + occurrences<V, std::remove_cvref_t<std::tuple_element_t<K, Tuple>>>());
+    return (std::size_t{0} + ... + occurrences_v<V, std::remove_cvref_t<std::tuple_element_t<K, Tuple>>>);
   }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
 }
-/// How many times node type V occurs in T (a node, or a tuple of nodes or of tuples), the graphs
-/// that cond branches and loops hold besides their children included.
 template <class V, class T>
-constexpr std::size_t occurrences() {
+constexpr std::size_t occurrences_in() {
   if constexpr (std::is_same_v<T, V>) {
     return 1;
   } else if constexpr (is_tuple_type<T>::value) {
@@ -117,8 +124,8 @@ constexpr std::size_t occurrences() {
     if constexpr (requires(const T& t) { t.subgraphs(); })
       n += occurrences_in_tuple<V, std::remove_cvref_t<decltype(std::declval<const T&>().subgraphs())>>();
     if constexpr (requires(const T& t) { t.cond; t.body; t.inits; })
-      n += occurrences<V, std::remove_cvref_t<decltype(std::declval<const T&>().cond)>>() +
-           occurrences<V, std::remove_cvref_t<decltype(std::declval<const T&>().body)>>();
+      n += occurrences_v<V, std::remove_cvref_t<decltype(std::declval<const T&>().cond)>> +
+           occurrences_v<V, std::remove_cvref_t<decltype(std::declval<const T&>().body)>>;
     return n;
   } else {
     return 0;

@@ -31,17 +31,27 @@
 namespace staticflow {
 namespace detail {
 
-/// Whether graph N holds an eager value.
 template <class N>
-constexpr bool holds_eager_value() {
+constexpr bool holds_eager_value_of();
+/// Whether graph N holds an eager value. (A variable, so that each node type is looked at once: a
+/// graph holding one shared node in several places, an unrolled loop's, is a DAG whose paths grow
+/// as uses^steps, and a constant evaluation that walked the paths ran out of steps in clang.)
+template <class N>
+inline constexpr bool holds_eager_value_v = holds_eager_value_of<N>();
+template <class N>
+constexpr bool holds_eager_value_of() {
   if constexpr (graph::detail::is_eager_value<N>::value) {
     return true;
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (holds_eager_value<std::remove_cvref_t<std::tuple_element_t<K, kids>>>() || ...);
+      return (holds_eager_value_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>> || ...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
   }
+}
+template <class N>
+constexpr bool holds_eager_value() {
+  return holds_eager_value_v<N>;
 }
 
 /// Whether graph N can be evaluated now: it reads no argument or loop variable and holds no

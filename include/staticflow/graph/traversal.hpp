@@ -2,6 +2,8 @@
 // arguments used, and the run-time extents of every node.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <string>
 #include <tuple>
@@ -69,17 +71,43 @@ template <class T> struct is_literal<literal<T>> : std::true_type {};
 template <class T, auto V> struct is_literal<static_literal<T, V>> : std::true_type {};
 }  // namespace detail
 
-/// Whether argument I appears anywhere in the graph N (a compile-time walk).
-template <std::size_t I, class N>
-constexpr bool uses_argument() {
-  if constexpr (detail::is_argument<N>::value) {
-    return N::index == I;
+namespace detail {
+/// Which argument indices graph N reads (`read[i]`; the array's size is 1 + the largest index):
+/// one walk per node type, kept in a class's constant. (A kernel asks about every index of its
+/// signature; a walk per index and node grew as their product.)
+template <class N>
+struct arguments_read;
+template <class N>
+constexpr auto arguments_read_by() {
+  if constexpr (is_argument<N>::value) {
+    std::array<bool, N::index + 1> read{};
+    read[N::index] = true;
+    return read;
   } else {
     using kids = decltype(children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (uses_argument<I, std::remove_cvref_t<std::tuple_element_t<K, kids>>>() || ...);
+      constexpr std::size_t limit =
+          std::max({std::size_t{0}, arguments_read<std::remove_cvref_t<std::tuple_element_t<K, kids>>>::value.size()...});
+      std::array<bool, limit> read{};
+      ([&](const auto& kid) {
+        for (std::size_t i = 0; i < kid.size(); ++i) read[i] = read[i] || kid[i];
+      }(arguments_read<std::remove_cvref_t<std::tuple_element_t<K, kids>>>::value), ...);
+      return read;
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
   }
+}
+template <class N>
+struct arguments_read {
+  static constexpr auto value = arguments_read_by<N>();
+};
+}  // namespace detail
+
+/// Whether argument I appears anywhere in the graph N (a compile-time walk).
+template <std::size_t I, class N>
+constexpr bool uses_argument() {
+  constexpr auto& read = detail::arguments_read<N>::value;
+  if constexpr (I >= read.size()) return false;
+  else return read[I];
 }
 
 /// Whether every node under N (N included) has a static shape: then N's extents need no run-time

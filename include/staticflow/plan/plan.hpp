@@ -129,15 +129,21 @@ struct prelude_add {
   using kids = decltype(graph::children(std::declval<const N&>()));
   using type = typename prelude_fold<L, kids>::type;
 };
+// A shared node met for the first time: the shared nodes inside it, then it. Met again: nothing.
+// (A class per case, so that a node met again is not walked again: as arguments of one
+// std::conditional_t both cases were instantiated, and every further path to a shared node walked
+// its whole subtree again, which grew as the square of an unrolled loop's steps.)
+template <class L, class S, bool Seen = prelude_contains<L, S>::value>
+struct prelude_add_shared {
+  using type = L;
+};
+template <class L, class S>
+struct prelude_add_shared<L, S, false> {
+  using type = typename prelude_append<typename prelude_add<L, typename S::held_type>::type, S>::type;
+};
 template <class L, class Key>
   requires(prelude_node<graph::shared_node<Key>>())
-struct prelude_add<L, graph::shared_node<Key>> {
-  using S = graph::shared_node<Key>;
-  using M = typename S::held_type;
-  // (lazily: a node met again is not walked again)
-  using type = typename std::conditional_t<prelude_contains<L, S>::value, std::type_identity<L>,
-                                           prelude_append<typename prelude_add<L, M>::type, S>>::type;
-};
+struct prelude_add<L, graph::shared_node<Key>> : prelude_add_shared<L, graph::shared_node<Key>> {};
 template <class Outputs>
 using prelude_of_t = typename prelude_fold<prelude_list<>, Outputs>::type;
 
@@ -295,6 +301,16 @@ constexpr bool structurally_equal(const N& a, const N& b) {
   }
 }
 
+// Whether two traced slot nodes compute the same values: the same type with equal parameters.
+template <class A, class B>
+constexpr bool same_traced_values(const A*, const B*) {
+  return false;
+}
+template <class A>
+constexpr bool same_traced_values(const A* a, const A* b) {
+  return structurally_equal(*a, *b);
+}
+
 // The first occurrence of each prelude entry in subtree n, into ptrs (a tuple of pointers, one per
 // entry); every later occurrence must hold the same values (see graph/shared.hpp).
 template <class L, class N, class Ptrs>
@@ -378,10 +394,19 @@ struct evaluation_plan {
     return std::tuple_cat(typename output_specs_of<std::tuple_element_t<K, slots_type>>::type{}...);
   }(std::make_index_sequence<slot_count>{}));
   static constexpr std::size_t view_count = std::tuple_size_v<view_specs>;
+  /// view_bases[K] == view_base<K>; view_bases[slot_count] == view_count. (One array for the
+  /// plan: a sum per slot over the slots before it grew as the square of the slots.)
+  static constexpr std::array<std::size_t, slot_count + 1> view_bases = [] {
+    std::array<std::size_t, slot_count + 1> bases{};
+    std::size_t at = 0;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((bases[K] = at, at += view_count_v<std::tuple_element_t<K, slots_type>>), ...);
+    }(std::make_index_sequence<slot_count>{});
+    bases[slot_count] = at;
+    return bases;
+  }();
   template <std::size_t K>
-  static constexpr std::size_t view_base = []<std::size_t... J>(std::index_sequence<J...>) {
-    return (std::size_t{0} + ... + view_count_v<std::tuple_element_t<J, slots_type>>);
-  }(std::make_index_sequence<K>{});
+  static constexpr std::size_t view_base = view_bases[K];
 
   outputs_type outputs;
   slots_type slots;
@@ -408,19 +433,30 @@ struct evaluation_plan {
  private:
   template <std::size_t K, class Traced, std::size_t... J>
   constexpr std::size_t first_equal(const Traced& traced, std::index_sequence<J...>) const {
+    // (no function per pair of slots, only per pair of traced types: the pairs grow as the square
+    // of the slots)
     std::size_t found = K;
-    ([&] {
-      using a = std::tuple_element_t<J, Traced>;
-      using b = std::tuple_element_t<K, Traced>;
-      if constexpr (std::is_same_v<a, b> &&
-                    plan::view_count_v<std::tuple_element_t<J, slots_type>> == plan::view_count_v<std::tuple_element_t<K, slots_type>>)
-        if (found == K && same_as[J] == J && detail::structurally_equal(*std::get<J>(traced), *std::get<K>(traced)))
-          found = J;
-    }(), ...);
+    ((found == K && same_as[J] == J && detail::same_traced_values(std::get<J>(traced), std::get<K>(traced)) ? (void)(found = J)
+                                                                                                           : (void)0),
+     ...);
     return found;
   }
 };
 
+/// Points views [First, First + Count) of `all` (a tuple of views) at the `Count` views that start
+/// at run-time position `from`: a slot that repeats an earlier one (evaluation_plan::same_as) takes
+/// that slot's values. The two slots hold the same traced node, so their views have the same types.
+/// (The position is looked up at run time: a compile-time choice among the earlier slots made one
+/// copy per pair of slots, which grew as the square of the slots.)
+template <std::size_t First, std::size_t Count, class All>
+void share_views(All& all, std::size_t from) {
+  const auto address = std::apply(
+      [](const auto&... view) { return std::array<const void*, sizeof...(view)>{static_cast<const void*>(&view)...}; },
+      std::as_const(all));
+  [&]<std::size_t... V>(std::index_sequence<V...>) {
+    ((std::get<First + V>(all) = *static_cast<const std::tuple_element_t<First + V, All>*>(address[from + V])), ...);
+  }(std::make_index_sequence<Count>{});
+}
 }  // namespace staticflow::plan
 
 namespace staticflow::plan {

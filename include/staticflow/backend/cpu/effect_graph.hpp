@@ -52,42 +52,57 @@ template <class Scope, class Inits, class Cond, class Body>
 struct is_while<graph::while_node<Scope, Inits, Cond, Body>> : std::true_type {};
 
 /// 1 + the largest argument index in graph N (0 when it reads no argument), and whether every
-/// node of N can be evaluated by an effect.
+/// node of N can be evaluated by an effect. Both are variables, so that each node type is looked
+/// at once however many paths lead to it (a shared node, eager.hpp's holds_eager_value).
 template <class N>
-constexpr std::size_t argument_bound();
-template <class... N>
-constexpr std::size_t argument_bound_of(std::type_identity<std::tuple<N...>>) {
-  return std::max({std::size_t{0}, argument_bound<std::remove_cvref_t<N>>()...});
-}
+constexpr std::size_t argument_bound_of_node();
+template <class N>
+inline constexpr std::size_t argument_bound_v = argument_bound_of_node<N>();
 template <class N>
 constexpr std::size_t argument_bound() {
+  return argument_bound_v<N>;
+}
+template <class... N>
+constexpr std::size_t argument_bound_of(std::type_identity<std::tuple<N...>>) {
+  return std::max({std::size_t{0}, argument_bound_v<std::remove_cvref_t<N>>...});
+}
+template <class N>
+constexpr std::size_t argument_bound_of_node() {
   if constexpr (graph::detail::is_argument<N>::value) {
     return N::index + 1;
   } else if constexpr (is_while<N>::value) {
     // a loop's condition and body read the arguments they capture (a differentiated loop's do)
-    return std::max({argument_bound_of(std::type_identity<decltype(N::inits)>{}), argument_bound<decltype(N::cond)>(),
+    return std::max({argument_bound_of(std::type_identity<decltype(N::inits)>{}), argument_bound_v<decltype(N::cond)>,
                      argument_bound_of(std::type_identity<decltype(N::body)>{})});
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
-      return std::max({std::size_t{0}, argument_bound<std::remove_cvref_t<std::tuple_element_t<K, kids>>>()...});
+      return std::max({std::size_t{0}, argument_bound_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>...});
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
   }
 }
 template <class N>
+constexpr bool effect_supported_by_node();
+template <class N>
+inline constexpr bool effect_supported_v = effect_supported_by_node<N>();
+template <class N>
 constexpr bool effect_supported() {
+  return effect_supported_v<N>;
+}
+template <class N>
+constexpr bool effect_supported_by_node() {
   if constexpr (is_bound_variable<N>::value || holds_subgraphs<N>::value) {
     return false;
   } else if constexpr (is_while<N>::value) {
     // (its condition and body read its own variables; an effect inside a loop body is refused
     // while tracing, so they hold no other loop's)
     return []<class... I>(std::type_identity<std::tuple<I...>>) {
-      return (effect_supported<I>() && ...);
+      return (effect_supported_v<I> && ...);
     }(std::type_identity<decltype(N::inits)>{});
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (effect_supported<std::remove_cvref_t<std::tuple_element_t<K, kids>>>() && ...);
+      return (effect_supported_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>> && ...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
   }
 }

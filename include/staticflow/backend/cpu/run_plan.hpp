@@ -25,6 +25,7 @@
 #include "staticflow/backend/cpu/sorting.hpp"
 #include "staticflow/interop/xtensor.hpp"
 #include "staticflow/plan/arena.hpp"
+#include "staticflow/plan/compact_signature.hpp"
 #include "staticflow/plan/plan.hpp"
 
 namespace staticflow::cpu {
@@ -107,30 +108,14 @@ struct is_fused_slot : std::false_type {};
 template <std::size_t Slot, class Compute>
 struct is_fused_slot<fused_slot<Slot, Compute>> : std::true_type {};
 
-template <std::size_t From, std::size_t To, class All, std::size_t... V>
-STATICFLOW_INLINE void copy_views(All& all, std::index_sequence<V...>) {
-  ((std::get<To + V>(all) = std::get<From + V>(all)), ...);
-}
-
-// Slot K repeats slot `original` < K: its views become that slot's.
-template <std::size_t Args, std::size_t K, class Plan, class All, std::size_t... J>
-void share_repeated([[maybe_unused]] std::size_t original, [[maybe_unused]] All& all, std::index_sequence<J...>) {
-  using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
-  [[maybe_unused]] constexpr auto count = std::make_index_sequence<plan::view_count_v<node_type>>{};
-  (
-      [&] {
-        if constexpr (std::is_same_v<typename plan::output_specs_of<std::tuple_element_t<J, typename Plan::slots_type>>::type,
-                                     typename plan::output_specs_of<node_type>::type>)
-          if (original == J) copy_views<Args + Plan::template view_base<J>, Args + Plan::template view_base<K>>(all, count);
-      }(),
-      ...);
-}
-
 // Slot K repeats an earlier slot: its views become that slot's. Returns whether it did.
 template <class Sig, std::size_t K, class Plan, class All>
 STATICFLOW_INLINE bool shares_earlier_slot(const Plan& p, All& all) {
   if (p.same_as[K] == K) return false;
-  share_repeated<std::tuple_size_v<Sig>, K, Plan>(p.same_as[K], all, std::make_index_sequence<K>{});
+  constexpr std::size_t args = std::tuple_size_v<Sig>;
+  using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
+  plan::share_views<args + Plan::template view_base<K>, plan::view_count_v<node_type>>(
+      all, args + Plan::view_bases[p.same_as[K]]);
   return true;
 }
 
@@ -167,7 +152,11 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
   }();
   std::get<args + base>(all) = {data, ext};
   if constexpr (Direct::slot == K && is_fused_slot<Direct>::value) return;  // after the others
-  materialize<full>(node, all, ext, data);
+  // (over the values the node reads: plan/compact_signature.hpp)
+  plan::with_compact_signature<full>(node, std::as_const(all), [&]<class S>(std::type_identity<S>, const auto& n, const auto& read)
+                                                                     STATICFLOW_LAMBDA_INLINE {
+    materialize<S>(n, read, ext, data);
+  });
   ++plan::materialization_counter();
 }
 
@@ -238,7 +227,9 @@ STATICFLOW_INLINE void run_plan(const Plan& p, const Views& views, const Out& ou
       ([&]() STATICFLOW_LAMBDA_INLINE {
         const auto& node = std::get<K>(p.outputs);
         const auto ext = graph::node_extents(node, ext_all);
-        evaluate_into<full>(node, all, ext, out.template allocate<K>(ext));
+        auto* data = out.template allocate<K>(ext);
+        plan::with_compact_signature<full>(node, all, [&]<class S>(std::type_identity<S>, const auto& n, const auto& read)
+                                                          STATICFLOW_LAMBDA_INLINE { evaluate_into<S>(n, read, ext, data); });
       }(), ...);
     }(std::make_index_sequence<Plan::output_count>{});
   });

@@ -80,6 +80,13 @@ constexpr std::size_t view_base() {
   else return K;
 }
 
+/// view_base<Plan, K>() for a K known at run time.
+template <class Plan>
+constexpr std::size_t view_base_at(std::size_t k) {
+  if constexpr (requires { Plan::view_bases; }) return Plan::view_bases[k];
+  else return k;
+}
+
 template <class Plan, std::size_t K>
 using slot_node_t = std::tuple_element_t<K, typename Plan::slots_type>;
 
@@ -90,31 +97,12 @@ struct slot_views<std::tuple<Spec...>> {
   using type = std::tuple<tensor_view<typename Spec::value_type, Spec::shape_type::rank>...>;
 };
 
-template <std::size_t From, std::size_t To, class All, std::size_t... V>
-void copy_views(All& all, std::index_sequence<V...>) {
-  ((std::get<To + V>(all) = std::get<From + V>(all)), ...);
-}
-
-// Slot K repeats slot `original` < K: its views become that slot's.
-template <std::size_t ArgCount, std::size_t K, class Plan, class All, std::size_t... J>
-void share_repeated([[maybe_unused]] std::size_t original, [[maybe_unused]] All& all, std::index_sequence<J...>) {
-  using node_type = slot_node_t<Plan, K>;
-  [[maybe_unused]] constexpr auto count = std::make_index_sequence<plan::view_count_v<node_type>>{};
-  (
-      [&] {
-        if constexpr (std::is_same_v<typename plan::output_specs_of<slot_node_t<Plan, J>>::type,
-                                     typename plan::output_specs_of<node_type>::type>)
-          if (original == J) copy_views<ArgCount + view_base<Plan, J>(), ArgCount + view_base<Plan, K>()>(all, count);
-      }(),
-      ...);
-}
-
 template <std::size_t ArgCount, std::size_t K, class Plan, class All>
 void materialize_slot(const Plan& plan, All& all) {
   constexpr std::size_t at = ArgCount + view_base<Plan, K>();
   using node_type = slot_node_t<Plan, K>;
   if (plan.same_as[K] != K) {  // a repeat of an earlier slot: share its buffers
-    share_repeated<ArgCount, K, Plan>(plan.same_as[K], all, std::make_index_sequence<K>{});
+    plan::share_views<at, plan::view_count_v<node_type>>(all, ArgCount + view_base_at<Plan>(plan.same_as[K]));
     return;
   }
   const auto& node = std::get<K>(plan.slots);
