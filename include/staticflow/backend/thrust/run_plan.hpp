@@ -33,6 +33,7 @@
 #include "staticflow/backend/thrust/sorting.hpp"
 #include "staticflow/core/dtype.hpp"
 #include "staticflow/interop/xtensor.hpp"
+#include "staticflow/plan/compact_signature.hpp"
 #include "staticflow/plan/plan.hpp"
 
 namespace staticflow::thrust_backend {
@@ -115,7 +116,10 @@ void materialize_slot(const Plan& plan, All& all) {
     const std::size_t n = staticflow::detail::product(ext);
     auto* data = static_cast<T*>(device_arena::local().allocate(sizeof(T) * (n ? n : 1)));
     view = {data, ext};
-    materialize(node, all, ext, data);
+    // (over the values the node reads: plan/compact_signature.hpp)
+    plan::with_compact_signature<All>(node, std::as_const(all), [&](auto, const auto& lowered, const auto& read) {
+      materialize(lowered, read, ext, data);
+    });
   }
   ++plan::materialization_counter();
 }
