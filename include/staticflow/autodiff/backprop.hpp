@@ -100,28 +100,34 @@ constexpr bool reaches_any() {
 }
 
 /// Whether node type N can depend on the leaf type Source (through a custom gradient's inputs,
-/// where the reverse walk goes, rather than its forward graph).
+/// where the reverse walk goes, rather than its forward graph). A variable, so that it is worked
+/// out once per pair of types (clang does not cache constexpr calls, and a graph with shared nodes
+/// has many more paths than types).
 template <class Source, class N>
-constexpr bool reaches() {
+inline constexpr bool reaches_v = [] {
   if constexpr (std::is_same_v<N, source_leaf_t<Source>>) {
     return true;
   } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
     return []<class... X>(std::type_identity<std::tuple<X...>>) {
-      return (reaches<Source, X>() || ...);
+      return (reaches_v<Source, X> || ...);
     }(std::type_identity<decltype(N::inputs)>{});
   } else if constexpr (is_branch_node<N>::value) {
     // cond / switch_case: its branches are graphs of their own, not children
-    return reaches<Source, decltype(N::pred)>() || reaches_any<Source, decltype(N::branches)>();
+    return reaches_v<Source, decltype(N::pred)> || reaches_any<Source, decltype(N::branches)>();
   } else if constexpr (is_while_node<N>::value) {
     // a loop's condition and body read captured values besides the loop variables
-    return reaches_any<Source, decltype(N::inits)>() || reaches<Source, decltype(N::cond)>() ||
+    return reaches_any<Source, decltype(N::inits)>() || reaches_v<Source, decltype(N::cond)> ||
            reaches_any<Source, decltype(N::body)>();
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (reaches<Source, std::remove_cvref_t<std::tuple_element_t<K, kids>>>() || ...);
+      return (reaches_v<Source, std::remove_cvref_t<std::tuple_element_t<K, kids>>> || ...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
   }
+}();
+template <class Source, class N>
+constexpr bool reaches() {
+  return reaches_v<Source, N>;
 }
 
 /// n with every leaf of type Leaf replaced by r (r has the leaf's spec). Subgraphs that do not
@@ -151,6 +157,8 @@ constexpr auto leaf_adjoint(const Leaf& leaf, const G& g, const Source& source) 
   using T = typename G::value_type;
   if constexpr (graph::detail::is_argument<Leaf>::value || is_bound_variable<Leaf>::value) {
     return g;  // (a loop variable is a source inside a differentiated loop body: autodiff/loop_backprop.hpp)
+  } else if constexpr (graph::detail::is_shared<Leaf>::value) {
+    return g;  // an accumulation point (below): what the walk sends it
   } else if constexpr (!std::is_same_v<Leaf, Source>) {  // a variable_source: any read of that variable
     return where(graph::literal<bool>(leaf.source->origin == source.origin), g, T(0));
   } else {
@@ -186,7 +194,9 @@ constexpr bool shareable() {
 template <class Root, class Path, class N>
 constexpr auto share_materialized(const N& n) {
   using kids = decltype(graph::children(n));
-  if constexpr (std::tuple_size_v<kids> == 0) {
+  if constexpr (std::tuple_size_v<kids> == 0 || graph::detail::is_shared<N>::value) {
+    // (a node shared already, an unrolled loop's step, keeps its type: rebuilt on every path to
+    // it, its copies would get different tags, and the walk would grow as the paths do)
     return n;
   } else {
     const auto rebuilt = [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -231,14 +241,34 @@ constexpr auto share_adjoint(const G& g) {
 template <class Root, class Path, class N, class G, class Source>
 constexpr auto backprop(const N& n, const G& g, const Source& source);
 
-template <class Root, class Path, std::size_t K, class N, class G, class Child, class Source>
+/// How one walk of a reverse accumulation (below) treats what it meets. Stops: the accumulation
+/// points (a std::tuple of node types), whose adjoints are summed apart: the walk sends them
+/// nothing, unless one is its source. ToPoint: the source is one of them; then the walk does not
+/// enter custom gradients, conds and loops either (a path through one of those reaches the source
+/// of the gradient through that node's own walk, which is not stopped by the points).
+template <class Stops, bool ToPoint>
+struct walk_mode {
+  using stops = Stops;
+  static constexpr bool to_point = ToPoint;
+};
+using plain_walk = walk_mode<std::tuple<>, false>;
+
+template <class N, class Tuple>
+inline constexpr bool in_tuple_v = false;
+template <class N, class... T>
+inline constexpr bool in_tuple_v<N, std::tuple<T...>> = (std::is_same_v<N, T> || ...);
+
+template <class Root, class Path, class Mode, class N, class G, class Source>
+constexpr auto local_backprop(const N& n, const G& g, const Source& source);
+
+template <class Root, class Path, class Mode, std::size_t K, class N, class G, class Child, class Source>
 constexpr auto child_backprop(const N& n, const G& g, const Child& child, const Source& source) {
   if constexpr (!reaches<Source, Child>() || !carries_adjoint<Child>) {
     return zero_adjoint{};
   } else {
     const auto adjoint = child_adjoint<K>(n, g);
     if constexpr (is_zero<decltype(adjoint)>) return zero_adjoint{};
-    else return backprop<Root, typename append_index<Path, K>::type>(child, adjoint, source);
+    else return local_backprop<Root, typename append_index<Path, K>::type, Mode>(child, adjoint, source);
   }
 }
 
@@ -338,11 +368,185 @@ template <class Root, class Path, std::size_t K, class Scope, class I, class C, 
 constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, I, C, B>>& n, const G& g,
                              const Source& source);
 
+/// Whether the reverse walk enters node N through its children (graph::children): not a custom
+/// gradient's, a cond's or a loop's result, whose rules walk graphs of their own.
+template <class N>
+inline constexpr bool walked_by_children_v = !graph::detail::is_custom_gradient<N>::value && !is_branch_output<N>::value &&
+                                             !is_loop_output<N>::value && !is_derived_loop_output<N>::value;
+
+/// The number of paths from node N down to node S that carry an adjoint (through float nodes the
+/// walk enters by their children), counted up to 2. One variable per pair of types: a graph with
+/// shared nodes has few types and many paths.
+template <class S, class N>
+inline constexpr std::size_t paths_to_v = [] {
+  if constexpr (std::is_same_v<S, N>) {
+    return std::size_t{1};
+  } else if constexpr (!walked_by_children_v<N> || !carries_adjoint<N>) {
+    return std::size_t{0};
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    const std::size_t paths = []<std::size_t... K>(std::index_sequence<K...>) {
+      return (std::size_t{0} + ... + paths_to_v<S, std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    return paths < 2 ? paths : std::size_t{2};
+  }
+}();
+
+// The shared nodes below a node (along the edges the walk takes), each before the shared nodes
+// inside it: reverse post-order, a topological order from the root down.
+template <class L, class N, bool Enter = walked_by_children_v<N>>
+struct shared_below;
+template <class L, class Kids>
+struct shared_below_fold;
+template <class L>
+struct shared_below_fold<L, std::tuple<>> {
+  using type = L;
+};
+template <class L, class K0, class... K>
+struct shared_below_fold<L, std::tuple<K0, K...>> {
+  using type = typename shared_below_fold<typename shared_below<L, std::remove_cvref_t<K0>>::type, std::tuple<K...>>::type;
+};
+template <class L, class... K>
+struct shared_below_fold<L, graph::child_refs<K...>> : shared_below_fold<L, std::tuple<K...>> {};
+template <class L, class N>
+struct shared_below<L, N, false> {
+  using type = L;
+};
+template <class L, class N>
+struct shared_below<L, N, true> {
+  using type = typename shared_below_fold<L, decltype(graph::children(std::declval<const N&>()))>::type;
+};
+// A shared node met again is not walked again (one class per case: see plan.hpp's prelude_add).
+template <class L, class S, bool Seen = in_tuple_v<S, L>>
+struct shared_below_once {
+  using type = L;
+};
+template <class... T, class S>
+struct shared_below_once<std::tuple<T...>, S, false> {
+  using inside = typename shared_below<std::tuple<T...>, typename S::held_type>::type;
+  using type = decltype(std::tuple_cat(std::declval<std::tuple<S>>(), std::declval<inside>()));
+};
+template <class L, class Key>
+struct shared_below<L, graph::shared_node<Key>, true> : shared_below_once<L, graph::shared_node<Key>> {};
+
+/// The accumulation points of a walk from N: its float shared nodes reached along two paths or
+/// more, root side first. A point's adjoint is summed once from everything above it and then sent
+/// down its subtree once; a walk over paths would differentiate the subtree once per path, which
+/// grows as uses^depth (an unrolled loop whose body reads its variable three times: 3^steps).
+template <class N, class Shared = typename shared_below<std::tuple<>, N>::type>
+struct accumulation_points;
+template <class N, class... S>
+struct accumulation_points<N, std::tuple<S...>> {
+  using type = decltype(std::tuple_cat(
+      std::declval<std::conditional_t<carries_adjoint<S> && (paths_to_v<S, N> >= 2), std::tuple<S>, std::tuple<>>>()...));
+};
+
+/// A copy of the (first) node of type S below n.
+template <class S, class N>
+constexpr S find_node(const N& n) {
+  if constexpr (std::is_same_v<N, S>) {
+    return n;
+  } else {
+    const auto kids = graph::children(n);
+    using Kids = std::remove_cvref_t<decltype(kids)>;
+    constexpr std::size_t k = []<std::size_t... K>(std::index_sequence<K...>) {
+      std::size_t first = sizeof...(K);
+      ((first == sizeof...(K) && paths_to_v<S, std::remove_cvref_t<std::tuple_element_t<K, Kids>>> > 0 ? first = K : first), ...);
+      return first;
+    }(std::make_index_sequence<std::tuple_size_v<Kids>>{});
+    return find_node<S>(graph::child<k>(kids));
+  }
+}
+
+/// The tags of the walk from accumulation point S of the walk from (Root, Path), and of its summed
+/// adjoint (graph/shared.hpp).
+template <class Root, class Path, class S>
+struct accumulated_at {};
+struct adjoint_sum {};
+/// The key of a point's summed adjoint: a local class, so that the node's type does not nest the
+/// types of the adjoints above it (as template arguments, nested adjoints made g++'s overload
+/// resolution take time that grows as uses^depth: the key of control/fori_loop.hpp's steps).
+template <class Tag, class M>
+constexpr auto adjoint_sum_key() {
+  struct key : graph::shared_key<Tag, M> {};
+  return key{};
+}
+
+/// What the walk from point J (seeded with its adjoint, or zero) sends to the source.
+template <class Root, class Path, class Points, std::size_t J, class Mode, class N, class A, class Source>
+constexpr auto from_point(const N& root, const A& adjoint, const Source& source) {
+  using P = std::tuple_element_t<J, Points>;
+  if constexpr (is_zero<A> || !reaches<Source, typename P::held_type>()) {
+    return zero_adjoint{};
+  } else {
+    const P point = find_node<P>(root);
+    return local_backprop<accumulated_at<Root, Path, P>, std::index_sequence<>, Mode>(point.value(), adjoint, source);
+  }
+}
+
+/// The adjoint of accumulation point I (given those of the points before it): what the root's walk
+/// and the points above it send it, summed, brought to its spec and stored (one value, computed
+/// once, however many nodes below read it). Zero for a point that does not reach the source.
+template <class Root, class Path, class Points, std::size_t I, class N, class G, class Source, class Before>
+constexpr auto point_adjoint(const N& root, const G& g, const Source&, const Before& before) {
+  using S = std::tuple_element_t<I, Points>;
+  if constexpr (!reaches<Source, S>()) {
+    return zero_adjoint{};
+  } else {
+    using Mode = walk_mode<Points, true>;
+    const S point = find_node<S>(root);
+    const auto sum = [&]<std::size_t... J>(std::index_sequence<J...>) {
+      return sum_adjoints<typename S::shape_type>(local_backprop<Root, Path, Mode>(root, g, point),
+                                                  from_point<Root, Path, Points, J, Mode>(root, std::get<J>(before), point)...);
+    }(std::make_index_sequence<I>{});
+    if constexpr (is_zero<decltype(sum)>) {
+      return zero_adjoint{};
+    } else {
+      const auto a = to_value_spec(sum, point);
+      using A = std::remove_cvref_t<decltype(a)>;
+      using Key = decltype(adjoint_sum_key<graph::path_tag<accumulated_at<Root, Path, S>, adjoint_sum>, graph::stored<A>>());
+      return graph::shared_node<Key>(graph::stored<A>(a));
+    }
+  }
+}
+
+template <class Root, class Path, class Points, std::size_t I, class N, class G, class Source, class Before>
+constexpr auto point_adjoints(const N& root, const G& g, const Source& source, const Before& before) {
+  if constexpr (I == std::tuple_size_v<Points>) {
+    return before;
+  } else {
+    auto next = std::tuple_cat(before, std::tuple{point_adjoint<Root, Path, Points, I>(root, g, source, before)});
+    return point_adjoints<Root, Path, Points, I + 1>(root, g, source, next);
+  }
+}
+
 /// Root and Path name node n (the differentiated graph's type, n's child indices from it): the
-/// tags of shared adjoints.
+/// tags of shared adjoints. Reverse accumulation in topological order: the adjoints of n's
+/// accumulation points first (root side first), then what the root's walk and each point's walk
+/// send the source, each walk stopping at the points. With no point it is one walk over n.
 template <class Root, class Path, class N, class G, class Source>
 constexpr auto backprop(const N& n, const G& g, const Source& source) {
+  using Points = typename accumulation_points<N>::type;
+  if constexpr (std::tuple_size_v<Points> == 0 || !reaches<Source, N>()) {
+    return local_backprop<Root, Path, plain_walk>(n, g, source);
+  } else {
+    using Mode = walk_mode<Points, false>;
+    const auto adjoints = point_adjoints<Root, Path, Points, 0>(n, g, source, std::tuple<>{});
+    return [&]<std::size_t... J>(std::index_sequence<J...>) {
+      return sum_adjoints<typename source_leaf_t<Source>::shape_type>(
+          local_backprop<Root, Path, Mode>(n, g, source), from_point<Root, Path, Points, J, Mode>(n, std::get<J>(adjoints), source)...);
+    }(std::make_index_sequence<std::tuple_size_v<Points>>{});
+  }
+}
+
+/// One walk over n (see walk_mode): the sum, over n's children that depend on the source, of each
+/// child's walk with the adjoint the child's rule gives it.
+template <class Root, class Path, class Mode, class N, class G, class Source>
+constexpr auto local_backprop(const N& n, const G& g, const Source& source) {
   if constexpr (!reaches<Source, N>() || !carries_adjoint<N>) {
+    return zero_adjoint{};
+  } else if constexpr (!std::is_same_v<N, source_leaf_t<Source>> &&
+                       (in_tuple_v<N, typename Mode::stops> || (Mode::to_point && !walked_by_children_v<N>))) {
     return zero_adjoint{};
   } else {
     const auto gd = as_dtype<typename N::value_type>(g);
@@ -365,7 +569,7 @@ constexpr auto backprop(const N& n, const G& g, const Source& source) {
       const auto kids = graph::children(n);
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
         return sum_adjoints<typename source_leaf_t<Source>::shape_type>(
-            child_backprop<Root, Path, K>(n, gn, graph::child<K>(kids), source)...);
+            child_backprop<Root, Path, Mode, K>(n, gn, graph::child<K>(kids), source)...);
       }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(kids)>>>{});
     }
   }
