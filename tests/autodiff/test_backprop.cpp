@@ -55,8 +55,8 @@ TEST_CASE("backprop: the unrolled loop's gradient equals the run-time loop's") {
 }
 
 TEST_CASE("backprop: a matmul read three times by hand, and a reduction read at two shapes") {
-  // m is materialized and read along three paths (copies the gradient builder tags apart, by path:
-  // walked once per path, not accumulated; see docs/architecture.md)
+  // m is materialized, its type determines its values, and it is read along three paths: one
+  // accumulation point
   const auto product = [](auto a, auto b) {
     const auto m = sf::matmul(a, b);
     return m * m + sf::sin(m) * 0.5;
@@ -129,6 +129,11 @@ static_assert(ad::paths_to_v<inner, thrice> == 2);  // (counted up to 2: 6 paths
 static_assert(std::is_same_v<ad::accumulation_points<once>::type, std::tuple<inner>>);
 static_assert(std::is_same_v<ad::accumulation_points<thrice>::type, std::tuple<outer, inner>>);
 static_assert(std::is_same_v<ad::accumulation_points<inner>::type, std::tuple<>>);
+// Whose type determines its values (the gradient builder keys those by type, the others by path).
+static_assert(sf::graph::value_free_v<twice> && sf::graph::value_free_v<sf::graph::reduce<sf::op::reduce_sum, leaf, sf::axes<0>, false>>);
+static_assert(!sf::graph::value_free_v<sf::graph::binary<sf::op::multiply, leaf, sf::graph::literal<double>>>);
+static_assert(!sf::graph::value_free_v<sf::graph::reduce<sf::op::reduce_sum, leaf, sf::runtime_axis, false>>);
+static_assert(sf::graph::value_free_v<sf::graph::binary<sf::op::multiply, leaf, sf::graph::static_literal<double, 2.0>>>);
 
 TEST_CASE("backprop: materialized values read several times by hand") {
   // y = sum(o * o + o), o = materialize(i + i), i = materialize(x * x): dy/dx = (2o + 1) * 2 * 2x

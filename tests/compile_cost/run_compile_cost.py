@@ -15,9 +15,10 @@ import tempfile
 # 2 / 4 / 8 / 16 trips 565 / 631 / 810 / 1133 MB (session 29: 595 / 736 / 1038 / 2062), program 2
 # 798 MB (1064), program 3 at 3 levels 1376 MB (3.2 GB of front end alone before session 31).
 # Program 4 (a gradient through program 2's loop), session 32: 4 / 8 / 16 steps 758 / 1008 /
-# 1611 MB (before reverse accumulation: 2146 MB at 4 steps, 81 s, growing as 3^steps).
+# 1611 MB (before reverse accumulation: 2146 MB at 4 steps, 81 s, growing as 3^steps); program 5
+# (program 3's gradient) at 2 / 3 levels 817 / 1907 MB (981 / 3006 MB before).
 CASES = [(1, 2, 1536), (1, 4, 1536), (1, 8, 1536), (1, 16, 1536), (2, 16, 1024), (3, 3, 2048),
-         (4, 4, 1024), (4, 16, 2048)]
+         (4, 4, 1024), (4, 16, 2048), (5, 2, 1024)]
 
 
 def compile_once(cxx, source, flags, program, trips, out):

@@ -6,6 +6,7 @@
 //              the reduction is read 3^TRIPS times (each read its own slot, all equal)
 //   PROGRAM=4: the gradient of reduce_sum(x = x * x + x unrolled TRIPS times) with respect to x
 //              (each step is read three times: the reverse walk must meet it once, not 3^steps times)
+//   PROGRAM=5: the gradient of program 3 with respect to x (the reduction read 3^TRIPS times)
 #include <cstdio>
 
 #include <staticflow/staticflow.hpp>
@@ -33,6 +34,13 @@ int main() {
   xt::xtensor<float, 1> x = {-0.5f, -0.25f};
   const xt::xtensor<float, 1> y = f(x);
   std::printf("%g\n", double(y[0]));
+#elif PROGRAM == 5
+  auto f = sf::function([](auto x) {
+    return sf::gradients(sf::reduce_sum(chain<TRIPS>(sf::reduce_sum(x, sf::axes<0>{}, sf::keepdims) * 0.001)), x);
+  });
+  xt::xtensor<double, 1> x = {-0.5, -0.25};
+  const xt::xtensor<double, 1> g = f(x);
+  std::printf("%.17g %.17g\n", g[0], g[1]);
 #elif PROGRAM == 4
   auto f = sf::function([](auto x) {
     const auto y = sf::fori_loop(sf::static_value<0>{}, sf::static_value<TRIPS>{}, [](auto, auto v) { return v * v + v; }, x);

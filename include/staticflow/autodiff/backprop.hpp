@@ -188,9 +188,23 @@ constexpr bool shareable() {
   return !graph::detail::is_shared<N>::value && plan::shareable_as_is_v<N>;
 }
 
-/// n with every materialized node below it marked shared<path_tag<Root, path>, node>: the adjoint
-/// rules copy forward nodes into every gradient, and the copies of one node then have one type,
-/// which the planner computes and compiles once.
+/// The tag of a materialized node whose type determines its values (graph::value_free_v): every
+/// copy of it, wherever it is in the graph, has this one key (a local class, so that the node's
+/// type does not nest the types inside it: see control/fori_loop.hpp's unrolled_step_key).
+template <class M>
+struct typed_value {};
+template <class M>
+constexpr auto typed_value_key() {
+  struct key : graph::shared_key<typed_value<M>, M> {};
+  return key{};
+}
+
+/// n with every materialized node below it marked shared: the adjoint rules copy forward nodes into
+/// every gradient, and the copies of one node then have one type, which the planner computes and
+/// compiles once. A node whose type determines its values is keyed by its type, so that copies a
+/// program made by hand (`auto m = sf::matmul(a, b); m * m + m`) are one node too, which the
+/// reverse walk meets as one accumulation point; any other by its path from the root
+/// (path_tag<Root, path>: copies of it at different paths are different nodes).
 template <class Root, class Path, class N>
 constexpr auto share_materialized(const N& n) {
   using kids = decltype(graph::children(n));
@@ -204,8 +218,9 @@ constexpr auto share_materialized(const N& n) {
       return graph::with_children(n, share_materialized<Root, typename append_index<Path, K>::type>(graph::child<K>(c))...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
     using R = std::remove_cvref_t<decltype(rebuilt)>;
-    if constexpr (shareable<R>()) return graph::shared<graph::path_tag<Root, Path>, R>(rebuilt);
-    else return rebuilt;
+    if constexpr (!shareable<R>()) return rebuilt;
+    else if constexpr (graph::value_free_v<R>) return graph::shared_node<decltype(typed_value_key<R>())>(rebuilt);
+    else return graph::shared<graph::path_tag<Root, Path>, R>(rebuilt);
   }
 }
 

@@ -52,6 +52,7 @@ struct softmax_node : node<softmax_node<Kind, A, K>> {
   constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return softmax_node<Kind, C, K>(c); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const softmax_node&) const { return true; }
   std::string name() const { return std::string(Kind::name) + "[axis=" + std::to_string(axis) + "]"; }
   extents<shape_type::rank> result_extents(const extents<shape_type::rank>& in) const { return in; }

@@ -118,6 +118,7 @@ struct conv2d : node<conv2d<X, F, Same, SH, SW>> {
   constexpr child_refs<const X&, const F&> children() const { return {x, f}; }
   template <class A, class B>
   constexpr auto with_children(const A& a, const B& b) const { return conv2d<A, B, Same, SH, SW>(a, b); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const conv2d&) const { return true; }
   std::string name() const { return "Conv2D" + conv2d_attributes<Same, SH, SW>(); }
   extents<4> result_extents(const extents<4>& ex, const extents<4>& ef) const {
@@ -152,6 +153,7 @@ struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Same, SH, SW>> {
   constexpr auto with_children(const A& a, const B& b, const C& c) const {
     return conv2d_gradient<Wrt, A, B, C, Same, SH, SW>(a, b, c);
   }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const conv2d_gradient&) const { return true; }
   std::string name() const { return Wrt::name + conv2d_attributes<Same, SH, SW>(); }
   extents<4> result_extents(const extents<4>& ex, const extents<4>& ef, const extents<4>& eg) const {

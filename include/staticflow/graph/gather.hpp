@@ -77,6 +77,7 @@ struct gather : node<gather<X, I, Axis>> {
   constexpr child_refs<const X&, const I&> children() const { return {x, indices}; }
   template <class Y, class J>
   constexpr auto with_children(const Y& y, const J& j) const { return gather<Y, J, Axis>(y, j); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const gather&) const { return true; }
   std::string name() const { return "GatherV2[axis=" + std::to_string(Axis) + "]"; }
   extents<shape_type::rank> result_extents(const extents<x_rank>& xe, const extents<index_rank>& ie) const {
@@ -106,6 +107,7 @@ struct gather_gradient : node<gather_gradient<G, X, I, Axis>> {
   constexpr child_refs<const G&, const X&, const I&> children() const { return {g, x, indices}; }
   template <class H, class Y, class J>
   constexpr auto with_children(const H& h, const Y& y, const J& j) const { return gather_gradient<H, Y, J, Axis>(h, y, j); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const gather_gradient&) const { return true; }
   std::string name() const { return "UnsortedSegmentSum[axis=" + std::to_string(Axis) + "]"; }
   extents<G::shape_type::rank> gathered(const extents<x_rank>& xe, const extents<index_rank>& ie) const {

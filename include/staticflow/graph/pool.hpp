@@ -139,6 +139,7 @@ struct pool : node<pool<Kind, X, P>> {
   constexpr child_refs<const X&> children() const { return {x}; }
   template <class A>
   constexpr auto with_children(const A& a) const { return pool<Kind, A, P>(a); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const pool&) const { return true; }
   std::string name() const { return Kind::name + pool_attributes<P, rank>(); }
   extents<rank> result_extents(const extents<rank>& ex) const {
@@ -163,6 +164,7 @@ struct pool_gradient : node<pool_gradient<Kind, X, G, P>> {
   constexpr child_refs<const X&, const G&> children() const { return {x, g}; }
   template <class A, class B>
   constexpr auto with_children(const A& a, const B& b) const { return pool_gradient<Kind, A, B, P>(a, b); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const pool_gradient&) const { return true; }
   std::string name() const { return Kind::gradient_name + pool_attributes<P, rank>(); }
   extents<rank> result_extents(const extents<rank>& ex, const extents<rank>& eg) const {

@@ -197,6 +197,7 @@ struct reduce : node<reduce<Op, A, Axes, Keep>> {
   constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return reduce<Op, C, Axes, Keep>(c, axes); }
+  static constexpr bool parameters_in_type = !std::is_same_v<Axes, runtime_axis>;
   constexpr bool same_parameters(const reduce& o) const {
     if constexpr (std::is_same_v<Axes, runtime_axis>) return axes.axis == o.axes.axis;
     else return true;
@@ -238,6 +239,7 @@ struct arg_reduce : node<arg_reduce<Op, A, Axis>> {
   constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return arg_reduce<Op, C, Axis>(c, axes); }
+  static constexpr bool parameters_in_type = !std::is_same_v<Axis, runtime_axis>;
   constexpr bool same_parameters(const arg_reduce& o) const {
     if constexpr (std::is_same_v<Axis, runtime_axis>) return axes.axis == o.axes.axis;
     else return true;

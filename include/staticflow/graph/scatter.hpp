@@ -131,6 +131,7 @@ struct gather_nd : node<gather_nd<X, I>> {
   constexpr child_refs<const X&, const I&> children() const { return {x, indices}; }
   template <class Y, class J>
   constexpr auto with_children(const Y& y, const J& j) const { return gather_nd<Y, J>(y, j); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const gather_nd&) const { return true; }
   std::string name() const { return "GatherNd"; }
   extents<shape_type::rank> result_extents(const extents<x_rank>& xe, const extents<index_rank>& ie) const {
@@ -180,6 +181,7 @@ struct tensor_scatter_nd : node<tensor_scatter_nd<Mode, X, I, U>> {
   constexpr child_refs<const X&, const I&, const U&> children() const { return {x, indices, updates}; }
   template <class Y, class J, class V>
   constexpr auto with_children(const Y& y, const J& j, const V& v) const { return tensor_scatter_nd<Mode, Y, J, V>(y, j, v); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const tensor_scatter_nd&) const { return true; }
   std::string name() const { return Mode::tf_name; }
   extents<x_rank> result_extents(const extents<x_rank>& xe, const extents<index_rank>& ie,

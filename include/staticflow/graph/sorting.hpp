@@ -68,6 +68,7 @@ struct argsort : node<argsort<X, Axis, D>> {
   constexpr child_refs<const X&> children() const { return {x}; }
   template <class Y>
   constexpr auto with_children(const Y& y) const { return argsort<Y, Axis, D>(y); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const argsort&) const { return true; }
   std::string name() const {
     return "ArgSort[axis=" + std::to_string(Axis) + (D == sort_direction::ascending ? " direction=ASCENDING" : " direction=DESCENDING") +
@@ -94,6 +95,7 @@ struct take_along_axis : node<take_along_axis<X, P, Axis>> {
   constexpr child_refs<const X&, const P&> children() const { return {x, positions}; }
   template <class Y, class Q>
   constexpr auto with_children(const Y& y, const Q& q) const { return take_along_axis<Y, Q, Axis>(y, q); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const take_along_axis&) const { return true; }
   std::string name() const { return "TakeAlongAxis[axis=" + std::to_string(Axis) + "]"; }
   static void check(const extents<rank>& xe, const extents<rank>& pe) {
@@ -124,6 +126,7 @@ struct take_along_axis_gradient : node<take_along_axis_gradient<G, X, P, Axis>> 
   constexpr child_refs<const G&, const X&, const P&> children() const { return {g, x, positions}; }
   template <class H, class Y, class Q>
   constexpr auto with_children(const H& h, const Y& y, const Q& q) const { return take_along_axis_gradient<H, Y, Q, Axis>(h, y, q); }
+  static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const take_along_axis_gradient&) const { return true; }
   std::string name() const { return "TakeAlongAxisGrad[axis=" + std::to_string(Axis) + "]"; }
   extents<rank> result_extents(const extents<rank>& ge, const extents<rank>& xe, const extents<rank>& pe) const {

@@ -69,6 +69,8 @@ template <std::size_t I, class T, class S> struct is_argument<argument<I, T, S>>
 template <class N> struct is_literal : std::false_type {};
 template <class T> struct is_literal<literal<T>> : std::true_type {};
 template <class T, auto V> struct is_literal<static_literal<T, V>> : std::true_type {};
+template <class N> struct is_runtime_literal : std::false_type {};
+template <class T> struct is_runtime_literal<literal<T>> : std::true_type {};
 }  // namespace detail
 
 namespace detail {
@@ -101,6 +103,28 @@ struct arguments_read {
   static constexpr auto value = arguments_read_by<N>();
 };
 }  // namespace detail
+
+/// Whether N's type determines its values, given the arguments: no run-time literal, parameter or
+/// value from outside (an sf::variable's read) below it, so that two nodes of type N are always
+/// equal (plan/plan.hpp's structurally_equal). A node whose `same_parameters` compares run-time
+/// members is not; one whose parameters are all in its type says `parameters_in_type`. A shared
+/// node is (the planner checks that every occurrence of a tag holds equal values). One evaluation
+/// per node type.
+template <class N>
+inline constexpr bool value_free_v = [] {
+  if constexpr (detail::is_shared<N>::value) {
+    return true;
+  } else if constexpr (detail::is_runtime_literal<N>::value) {
+    return false;  // (a static_literal's value is in its type)
+  } else if constexpr (requires(const N& n) { n.same_parameters(n); } && !requires { requires N::parameters_in_type; }) {
+    return false;
+  } else {
+    using kids = decltype(children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (value_free_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>> && ...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}();
 
 /// Whether argument I appears anywhere in the graph N (a compile-time walk).
 template <std::size_t I, class N>
