@@ -111,12 +111,16 @@ struct is_fused_slot<fused_slot<Slot, Compute>> : std::true_type {};
 // Slot K repeats an earlier slot: its views become that slot's. Returns whether it did.
 template <class Sig, std::size_t K, class Plan, class All>
 STATICFLOW_INLINE bool shares_earlier_slot(const Plan& p, All& all) {
-  if (p.same_as[K] == K) return false;
-  constexpr std::size_t args = std::tuple_size_v<Sig>;
-  using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
-  plan::share_views<args + Plan::template view_base<K>, plan::view_count_v<node_type>>(
-      all, args + Plan::view_bases[p.same_as[K]]);
-  return true;
+  if constexpr (K == 0) {
+    return false;  // (the first slot repeats none)
+  } else {
+    if (p.same_as[K] == K) return false;
+    constexpr std::size_t args = std::tuple_size_v<Sig>;
+    using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
+    plan::share_views<args + Plan::template view_base<K>, plan::view_count_v<node_type>>(
+        all, args + Plan::view_bases[p.same_as[K]]);
+    return true;
+  }
 }
 
 template <class Plan, std::size_t K>
@@ -153,9 +157,9 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
   std::get<args + base>(all) = {data, ext};
   if constexpr (Direct::slot == K && is_fused_slot<Direct>::value) return;  // after the others
   // (over the values the node reads: plan/compact_signature.hpp)
-  plan::with_compact_signature<full>(node, std::as_const(all), [&]<class S>(std::type_identity<S>, const auto& n, const auto& read)
+  plan::with_compact_signature<full>(node, std::as_const(all), [&]<class S>(std::type_identity<S>, const auto& compact, const auto& read)
                                                                      STATICFLOW_LAMBDA_INLINE {
-    materialize<S>(n, read, ext, data);
+    materialize<S>(compact, read, ext, data);
   });
   ++plan::materialization_counter();
 }
@@ -228,8 +232,8 @@ STATICFLOW_INLINE void run_plan(const Plan& p, const Views& views, const Out& ou
         const auto& node = std::get<K>(p.outputs);
         const auto ext = graph::node_extents(node, ext_all);
         auto* data = out.template allocate<K>(ext);
-        plan::with_compact_signature<full>(node, all, [&]<class S>(std::type_identity<S>, const auto& n, const auto& read)
-                                                          STATICFLOW_LAMBDA_INLINE { evaluate_into<S>(n, read, ext, data); });
+        plan::with_compact_signature<full>(node, all, [&]<class S>(std::type_identity<S>, const auto& compact, const auto& read)
+                                                          STATICFLOW_LAMBDA_INLINE { evaluate_into<S>(compact, read, ext, data); });
       }(), ...);
     }(std::make_index_sequence<Plan::output_count>{});
   });

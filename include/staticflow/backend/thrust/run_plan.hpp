@@ -102,9 +102,11 @@ template <std::size_t ArgCount, std::size_t K, class Plan, class All>
 void materialize_slot(const Plan& plan, All& all) {
   constexpr std::size_t at = ArgCount + view_base<Plan, K>();
   using node_type = slot_node_t<Plan, K>;
-  if (plan.same_as[K] != K) {  // a repeat of an earlier slot: share its buffers
-    plan::share_views<at, plan::view_count_v<node_type>>(all, ArgCount + view_base_at<Plan>(plan.same_as[K]));
-    return;
+  if constexpr (K > 0) {
+    if (plan.same_as[K] != K) {  // a repeat of an earlier slot: share its buffers
+      plan::share_views<at, plan::view_count_v<node_type>>(all, ArgCount + view_base_at<Plan>(plan.same_as[K]));
+      return;
+    }
   }
   const auto& node = std::get<K>(plan.slots);
   if constexpr (requires { node_type::self_allocating; }) {
