@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -188,6 +189,19 @@ constexpr auto unroll(Body& body, const State& state) {
 }
 
 struct fori_scope_tag {};
+/// The scope tag of a loop with sf::static_value bounds too long to unroll: the listing says so.
+template <std::int64_t Steps>
+struct fori_not_unrolled_tag {
+  static std::string listing_note() {
+    return "not_unrolled=" + std::to_string(Steps) + " static steps > STATICFLOW_UNROLL_LIMIT " +
+           std::to_string(STATICFLOW_UNROLL_LIMIT);
+  }
+};
+template <class Lo, class Hi>
+constexpr auto fori_scope_tag_of() {
+  if constexpr (is_integral_constant_v<Lo> && is_integral_constant_v<Hi>) return fori_not_unrolled_tag<std::int64_t(Hi::value) - std::int64_t(Lo::value)>{};
+  else return fori_scope_tag{};
+}
 }  // namespace detail
 
 /// lax.fori_loop: for i in [lo, hi): vars = body(i, vars...); returns the final variables (one
@@ -205,7 +219,7 @@ constexpr auto fori_loop(const Lo& lo, const Hi& hi, Body&& body, const Vars&...
     using C = detail::counter_t<Lo, Hi>;
     const auto first = detail::counter_bound<C>(lo);
     const auto last = detail::counter_bound<C>(hi);
-    using Scope = std::tuple<detail::fori_scope_tag, std::remove_cvref_t<Body>>;
+    using Scope = std::tuple<decltype(detail::fori_scope_tag_of<Lo, Hi>()), std::remove_cvref_t<Body>>;
     auto cond = [&](const auto& i, const auto&...) { return i < last; };
     auto step = [&](const auto& i, const auto&... v) {
       auto next = detail::as_tuple(body(i, v...));

@@ -90,6 +90,20 @@ struct while_plan : node<while_plan<ArgCount, Inits, CondPlan, BodyPlan, InPlace
   std::string name() const { return "while"; }
 };
 
+namespace detail {
+/// What a listing says of a loop besides its graphs: its scope's first type's `listing_note()`
+/// where it has one (control/fori_loop.hpp: why a loop with static bounds was not unrolled).
+template <class Scope>
+std::string scope_note() {
+  return {};
+}
+template <class Scope>
+  requires requires { std::tuple_element_t<0, Scope>::listing_note(); }
+std::string scope_note() {
+  return std::tuple_element_t<0, Scope>::listing_note();
+}
+}  // namespace detail
+
 /// A while loop as traced: initial values, the condition and the body over bound_variable<Scope, K>.
 template <class Scope, class Inits, class Cond, class Body>
 struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
@@ -117,6 +131,8 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
            detail::graphs_equal(body, o.body);
   }
   std::string name() const { return "while"; }
+  /// A line the listing prints with the loop's graphs (empty: none).
+  std::string listing_note() const { return detail::scope_note<Scope>(); }
   /// The condition and the body, for listings: `v(label, scope, variable specs, outputs)`.
   template <class V>
   void for_each_subgraph(V& v) const {

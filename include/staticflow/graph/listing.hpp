@@ -42,6 +42,7 @@ struct equation {
   evaluation how = evaluation::fused;
   std::vector<block> subgraphs;
   std::string subgraph_key;  // the sub-graphs listed with canonical names: equal keys, equal programs
+  std::string note;          // a line listed with the sub-graphs (a loop's: why it was not unrolled)
 };
 
 /// SSA names: a, b, ..., z, aa, ab, ... (jaxpr uses the same letters, with a different carry).
@@ -114,6 +115,7 @@ inline void append_jaxpr(std::string& s, const block& b, std::size_t indent) {
     s.append(indent + 4, ' ').append(e.name).append(":").append(e.spec).append(" = ").append(e.op);
     if (!e.subgraphs.empty()) {
       s += "[\n";
+      if (!e.note.empty()) s.append(indent + 6, ' ').append(e.note).append("\n");
       for (const auto& sub : e.subgraphs) {
         s.append(indent + 6, ' ').append(sub.label).append("=");
         append_jaxpr(s, sub, indent + 6);

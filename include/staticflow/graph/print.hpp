@@ -102,7 +102,7 @@ class listing {
       return name;
     } else {
       constexpr bool holds_subgraphs = requires { n.for_each_subgraph(std::declval<subgraph_lister&>()); };
-      equation e{{}, op_name(n), {}, spec_text<N>(), how<N>(), {}, {}};
+      equation e{{}, op_name(n), {}, spec_text<N>(), how<N>(), {}, {}, {}};
       apply_children([&](const auto&... kid) { (e.operands.push_back(emit(kid)), ...); }, children(n));
       if constexpr (holds_subgraphs) {
         listing canonical = *this;  // the sub-graphs under names no real value has: the key
@@ -110,6 +110,7 @@ class listing {
         canonical.counter_ = counter_ < canonical_names ? canonical_names : counter_ + (std::size_t{1} << 20);
         e.subgraph_key = canonical.subgraph_key(n);
       }
+      if constexpr (requires { n.listing_note(); }) e.note = n.listing_note();
       if (const equation* old = find_visible(e)) return old->name;
       e.name = fresh_name();
       if constexpr (holds_subgraphs) {

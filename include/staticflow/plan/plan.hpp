@@ -450,17 +450,20 @@ struct evaluation_plan {
 /// copy per pair of slots, which grew as the square of the slots.)
 template <std::size_t First, std::size_t Count, class All>
 void share_views(All& all, std::size_t from) {
-  static_assert(First >= Count, "staticflow: share_views: the first slot repeats no earlier one");
-  // The earlier slot's views end before this one's. Said as a bound, it also tells the compiler
-  // that the reads below stay in the array (g++ 12 warned of -Warray-bounds without it, inlined
-  // with from unknown).
-  from = from < First - Count ? from : First - Count;
-  const auto address = std::apply(
-      [](const auto&... view) { return std::array<const void*, sizeof...(view)>{static_cast<const void*>(&view)...}; },
-      std::as_const(all));
-  [&]<std::size_t... V>(std::index_sequence<V...>) {
-    ((std::get<First + V>(all) = *static_cast<const std::tuple_element_t<First + V, All>*>(address[from + V])), ...);
-  }(std::make_index_sequence<Count>{});
+  // The earlier slot's views end before this one's (so a slot with fewer views before it than its
+  // own repeats none). Said as a bound, it also tells the compiler that the reads below stay in the
+  // array: g++ 12 warned of -Warray-bounds without it, inlined with `from` unknown.
+  if constexpr (First >= Count) {
+    from = from < First - Count ? from : First - Count;
+    const auto address = std::apply(
+        [](const auto&... view) { return std::array<const void*, sizeof...(view)>{static_cast<const void*>(&view)...}; },
+        std::as_const(all));
+    [&]<std::size_t... V>(std::index_sequence<V...>) {
+      ((std::get<First + V>(all) = *static_cast<const std::tuple_element_t<First + V, All>*>(address[from + V])), ...);
+    }(std::make_index_sequence<Count>{});
+  } else {
+    (void)all, (void)from;
+  }
 }
 }  // namespace staticflow::plan
 
