@@ -164,3 +164,16 @@ double hvp_error(Fn fn, const X& x, const X& v, const Rest&... rest) {
 }
 
 }  // namespace gradient_check
+
+namespace gradient_check {
+/// d/dx of sum(f^steps(x)), f(v) = v * v + v, elementwise by the chain rule: the closed form the
+/// unrolled-loop tests of autodiff/backprop.hpp check against.
+inline double unrolled_square_plus_derivative(double x, int steps) {
+  double d = 1;
+  for (int i = 0; i < steps; ++i) {
+    d *= 2 * x + 1;
+    x = x * x + x;
+  }
+  return d;
+}
+}  // namespace gradient_check

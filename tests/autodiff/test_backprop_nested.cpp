@@ -12,18 +12,6 @@
 namespace sf = staticflow;
 using namespace gradient_check;
 
-namespace {
-/// d/dx of sum(f^steps(x)), f(v) = v * v + v, elementwise by the chain rule.
-double unrolled_derivative(double x, int steps) {
-  double d = 1;
-  for (int i = 0; i < steps; ++i) {
-    d *= 2 * x + 1;
-    x = x * x + x;
-  }
-  return d;
-}
-}  // namespace
-
 TEST_CASE("backprop: an unrolled loop whose step also goes through a cond") {
   // v is read by the elementwise ops and inside both branches: the walks toward a step stop at the
   // cond, whose own walk carries what goes through it. (Two steps: each cond's walk is a fresh one
@@ -56,7 +44,7 @@ TEST_CASE("backprop: a second derivative through an unrolled loop") {
   REQUIRE(hv.size() == n);
   for (std::size_t i = 0; i < n; ++i) {
     const double h = 1e-5;
-    const double second = (unrolled_derivative(x(i) + h, 3) - unrolled_derivative(x(i) - h, 3)) / (2 * h);
+    const double second = (unrolled_square_plus_derivative(x(i) + h, 3) - unrolled_square_plus_derivative(x(i) - h, 3)) / (2 * h);
     CHECK(hv(i) == Approx(second * v(i)).epsilon(1e-6).margin(1e-8));
   }
   CHECK(hvp_error(fn, x, v) < 1e-6);
