@@ -188,17 +188,6 @@ constexpr bool shareable() {
   return !graph::detail::is_shared<N>::value && plan::shareable_as_is_v<N>;
 }
 
-/// The tag of a materialized node whose type determines its values (graph::value_free_v): every
-/// copy of it, wherever it is in the graph, has this one key (a local class, so that the node's
-/// type does not nest the types inside it: see control/fori_loop.hpp's unrolled_step_key).
-template <class M>
-struct typed_value {};
-template <class M>
-constexpr auto typed_value_key() {
-  struct key : graph::shared_key<typed_value<M>, M> {};
-  return key{};
-}
-
 /// n with every materialized node below it marked shared: the adjoint rules copy forward nodes into
 /// every gradient, and the copies of one node then have one type, which the planner computes and
 /// compiles once. A node whose type determines its values is keyed by its type, so that copies a
@@ -219,7 +208,7 @@ constexpr auto share_materialized(const N& n) {
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
     using R = std::remove_cvref_t<decltype(rebuilt)>;
     if constexpr (!shareable<R>()) return rebuilt;
-    else if constexpr (graph::value_free_v<R>) return graph::shared_node<decltype(typed_value_key<R>())>(rebuilt);
+    else if constexpr (graph::value_free_v<R>) return graph::shared_node<decltype(graph::typed_value_key<R>())>(rebuilt);
     else return graph::shared<graph::path_tag<Root, Path>, R>(rebuilt);
   }
 }

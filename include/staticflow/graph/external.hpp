@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "staticflow/core/shape.hpp"
 #include "staticflow/graph/child_refs.hpp"
@@ -31,15 +32,23 @@ struct external_source {
 /// The kind of external leaf that eager mode hands the lambda (trace/eager_mode.hpp): its value
 /// is known while the lambda runs, so sf::cond can pick a branch and std::cout can show it.
 struct eager_kind {};
+/// The kind of an eager call's argument I: every leaf of it in the call's graph reads the one
+/// source the call made for that argument, so two leaves of one such type hold the same values
+/// (graph::value_free_v), and the planner may make the materialized nodes above them one node
+/// (plan/repeats.hpp). Other eager values (results computed on the spot, a loop counter) are
+/// eager_kind: two of one type may differ.
+template <std::size_t I>
+struct eager_argument_kind : eager_kind {};
 
 /// A tensor of dtype T and shape S read from an external source when the graph runs. `Kind` is
-/// void, or eager_kind for the values of an eager call.
+/// void, or eager_kind (or an eager_argument_kind) for the values of an eager call.
 template <class T, class S, class Kind = void>
 struct external_leaf : node<external_leaf<T, S, Kind>> {
   using value_type = T;
   using shape_type = S;
   static constexpr bool materialized = true;     // a slot of its own: its view points at the data
   static constexpr bool self_allocating = true;  // ... which it does not allocate
+  static constexpr bool parameters_in_type = !std::is_same_v<Kind, void> && !std::is_same_v<Kind, eager_kind>;
   const external_source* source;
 
   constexpr explicit external_leaf(const external_source* s) : source(s) {}
@@ -60,10 +69,12 @@ template <class T, class S>
 using external = external_leaf<T, S, void>;
 template <class T, class S>
 using eager_value = external_leaf<T, S, eager_kind>;
+template <class T, class S, std::size_t I>
+using eager_argument_value = external_leaf<T, S, eager_argument_kind<I>>;
 
 namespace detail {
 template <class N> struct is_eager_value : std::false_type {};
-template <class T, class S> struct is_eager_value<eager_value<T, S>> : std::true_type {};
+template <class T, class S, class K> struct is_eager_value<external_leaf<T, S, K>> : std::is_base_of<eager_kind, K> {};
 }  // namespace detail
 
 }  // namespace staticflow::graph

@@ -147,6 +147,19 @@ struct shared_node : node<shared_node<Key>>, detail::held_outputs<typename Key::
 template <class Tag, class M>
 using shared = shared_node<shared_key<Tag, M>>;
 
+/// The tag of a materialized node whose type determines its values (graph::value_free_v): every
+/// copy of it, wherever it is in a graph, has this one key, a local class, so that the shared
+/// node's type does not nest the types inside it (see control/fori_loop.hpp's unrolled_step_key).
+/// The planner marks a node a program reads twice this way (plan/repeats.hpp), and so does the
+/// gradient builder (autodiff/backprop.hpp).
+template <class M>
+struct typed_value {};
+template <class M>
+constexpr auto typed_value_key() {
+  struct key : shared_key<typed_value<M>, M> {};
+  return key{};
+}
+
 namespace detail {
 template <class N> struct is_shared : std::false_type {};
 template <class Key> struct is_shared<shared_node<Key>> : std::true_type {};

@@ -27,45 +27,11 @@
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/custom_gradient.hpp"
 #include "staticflow/graph/traversal.hpp"
+#include "staticflow/plan/cost_rule.hpp"
+#include "staticflow/plan/repeats.hpp"
 
 namespace staticflow::plan {
 
-/// Whether the planner materializes node N (the cost rule above).
-template <class N>
-inline constexpr bool materializes_v = [] {
-  if constexpr (requires { N::materialized; }) return bool(N::materialized);
-  else return false;
-}();
-
-/// How many values (views) a materialized node produces: one, or the size of its `output_specs`
-/// tuple for a node with several results (cond and loops with several outputs or variables).
-template <class N>
-inline constexpr std::size_t view_count_v = [] {
-  if constexpr (requires { typename N::output_specs; }) return std::tuple_size_v<typename N::output_specs>;
-  else return std::size_t{1};
-}();
-
-/// The specs of the values a materialized node produces.
-template <class N>
-struct output_specs_of {
-  using type = std::tuple<spec_of_node_t<N>>;
-};
-template <class N>
-  requires requires { typename N::output_specs; }
-struct output_specs_of<N> {
-  using type = typename N::output_specs;
-};
-
-/// Whether node N can be the node a shared node holds, as it is (graph/shared.hpp): materialized,
-/// one value, neither a view of another node's values nor a node that allocates its own.
-template <class N>
-inline constexpr bool shareable_as_is_v = [] {
-  if constexpr (!materializes_v<N> || requires { N::self_allocating; } || requires { N::projected_output; }) return false;
-  else return view_count_v<N> == 1;
-}();
-
-/// How many values the materialized nodes of subtree N produce, N included: the number of views
-/// (argument slots) the subtree's slots occupy.
 /// Whether N is a shared node the planner computes once, in the plan's prelude (its child is
 /// materialized); a shared node over anything else is its child.
 template <class N>
@@ -74,6 +40,8 @@ constexpr bool prelude_node() {
   else return false;
 }
 
+/// How many values the materialized nodes of subtree N produce, N included: the number of views
+/// (argument slots) the subtree's slots occupy.
 template <class N>
 constexpr std::size_t materialized_count() {
   if constexpr (prelude_node<N>()) return 0;  // its slot is in the prelude, counted there
@@ -355,20 +323,23 @@ struct evaluation_plan {
   static constexpr std::size_t output_count = std::tuple_size_v<Outputs>;
 
  private:
+  // The outputs as planned: each materialized node they read twice or more, whose type determines
+  // its values, marked shared (plan/repeats.hpp), so that it is one prelude slot by construction.
+  using Planned = detail::marked_outputs_t<Outputs>;
   // The shared nodes (graph/shared.hpp), computed first: slots [0, prelude views).
-  using prelude = detail::prelude_of_t<Outputs>;
+  using prelude = detail::prelude_of_t<Planned>;
   using prelude_pointers = typename detail::prelude_pointers<prelude>::type;
 
   template <std::size_t K>
   static constexpr std::size_t output_base() {
-    return detail::prelude_views<prelude>() + detail::count_before<Outputs, K>();
+    return detail::prelude_views<prelude>() + detail::count_before<Planned, K>();
   }
-  static constexpr auto lower_outputs(const Outputs& outs) {
+  static constexpr auto lower_outputs(const Planned& outs) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return std::tuple{detail::lower<ArgCount, output_base<K>(), prelude>(std::get<K>(outs))...};
     }(std::make_index_sequence<output_count>{});
   }
-  static constexpr auto collect_slots(const Outputs& outs, const prelude_pointers& shared) {
+  static constexpr auto collect_slots(const Planned& outs, const prelude_pointers& shared) {
     auto first = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::tuple_cat(
           detail::collect<ArgCount, detail::prelude_entry<prelude, I>::base, prelude>(std::get<I>(shared)->value())...);
@@ -377,15 +348,15 @@ struct evaluation_plan {
       return std::tuple_cat(detail::collect<ArgCount, output_base<K>(), prelude>(std::get<K>(outs))...);
     }(std::make_index_sequence<output_count>{}));
   }
-  static constexpr prelude_pointers find_prelude(const Outputs& outs) {
+  static constexpr prelude_pointers find_prelude(const Planned& outs) {
     prelude_pointers p{};
     if constexpr (prelude::size > 0) std::apply([&](const auto&... o) { (detail::find_shared<prelude>(o, p), ...); }, outs);
     return p;
   }
 
  public:
-  using outputs_type = decltype(lower_outputs(std::declval<const Outputs&>()));
-  using slots_type = decltype(collect_slots(std::declval<const Outputs&>(), std::declval<const prelude_pointers&>()));
+  using outputs_type = decltype(lower_outputs(std::declval<const Planned&>()));
+  using slots_type = decltype(collect_slots(std::declval<const Planned&>(), std::declval<const prelude_pointers&>()));
   static constexpr std::size_t slot_count = std::tuple_size_v<slots_type>;
 
   /// The specs of the values the slots fill, in order: slot K fills views
@@ -413,10 +384,12 @@ struct evaluation_plan {
   /// same_as[k] == j < k when slot k is structurally equal to slot j (it is not computed again).
   std::array<std::size_t, slot_count> same_as{};
 
-  constexpr explicit evaluation_plan(const Outputs& outs) : evaluation_plan(outs, find_prelude(outs)) {}
+  constexpr explicit evaluation_plan(const Outputs& outs) : evaluation_plan(planned_tag{}, detail::mark_output_repeats(outs)) {}
 
  private:
-  constexpr evaluation_plan(const Outputs& outs, const prelude_pointers& shared)
+  struct planned_tag {};
+  constexpr evaluation_plan(planned_tag, const Planned& outs) : evaluation_plan(planned_tag{}, outs, find_prelude(outs)) {}
+  constexpr evaluation_plan(planned_tag, const Planned& outs, const prelude_pointers& shared)
       : outputs(lower_outputs(outs)), slots(collect_slots(outs, shared)) {
     // Repeats are found on the traced nodes: two copies of one node (say both results of a
     // while_loop, each holding the loop) lower to different types when their own inputs sit in

@@ -125,8 +125,9 @@ struct eager_leaf_specs {
       typename eager_leaf_specs<std::remove_cvref_t<std::tuple_element_t<K, decltype(graph::children(std::declval<const N&>()))>>>::type...>::type;
   using type = decltype(of(std::make_index_sequence<std::tuple_size_v<decltype(graph::children(std::declval<const N&>()))>>{}));
 };
-template <class T, class S>
-struct eager_leaf_specs<graph::eager_value<T, S>> {
+template <class T, class S, class K>
+  requires graph::detail::is_eager_value<graph::external_leaf<T, S, K>>::value
+struct eager_leaf_specs<graph::external_leaf<T, S, K>> {
   using type = std::tuple<spec_of_t<T, S>>;
 };
 
@@ -297,7 +298,7 @@ class polymorphic_function {
       }(), ...);
     }(std::index_sequence_for<Args...>{});
     const auto run_lambda = [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
-      return fn_(detail::eager_argument<std::tuple_element_t<I, Sig>>(&sources[I])...);
+      return fn_(detail::eager_argument<I, std::tuple_element_t<I, Sig>>(&sources[I])...);
     };
     using G = decltype(run_lambda(std::index_sequence_for<Args...>{}));
     std::vector<const detail::variable_base*> written;

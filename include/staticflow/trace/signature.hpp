@@ -48,11 +48,11 @@ constexpr auto symbolic_argument() {
   else return Entry{};
 }
 
-/// What the lambda receives for entry Entry in an eager call: an eager value over the
+/// What the lambda receives for entry I, Entry, in an eager call: an eager value over the
 /// argument's data (graph/external.hpp), or the static value itself.
-template <class Entry>
+template <std::size_t I, class Entry>
 constexpr auto eager_argument(const graph::external_source* source) {
-  if constexpr (spec_type<Entry>) return graph::eager_value<typename Entry::value_type, typename Entry::shape_type>(source);
+  if constexpr (spec_type<Entry>) return graph::eager_argument_value<typename Entry::value_type, typename Entry::shape_type, I>(source);
   else return Entry{};
 }
 

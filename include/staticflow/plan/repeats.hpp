@@ -1,0 +1,103 @@
+// staticflow/plan/repeats.hpp -- a materialized node that a program reads in several places, made
+// one node before the plan is made.
+//
+// A traced graph is a tree of types: `auto s = sf::reduce_sum(x); s * s + s` holds s's type three
+// times, and written as a chain (`v = v * v + v`, k levels deep over a reduction) it holds the
+// reduction 3^k times. The compiler stores each type once, but a plan that gives every occurrence
+// its own slot walks paths, not types: its slot lists had 3^k entries, and the tuples that carried
+// them made the compile grow as 3^k (4 levels: more than 4 GB of g++), although the run-time
+// common-subexpression rule then computed the reduction once.
+//
+// So before planning, each materialized node whose type determines its values
+// (graph::value_free_v) and that the outputs reach along two paths or more is wrapped in a shared
+// node keyed by its type (graph::typed_value_key). The planner computes a shared node once, in
+// its prelude, and lowers every occurrence to a read of that one slot (plan/plan.hpp): the
+// reduction is one slot by construction. The paths are counted per pair of types (a variable
+// template, counted up to 2), never walked, and a subtree without such a node is not rebuilt.
+// Elementwise nodes stay as they are: fused into their consumers' loops and recomputed there.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/graph/child_refs.hpp"
+#include "staticflow/graph/shared.hpp"
+#include "staticflow/graph/traversal.hpp"
+#include "staticflow/plan/cost_rule.hpp"
+
+namespace staticflow::plan::detail {
+
+/// The number of paths from node N down to a node of type M, not through shared nodes (a shared
+/// node is planned once already), counted up to 2. One variable per pair of types.
+template <class M, class N>
+inline constexpr std::size_t paths_to_type_v = [] {
+  if constexpr (std::is_same_v<M, N>) {
+    return std::size_t{1};
+  } else if constexpr (graph::detail::is_shared<N>::value) {
+    return std::size_t{0};
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    const std::size_t paths = []<std::size_t... K>(std::index_sequence<K...>) {
+      return (std::size_t{0} + ... + paths_to_type_v<M, std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    return paths < 2 ? paths : std::size_t{2};
+  }
+}();
+
+template <class M, class Outputs>
+inline constexpr std::size_t paths_from_outputs_v = 0;
+template <class M, class... O>
+inline constexpr std::size_t paths_from_outputs_v<M, std::tuple<O...>> = (std::size_t{0} + ... + paths_to_type_v<M, O>);
+
+/// Whether the planner marks node N of a graph with outputs Outputs shared: a materialized node
+/// with one value whose type determines its values, reached along two paths or more.
+template <class Outputs, class N>
+inline constexpr bool repeated_v = [] {
+  if constexpr (graph::detail::is_shared<N>::value || !shareable_as_is_v<N> || !graph::value_free_v<N>) return false;
+  else return paths_from_outputs_v<N, Outputs> >= 2;
+}();
+
+/// Whether subtree N holds a node the planner marks (N included), outside shared nodes.
+template <class Outputs, class N>
+inline constexpr bool holds_repeats_v = [] {
+  if constexpr (graph::detail::is_shared<N>::value) {
+    return false;
+  } else if constexpr (repeated_v<Outputs, N>) {
+    return true;
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (holds_repeats_v<Outputs, std::remove_cvref_t<std::tuple_element_t<K, kids>>> || ...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}();
+
+/// n with every repeated node below it marked shared (keyed by its type as rebuilt: the nodes below
+/// it may be marked too). One instantiation per node type.
+template <class Outputs, class N>
+constexpr auto mark_repeats(const N& n) {
+  if constexpr (!holds_repeats_v<Outputs, N>) {
+    return n;
+  } else {
+    using kids = decltype(graph::children(n));
+    const auto rebuilt = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      [[maybe_unused]] const auto c = graph::children(n);
+      return graph::with_children(n, mark_repeats<Outputs>(graph::child<K>(c))...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    using R = std::remove_cvref_t<decltype(rebuilt)>;
+    if constexpr (repeated_v<Outputs, N>) return graph::shared_node<decltype(graph::typed_value_key<R>())>(rebuilt);
+    else return rebuilt;
+  }
+}
+
+/// The outputs with their repeated nodes marked.
+template <class Outputs>
+constexpr auto mark_output_repeats(const Outputs& outs) {
+  return std::apply([](const auto&... o) { return std::tuple{mark_repeats<Outputs>(o)...}; }, outs);
+}
+template <class Outputs>
+using marked_outputs_t = decltype(mark_output_repeats(std::declval<const Outputs&>()));
+
+}  // namespace staticflow::plan::detail

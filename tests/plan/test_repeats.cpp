@@ -1,0 +1,142 @@
+// Tests for plan/repeats.hpp: a materialized node a program reads in several places, whose type
+// determines its values, is one node of the plan by construction (one slot, one kernel), traced
+// or eager; nodes of one type that may differ (a run-time literal, an eager result) keep a slot per
+// read, and every value stays right.
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <staticflow/staticflow.hpp>
+
+namespace sf = staticflow;
+
+namespace {
+template <int K, class V>
+auto chain(const V& v) {
+  if constexpr (K == 0) return v;
+  else return chain<K - 1>(v * v + v);
+}
+
+template <class F, class... A>
+using concrete_t = std::remove_cvref_t<decltype(std::declval<F&>().get_concrete_function(std::declval<const A&>()...))>;
+}  // namespace
+
+TEST_CASE("which nodes the planner marks: materialized, one type for one value, read twice", "[plan][repeats]") {
+  using x = sf::graph::argument<0, float, sf::shape<sf::dyn>>;
+  using y = sf::graph::argument<1, float, sf::shape<sf::dyn>>;
+  using s = decltype(sf::reduce_sum(x{}));
+  using twice = decltype(x{} * std::declval<s>() + std::declval<s>());
+  using outputs = std::tuple<twice>;
+  STATIC_REQUIRE(sf::plan::detail::paths_to_type_v<s, twice> == 2);
+  STATIC_REQUIRE(sf::plan::detail::repeated_v<outputs, s>);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<outputs, x>);  // not materialized
+  // read once: the outputs are planned as they are (the same type, no rebuild)
+  using once = std::tuple<decltype(x{} * std::declval<s>())>;
+  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<once, s>);
+  STATIC_REQUIRE(std::is_same_v<sf::plan::detail::marked_outputs_t<once>, once>);
+  // once in each of two outputs is twice
+  STATIC_REQUIRE(sf::plan::detail::repeated_v<std::tuple<s, decltype(x{} / std::declval<s>())>, s>);
+  // the same shape over another argument is another node
+  using other = decltype(sf::reduce_sum(y{}));
+  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<std::tuple<decltype(std::declval<s>() + std::declval<other>())>, s>);
+  // a run-time literal below: two nodes of this type may differ, so they are not marked
+  using scaled = decltype(sf::reduce_sum(x{} * 2.f));
+  STATIC_REQUIRE_FALSE(sf::graph::value_free_v<scaled>);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<std::tuple<decltype(sf::reduce_sum(x{} * 2.f) * sf::reduce_sum(x{} * 2.f))>, scaled>);
+  // an eager call's argument is one value per call (its kind names the argument); a value computed
+  // on the spot in an eager call (eager_kind) is not
+  using eager_x = sf::graph::eager_argument_value<float, sf::shape<sf::dyn>, 0>;
+  using eager_s = decltype(sf::reduce_sum(eager_x{nullptr}));
+  STATIC_REQUIRE(sf::plan::detail::repeated_v<std::tuple<decltype(std::declval<eager_s>() * std::declval<eager_s>())>, eager_s>);
+  using result = sf::graph::eager_value<float, sf::shape<sf::dyn>>;
+  using result_s = decltype(sf::reduce_sum(result{nullptr}));
+  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<std::tuple<decltype(std::declval<result_s>() * std::declval<result_s>())>, result_s>);
+  // a marked node is a prelude node: every read lowers to its one slot
+  using marked = std::tuple_element_t<0, sf::plan::detail::marked_outputs_t<outputs>>;
+  STATIC_REQUIRE(sf::plan::evaluation_plan<1, std::tuple<marked>>::slot_count == 1);
+  STATIC_REQUIRE(sf::plan::evaluation_plan<1, outputs>::slot_count == 1);
+}
+
+TEST_CASE("a reduction read 3^4 times is one slot, computed once, traced and eager", "[plan][repeats]") {
+  auto f = sf::function([](auto x) { return chain<4>(sf::reduce_sum(x, sf::axes<0>{}, sf::keepdims) * 0.25f); });
+  const xt::xtensor<float, 1> x = {-0.5f, 0.25f};
+  STATIC_REQUIRE(concrete_t<decltype(f), xt::xtensor<float, 1>>::materialized_count == 1);
+  double v = (-0.5 + 0.25) * 0.25;
+  for (int k = 0; k < 4; ++k) v = v * v + v;
+  auto before = sf::plan::materialization_counter();
+  const xt::xtensor<float, 1> traced = f(x);
+  CHECK(sf::plan::materialization_counter() - before == 1);
+  REQUIRE(traced.size() == 1);
+  CHECK(traced(0) == Approx(v).epsilon(1e-6));
+  sf::run_functions_eagerly_scope eager;
+  before = sf::plan::materialization_counter();
+  const xt::xtensor<float, 1> run_eagerly = f(x);
+  // the eager graph reads the call's argument through a leaf of its own kind (a slot of its own,
+  // which the counter counts): the leaf and the reduction
+  CHECK(sf::plan::materialization_counter() - before == 2);
+  REQUIRE(run_eagerly.size() == 1);
+  CHECK(run_eagerly(0) == traced(0));
+}
+
+TEST_CASE("two arguments of one spec are two values, eager or traced", "[plan][repeats][eager]") {
+  auto f = sf::function([](auto a, auto b) {
+    const auto sa = sf::reduce_sum(a);
+    const auto sb = sf::reduce_sum(b);
+    return std::tuple{sa * sa - sb, sb * sb + sa};
+  });
+  const xt::xtensor<double, 1> a = {1, 2}, b = {10, 20};
+  using C = concrete_t<decltype(f), xt::xtensor<double, 1>, xt::xtensor<double, 1>>;
+  STATIC_REQUIRE(C::materialized_count == 2);
+  const auto check = [&] {
+    const auto [p, q] = f(a, b);
+    CHECK(double(p) == 3.0 * 3.0 - 30.0);
+    CHECK(double(q) == 30.0 * 30.0 + 3.0);
+  };
+  check();
+  sf::run_functions_eagerly_scope eager;
+  check();
+  // one array passed as both arguments: equal values under two kinds of leaf, still right
+  const auto [p, q] = f(a, a);
+  CHECK(double(p) == 6.0);
+  CHECK(double(q) == 12.0);
+}
+
+TEST_CASE("reads of one type that differ keep their own slots and values", "[plan][repeats]") {
+  // reduce_sum(x * 2) and reduce_sum(x * 3) have one type: not marked, each its own value
+  auto f = sf::function([](auto x) {
+    const auto two = sf::reduce_sum(x * 2.0);
+    const auto three = sf::reduce_sum(x * 3.0);
+    return two * two + three;
+  });
+  const xt::xtensor<double, 1> x = {1, 2};
+  STATIC_REQUIRE(concrete_t<decltype(f), xt::xtensor<double, 1>>::materialized_count == 3);
+  const auto before = sf::plan::materialization_counter();
+  CHECK(double(f(x)) == 6.0 * 6.0 + 9.0);
+  CHECK(sf::plan::materialization_counter() - before == 2);  // the two equal reads of `two`: once
+  // eager results (a cond's) are leaves whose values are known only when the call runs: never
+  // one node by type
+  auto g = sf::function([](auto y) {
+    const auto picked = sf::cond(sf::reduce_sum(y) > 0, [&] { return y * 2.0; }, [&] { return y; });
+    const auto s = sf::reduce_sum(picked);
+    return s * s + sf::reduce_sum(picked * 0.0 + 1.0);
+  });
+  sf::run_functions_eagerly_scope eager;
+  CHECK(double(g(x)) == 36.0 + 2.0);
+  CHECK(double(g(xt::xtensor<double, 1>{-1.0, -2.0})) == 9.0 + 2.0);
+}
+
+TEST_CASE("size-0 and size-1 inputs through a marked node", "[plan][repeats]") {
+  auto f = sf::function([](auto x) {
+    const auto m = sf::reduce_max(x, sf::axes<0>{}, sf::keepdims);
+    return x - m + m * m;
+  });
+  const xt::xtensor<float, 1> one = {3.f};
+  const xt::xtensor<float, 1> r1 = f(one);
+  CHECK((r1 == xt::xtensor<float, 1>{9.f}));
+  const auto none = xt::xtensor<float, 1>::from_shape({0});
+  const xt::xtensor<float, 1> r0 = f(none);
+  CHECK(r0.size() == 0);
+}
