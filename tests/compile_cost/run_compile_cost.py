@@ -17,8 +17,11 @@ import tempfile
 # Program 4 (a gradient through program 2's loop), session 32: 4 / 8 / 16 steps 758 / 1008 /
 # 1611 MB (before reverse accumulation: 2146 MB at 4 steps, 81 s, growing as 3^steps); program 5
 # (program 3's gradient) at 2 / 3 levels 817 / 1907 MB (981 / 3006 MB before).
-CASES = [(1, 2, 1536), (1, 4, 1536), (1, 8, 1536), (1, 16, 1536), (2, 16, 1024), (3, 3, 2048),
-         (4, 4, 1024), (4, 16, 2048), (5, 2, 1024)]
+# Session 33 (plan/repeats.hpp: a repeated node whose type says its values is one node): program 3
+# at 3 / 4 levels 572 / 710 MB (about 4.2 GB at 4 before), program 6 (each level stored, a static
+# literal) at 8 levels 708 MB, 11.6 s; program 5 at 3 levels 991 MB.
+CASES = [(1, 2, 1536), (1, 4, 1536), (1, 8, 1536), (1, 16, 1536), (2, 16, 1024), (3, 3, 1024),
+         (3, 4, 1024), (4, 4, 1024), (4, 16, 2048), (5, 2, 1024), (6, 8, 1024)]
 
 
 def compile_once(cxx, source, flags, program, trips, out):

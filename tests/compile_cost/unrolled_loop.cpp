@@ -7,6 +7,8 @@
 //   PROGRAM=4: the gradient of reduce_sum(x = x * x + x unrolled TRIPS times) with respect to x
 //              (each step is read three times: the reverse walk must meet it once, not 3^steps times)
 //   PROGRAM=5: the gradient of program 3 with respect to x (the reduction read 3^TRIPS times)
+//   PROGRAM=6: program 3 with each level stored (sf::materialize) and a static literal: every
+//              level is a materialized node whose type says its values, read three times
 #include <cstdio>
 
 #include <staticflow/staticflow.hpp>
@@ -17,6 +19,12 @@ template <int K, class V>
 auto chain(const V& v) {
   if constexpr (K == 0) return v;
   else return chain<K - 1>(v * v + v);
+}
+
+template <int K, class V>
+auto stored_chain(const V& v) {
+  if constexpr (K == 0) return v;
+  else return stored_chain<K - 1>(sf::materialize(v * v + v));
 }
 
 int main() {
@@ -31,6 +39,13 @@ int main() {
   std::printf("%d\n", int(y(0, 0)));
 #elif PROGRAM == 3
   auto f = sf::function([](auto x) { return chain<TRIPS>(sf::reduce_sum(x, sf::axes<0>{}, sf::keepdims) * 0.001f); });
+  xt::xtensor<float, 1> x = {-0.5f, -0.25f};
+  const xt::xtensor<float, 1> y = f(x);
+  std::printf("%g\n", double(y[0]));
+#elif PROGRAM == 6
+  auto f = sf::function([](auto x) {
+    return stored_chain<TRIPS>(sf::reduce_sum(x, sf::axes<0>{}, sf::keepdims) * sf::static_value<0.001f>{});
+  });
   xt::xtensor<float, 1> x = {-0.5f, -0.25f};
   const xt::xtensor<float, 1> y = f(x);
   std::printf("%g\n", double(y[0]));

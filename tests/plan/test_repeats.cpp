@@ -20,6 +20,13 @@ auto chain(const V& v) {
   else return chain<K - 1>(v * v + v);
 }
 
+// the same, each level stored (sf::materialize): every level is a materialized node read three times
+template <int K, class V>
+auto stored_chain(const V& v) {
+  if constexpr (K == 0) return v;
+  else return stored_chain<K - 1>(sf::materialize(v * v + v));
+}
+
 template <class F, class... A>
 using concrete_t = std::remove_cvref_t<decltype(std::declval<F&>().get_concrete_function(std::declval<const A&>()...))>;
 }  // namespace
@@ -139,4 +146,21 @@ TEST_CASE("size-0 and size-1 inputs through a marked node", "[plan][repeats]") {
   const auto none = xt::xtensor<float, 1>::from_shape({0});
   const xt::xtensor<float, 1> r0 = f(none);
   CHECK(r0.size() == 0);
+}
+
+TEST_CASE("sf::materialize at each of 8 levels over static literals: nine nodes, not 3^8 reads", "[plan][repeats]") {
+  // with a static literal every level's type says its values, so each level is one node; the
+  // fused loops stay small (one v * v + v each)
+  auto f = sf::function([](auto x) {
+    return stored_chain<8>(sf::reduce_sum(x, sf::axes<0>{}, sf::keepdims) * sf::static_value<0.125>{});
+  });
+  const xt::xtensor<double, 1> x = {-0.5, 0.25};
+  STATIC_REQUIRE(concrete_t<decltype(f), xt::xtensor<double, 1>>::materialized_count == 9);
+  double v = (-0.5 + 0.25) * 0.125;
+  for (int k = 0; k < 8; ++k) v = v * v + v;
+  const auto before = sf::plan::materialization_counter();
+  const xt::xtensor<double, 1> y = f(x);
+  CHECK(sf::plan::materialization_counter() - before == 9);
+  REQUIRE(y.size() == 1);
+  CHECK(y(0) == Approx(v).epsilon(1e-12));
 }
