@@ -5,19 +5,15 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "reuse_chains.hpp"
+
 namespace sf = staticflow;
 
 namespace {
 using a0 = sf::graph::argument<0, float, sf::shape<sf::dyn>>;
 using a1 = sf::graph::argument<1, std::int32_t, sf::shape<4>>;
 using a3 = sf::graph::argument<3, double, sf::shape<2, 4>>;
-
-// v * v + v, K times: every level reads the one below three times
-template <int K, class V>
-auto chain(const V& v) {
-  if constexpr (K == 0) return v;
-  else return chain<K - 1>(v * v + v);
-}
+using staticflow_test::chain;
 }  // namespace
 
 TEST_CASE("the arguments a graph reads, renumbered in order", "[plan][compact]") {

@@ -11,21 +11,13 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "reuse_chains.hpp"
+
 namespace sf = staticflow;
 
 namespace {
-template <int K, class V>
-auto chain(const V& v) {
-  if constexpr (K == 0) return v;
-  else return chain<K - 1>(v * v + v);
-}
-
-// the same, each level stored (sf::materialize): every level is a materialized node read three times
-template <int K, class V>
-auto stored_chain(const V& v) {
-  if constexpr (K == 0) return v;
-  else return stored_chain<K - 1>(sf::materialize(v * v + v));
-}
+using staticflow_test::chain;
+using staticflow_test::stored_chain;
 
 template <class F, class... A>
 using concrete_t = std::remove_cvref_t<decltype(std::declval<F&>().get_concrete_function(std::declval<const A&>()...))>;
