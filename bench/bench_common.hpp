@@ -26,4 +26,16 @@ inline void add_min(benchmark::internal::Benchmark* b) {
   b->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
 }
 
+/// Runs body once (warm-up: first-touch pages, the function's trace), then once per iteration;
+/// `out` is the result's storage, kept observable so the work is not optimized away.
+template <class Body>
+void timed(benchmark::State& state, const void* out, Body body) {
+  body();
+  for (auto _ : state) {
+    body();
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+}
+
 }  // namespace sf_bench

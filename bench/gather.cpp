@@ -31,6 +31,7 @@
 #include "bench_common.hpp"
 
 namespace sf = staticflow;
+using sf_bench::timed;
 
 namespace {
 
@@ -81,16 +82,6 @@ struct data {
     if (grad(vocabulary - 1, 0) != 0.f) state.SkipWithError("wrong result: a row never looked up");
   }
 };
-
-template <class Body>
-void timed(benchmark::State& state, const float* out, Body body) {
-  body();
-  for (auto _ : state) {
-    body();
-    benchmark::DoNotOptimize(out);
-    benchmark::ClobberMemory();
-  }
-}
 
 void lookup_bytes(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(2 * sizeof(float) * lookups * width * state.iterations()));

@@ -2,6 +2,7 @@
 // expand_dims, squeeze, matmul, multiply and reduce_sum, differentiated through their rules)
 // against central differences in float64, on random extents: the matmul path (plain, swapped,
 // batched, matrix-vector) and the fused path (two contracted labels, one operand, broadcasting).
+// Diagonals, '...' and three operands: test_einsum_forms.cpp.
 #include "gradient_check.hpp"
 
 namespace sf = staticflow;

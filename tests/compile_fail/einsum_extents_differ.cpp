@@ -1,4 +1,4 @@
-// expect: static assertion failed: staticflow: einsum: a label has different static extents in the two operands \(neither is 1\)
+// expect: static assertion failed: staticflow: einsum: a label has different static extents in two operands \(neither is 1\)
 // Label j is 3 in the first operand and 4 in the second, both known at compile time.
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;

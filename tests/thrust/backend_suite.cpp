@@ -748,6 +748,30 @@ TEST_CASE("suite: argsort, sort and top_k are stable and TF's on every backend",
   CHECK(suite::flat(indices) == std::vector<std::int32_t>{0, 2, 2, 3});
 }
 
+TEST_CASE("suite: segment sums drop negative ids, add in order, and check ids first on every backend", "[suite][segment]") {
+  auto f = sf::function(
+      [](auto x, auto ids, auto sorted) { return std::tuple{sf::unsorted_segment_sum(x, ids, 3), sf::segment_sum(x, sorted, 3)}; },
+      suite::backend);
+  auto g = sf::grad<0>([](auto x, auto ids, auto w) { return sf::reduce_sum(sf::unsorted_segment_sum(x, ids, 3) * w); },
+                       suite::backend);
+  const xt::xtensor<float, 2> x = {{1, 2}, {3, 4}, {5, 6}, {7, 8}}, w = {{1, 2}, {3, 4}, {5, 6}};
+  const xt::xtensor<std::int32_t, 1> ids = {2, -1, 0, 2}, sorted = {0, 0, 1, 2};
+  const auto [unsorted, by_sorted] = suite::host(f(suite::in(x), suite::in(ids), suite::in(sorted)));
+  CHECK(suite::flat(unsorted) == std::vector<float>{5, 6, 0, 0, 8, 10});
+  CHECK(suite::flat(by_sorted) == std::vector<float>{4, 6, 5, 6, 7, 8});
+  // the gradient: w's row at each id, zeros where the id is negative
+  const auto dx = suite::host(g(suite::in(x), suite::in(ids), suite::in(w)));
+  CHECK(suite::flat(dx) == std::vector<float>{5, 6, 0, 0, 1, 2, 5, 6});
+  // bad ids: TF's errors, checked before any kernel writes (on the host for Thrust)
+  const xt::xtensor<std::int32_t, 1> far = {0, 3, 0, 0}, unordered = {0, 1, 0, 2};
+  CHECK_THROWS_WITH(f(suite::in(x), suite::in(far), suite::in(sorted)),
+                    "staticflow: unsorted_segment_sum: segment_ids[1] = 3 is out of range [0, 3)");
+  CHECK_THROWS_WITH(f(suite::in(x), suite::in(ids), suite::in(unordered)),
+                    "staticflow: segment_sum: segment ids are not increasing (segment_ids[2] = 0 after 1)");
+  CHECK_THROWS_WITH(g(suite::in(x), suite::in(far), suite::in(w)),
+                    "staticflow: unsorted_segment_sum: segment_ids[1] = 3 is out of range [0, 3)");
+}
+
 TEST_CASE("suite: gather_nd and the scatters apply index tuples in order on every backend", "[suite][scatter]") {
   auto f = sf::function(
       [](auto x, auto row_ids, auto u, auto cell_ids) {
@@ -771,4 +795,22 @@ TEST_CASE("suite: gather_nd and the scatters apply index tuples in order on ever
   const xt::xtensor<std::int32_t, 1> bad = {1, 2, 0, 7, 1, 2};
   CHECK_THROWS_WITH(f(suite::in(x), suite::in(rows), suite::in(u), suite::in(bad)),
                     Catch::Contains("indices[1] = [0, 7] is not in [0, 2) x [0, 3)"));
+}
+
+TEST_CASE("suite: diag_part, set_diag, trace and einsum's diagonals on every backend", "[suite][linalg]") {
+  auto f = sf::function(
+      [](auto x, auto d) {
+        return std::tuple{sf::linalg::diag_part(x), sf::linalg::set_diag(x, d), sf::linalg::trace(x), sf::einsum<"bii->b">(x)};
+      },
+      suite::backend);
+  const xt::xtensor<float, 3> x = {{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}};
+  const xt::xtensor<float, 2> d = {{-1, -2}, {-3, -4}};
+  const auto [part, replaced, trace, diagonal_sum] = suite::host(f(suite::in(x), suite::in(d)));
+  CHECK(suite::flat(part) == std::vector<float>{1, 4, 5, 8});
+  CHECK(suite::flat(replaced) == std::vector<float>{-1, 2, 3, -2, -3, 6, 7, -4});
+  CHECK(suite::flat(trace) == std::vector<float>{5, 13});
+  CHECK(suite::flat(diagonal_sum) == std::vector<float>{5, 13});
+  // a diagonal of the wrong length: the error comes before any kernel writes
+  const xt::xtensor<float, 2> wrong = {{1, 2, 3}, {4, 5, 6}};
+  CHECK_THROWS_WITH(f(suite::in(x), suite::in(wrong)), Catch::Contains("set_diag: a diagonal of shape (2, 3) for matrices of shape (2, 2, 2)"));
 }

@@ -318,3 +318,26 @@ TEST_CASE("suite: gradients through a loop with a run-time trip count", "[suite]
     CHECK(close(dw(i), 3 * double(w(i)) * w(i) * x(i)));
   }
 }
+
+TEST_CASE("suite: the gradients of diag_part and set_diag land on the diagonal", "[suite][gradients][linalg]") {
+  INFO("backend " << suite::name());
+  // L = sum(set_diag(x, d)^2 * w) + sum(diag_part(x) * v): dL/dx = 2 x w off the diagonal, v on it;
+  // dL/dd = 2 d w on the diagonal
+  auto vg = sf::value_and_grad<0, 1>(
+      [](auto x, auto d, auto w, auto v) {
+        return sf::reduce_sum(sf::square(sf::linalg::set_diag(x, d)) * w) + sf::reduce_sum(sf::linalg::diag_part(x) * v);
+      },
+      suite::backend);
+  const auto x = pattern(3, 4, 1.f, 0.2f), w = pattern(3, 4, 0.5f, 1.3f);
+  xt::xtensor<float, 1> d = {0.5f, -1.f, 2.f}, v = {1.f, 2.f, -3.f};
+  const auto [loss, dx, dd] = suite::host(vg(suite::in(x), suite::in(d), suite::in(w), suite::in(v)));
+  double expected = 0;
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j) {
+      const double value = i == j ? d(i) : x(i, j);
+      expected += value * value * w(i, j) + (i == j ? x(i, i) * v(i) : 0.0);
+      CHECK(close(dx(i, j), i == j ? double(v(i)) : 2.0 * x(i, j) * w(i, j)));
+    }
+  CHECK(close(loss(), expected));
+  for (std::size_t i = 0; i < 3; ++i) CHECK(close(dd(i), 2.0 * d(i) * w(i, i)));
+}

@@ -15,6 +15,7 @@
 //    (acosh at 1, asin / acos at +-1, atanh at +-1 give +-inf, as in TF).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -29,7 +30,9 @@
 #include "staticflow/graph/cumulative.hpp"
 #include "staticflow/graph/data_movement.hpp"
 #include "staticflow/graph/gather.hpp"
+#include "staticflow/graph/linalg.hpp"
 #include "staticflow/graph/scatter.hpp"
+#include "staticflow/graph/segment.hpp"
 #include "staticflow/graph/sorting.hpp"
 #include "staticflow/graph/pool.hpp"
 #include "staticflow/graph/random.hpp"
@@ -412,6 +415,27 @@ template <class K> struct expand_dims_axis : std::integral_constant<int, 0> { st
 template <int A> struct expand_dims_axis<graph::expand_dims_kind<A>> : std::integral_constant<int, A> { static constexpr bool is = true; };
 template <class K> struct is_squeeze_kind : std::false_type {};
 template <int... A> struct is_squeeze_kind<graph::squeeze_kind<A...>> : std::true_type {};
+
+/// The axes a squeeze of a rank-R operand dropped, normalized and in increasing order: putting
+/// them back one by one in that order puts each where it was.
+template <std::size_t R, int... A>
+constexpr std::array<int, sizeof...(A)> squeezed_axes(graph::squeeze_kind<A...>) {
+  std::array<int, sizeof...(A)> axes_{static_cast<int>(staticflow::detail::normalize_axis(A, R))...};
+  std::sort(axes_.begin(), axes_.end());
+  return axes_;
+}
+template <auto Axes, std::size_t J = 0, class X>
+constexpr auto unsqueezed(const X& x) {
+  if constexpr (J == Axes.size()) return x;
+  else return unsqueezed<Axes, J + 1>(expand_dims(x, axes<Axes[J]>{}));
+}
+/// Whether reshape can give back shape S (it infers at most one run-time extent).
+template <class S>
+constexpr bool reshape_target_v = [] {
+  std::size_t unknown = 0;
+  for (std::size_t d : S::dims) unknown += d == dyn;
+  return unknown <= 1;
+}();
 template <class K> struct is_slice_kind : std::false_type {};
 template <int A> struct is_slice_kind<graph::slice_kind<A>> : std::true_type { static constexpr int axis = A; };
 
@@ -422,6 +446,9 @@ constexpr auto child_adjoint(const graph::rearrange<Kind, A>& n, const G& g) {
   if constexpr (is_transpose_kind<Kind>::value) {
     using inverse = decltype(inverse_transpose(Kind{}));
     return graph::rearrange<inverse, GE>(ge, inverse{});
+  } else if constexpr (is_squeeze_kind<Kind>::value && !reshape_target_v<typename A::shape_type>) {
+    // (more than one run-time extent: reshape cannot say the shape, the squeezed axes can)
+    return unsqueezed<squeezed_axes<A::shape_type::rank>(Kind{})>(ge);
   } else if constexpr (is_reshape_kind<Kind>::value || is_squeeze_kind<Kind>::value) {
     return reshape<typename A::shape_type>(ge);
   } else if constexpr (expand_dims_axis<Kind>::is) {
@@ -509,6 +536,28 @@ constexpr auto child_adjoint(const graph::tensor_scatter_nd<Mode, X, I, U>& n, c
   }
 }
 
+// ---- diag_part and set_diag (graph/linalg.hpp), each other's transposes (TF's rules): diag_part
+// puts its adjoint on the diagonal of zeros; set_diag passes its adjoint to x but for the
+// diagonal, which goes to the diagonal operand. (Linear, so the second derivatives follow.)
+template <std::size_t K, class X, bool Square, class G>
+constexpr auto child_adjoint(const graph::diag_part<X, Square>& n, const G& g) {
+  static_assert(K == 0);
+  const auto ge = to_value_spec(g, n);
+  const auto zeros = zeros_like(n.x);
+  return graph::set_diag<std::remove_cvref_t<decltype(zeros)>, std::remove_cvref_t<decltype(ge)>>(zeros, ge);
+}
+template <std::size_t K, class X, class D, class G>
+constexpr auto child_adjoint(const graph::set_diag<X, D>& n, const G& g) {
+  const auto ge = to_value_spec(g, n);
+  using GE = std::remove_cvref_t<decltype(ge)>;
+  if constexpr (K == 0) {
+    const auto zeros = zeros_like(n.diagonal);
+    return graph::set_diag<GE, std::remove_cvref_t<decltype(zeros)>>(ge, zeros);
+  } else {
+    return graph::diag_part<GE>(ge);
+  }
+}
+
 // ---- take_along_axis (sort, top_k): the adjoint added back where each value was read (the
 // positions are integers: no adjoint) ----
 template <std::size_t K, class X, class P, std::size_t Axis, class G>
@@ -548,6 +597,25 @@ constexpr auto child_adjoint(const graph::gather_gradient<H, X, I, Axis>& n, con
   } else {
     const auto ge = to_value_spec(g, n);
     return graph::gather<std::remove_cvref_t<decltype(ge)>, I, Axis>(ge, n.indices);
+  }
+}
+
+// ---- segment sums (graph/segment.hpp): data gets the adjoint's row at each id, zeros where the
+// id is negative (TF's _GatherDropNegatives); that gather's own adjoint is the segment sum again
+// (both are linear). The ids are integers and data is read for its extents there: no adjoint.
+template <std::size_t K, class Kind, class X, class I, std::size_t N, class G>
+constexpr auto child_adjoint(const graph::segment_sum<Kind, X, I, N>& n, const G& g) {
+  static_assert(K == 0);
+  const auto ge = to_value_spec(g, n);
+  return graph::segment_sum_gradient<Kind, std::remove_cvref_t<decltype(ge)>, X, I, N>(ge, n.data, n.ids, n.num_segments);
+}
+template <std::size_t K, class Kind, class H, class X, class I, std::size_t N, class G>
+constexpr auto child_adjoint(const graph::segment_sum_gradient<Kind, H, X, I, N>& n, const G& g) {
+  if constexpr (K != 0) {
+    return zero_adjoint{};
+  } else {
+    const auto ge = to_value_spec(g, n);
+    return graph::segment_sum<Kind, std::remove_cvref_t<decltype(ge)>, I, N>(ge, n.ids, n.num_segments);
   }
 }
 template <std::size_t K, class H, class X, class P, std::size_t Axis, class G>

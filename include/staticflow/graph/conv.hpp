@@ -1,6 +1,7 @@
 // staticflow/graph/conv.hpp -- sf::conv2d as tf.nn.conv2d: NHWC images, HWIO filters, static
 // strides, VALID or SAME padding; and the two nodes of its gradient (TF's Conv2DBackpropInput and
-// Conv2DBackpropFilter).
+// Conv2DBackpropFilter). sf::conv1d (images one row high) and sf::conv2d_transpose (the gradient
+// with respect to the image, as TF defines it) are built from them.
 //
 // All three are materialized nodes computed by the backend (backend/cpu/conv.hpp: an implicit
 // im2col, a block of output rows at a time, into the blocked matmul kernel).
@@ -14,7 +15,9 @@
 
 #include "staticflow/core/errors.hpp"
 #include "staticflow/graph/child_refs.hpp"
+#include "staticflow/graph/creation.hpp"
 #include "staticflow/graph/matmul.hpp"
+#include "staticflow/graph/shape_ops.hpp"
 
 namespace staticflow {
 
@@ -158,9 +161,10 @@ struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Same, SH, SW>> {
   std::string name() const { return Wrt::name + conv2d_attributes<Same, SH, SW>(); }
   extents<4> result_extents(const extents<4>& ex, const extents<4>& ef, const extents<4>& eg) const {
     const auto geo = conv2d_geometry_of<Same, SH, SW>(ex, ef, "conv2d gradient");
-    if (eg != extents<4>{geo.n, geo.oh, geo.ow, geo.o})
-      throw shape_error("conv2d gradient: the output gradient's shape " + staticflow::detail::extents_string(eg) +
-                        " is not the convolution's output shape");
+    const extents<4> forward{geo.n, geo.oh, geo.ow, geo.o};
+    if (eg != forward)
+      throw shape_error("conv2d gradient (conv2d_transpose): the output gradient's shape " + staticflow::detail::extents_string(eg) +
+                        " is not the convolution's output shape " + staticflow::detail::extents_string(forward));
     return wrt_image ? ex : ef;
   }
 };
@@ -179,6 +183,75 @@ template <detail::tensor_operand X, detail::tensor_operand F, class Padding = pa
   requires(!symbolic<X> || !symbolic<F>)
 constexpr auto conv2d(const X& x, const F& f, Padding p = {}, strides_t<SH, SW> s = {}) {
   return conv2d(detail::as_node<void>(x), detail::as_node<void>(f), p, s);
+}
+
+/// tf.nn.conv1d(input, filters, stride, padding) with `data_format="NWC"`: x is [batch, width,
+/// channels], f is [filter_width, in_channels, out_channels]; one stride (`sf::strides<2>`). A
+/// conv2d of images one row high (the axes of extent 1 are views, not copies).
+template <detail::tensor_operand X, detail::tensor_operand F, class Padding = padding::valid_t, std::size_t S = 1>
+constexpr auto conv1d(const X& x, const F& f, Padding p = {}, strides_t<S, S> = {}) {
+  const auto xn = detail::as_node<void>(x);
+  const auto fn = detail::as_node<void>(f);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  using FN = std::remove_cvref_t<decltype(fn)>;
+  static_assert(XN::shape_type::rank == 3, "staticflow: conv1d needs a rank-3 NWC input [batch, width, channels]");
+  static_assert(FN::shape_type::rank == 3, "staticflow: conv1d needs a rank-3 WIO filter [width, in_channels, out_channels]");
+  if constexpr (XN::shape_type::rank != 3 || FN::shape_type::rank != 3) {
+    return xn;
+  } else {
+    const auto rows = conv2d(expand_dims(xn, axes<1>{}), expand_dims(fn, axes<0>{}), p, strides<1, S>);
+    return squeeze(rows, axes<1>{});
+  }
+}
+
+namespace detail {
+/// The static checks of conv2d_transpose: x must have the shape conv2d gives an output_shape image.
+template <class SX, class SF, class Out, bool Same, std::size_t SH, std::size_t SW>
+struct conv2d_transpose_check {
+  static constexpr bool ranks = SX::rank == 4 && SF::rank == 4 && Out::rank == 4;
+  static_assert(ranks, "staticflow: conv2d_transpose needs a rank-4 NHWC input, a rank-4 filter [height, width, "
+                       "output_channels, in_channels] and a rank-4 output_shape");
+  static_assert(!ranks || Out::is_static, "staticflow: conv2d_transpose: output_shape must be a static sf::shape<batch, height, width, channels>");
+  static constexpr bool fits = [] {
+    if constexpr (!ranks || !Out::is_static) {
+      return true;
+    } else {
+      using forward = typename graph::detail::conv2d_shape<Out, SF, Same, SH, SW>::type;
+      for (std::size_t d = 0; d < 4; ++d)
+        if (!graph::detail::dims_match(forward::dims[d], SX::dims[d])) return false;
+      return true;
+    }
+  }();
+  static_assert(fits, "staticflow: conv2d_transpose: the input's shape is not what conv2d with these filters, strides and "
+                      "padding makes of output_shape");
+  static constexpr bool ok = ranks && Out::is_static && fits;
+};
+}  // namespace detail
+
+/// tf.nn.conv2d_transpose(input, filters, output_shape, strides, padding), NHWC: the gradient of
+/// conv2d with respect to its image (TF's definition), so `sf::conv2d_transpose(y, f,
+/// sf::shape<1, 8, 8, 3>{}, sf::padding::same, sf::strides<2>)` undoes the shapes of a stride-2
+/// conv2d of a [1, 8, 8, 3] image. x is [batch, height, width, in_channels]; f is [height, width,
+/// output_channels, in_channels] (TF's layout: a conv2d filter of the shape it transposes).
+template <detail::tensor_operand X, detail::tensor_operand F, class Out, class Padding = padding::valid_t, std::size_t SH = 1,
+          std::size_t SW = 1>
+  requires staticflow::detail::is_shape<Out>::value
+constexpr auto conv2d_transpose(const X& x, const F& f, Out, Padding = {}, strides_t<SH, SW> = {}) {
+  const auto xn = detail::as_node<void>(x);
+  const auto fn = detail::as_node<void>(f);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  using FN = std::remove_cvref_t<decltype(fn)>;
+  using T = typename XN::value_type;
+  static_assert(floating_dtype<T> && std::is_same_v<T, typename FN::value_type>,
+                "staticflow: conv2d_transpose needs float32 or float64 tensors of one dtype");
+  if constexpr (!detail::conv2d_transpose_check<typename XN::shape_type, typename FN::shape_type, Out, Padding::same, SH, SW>::ok ||
+                !floating_dtype<T> || !std::is_same_v<T, typename FN::value_type>) {
+    return xn;
+  } else {
+    const auto image = zeros<T>(Out{});  // the output's extents (read for its shape only)
+    return graph::conv2d_gradient<graph::conv2d_wrt_image, std::remove_cvref_t<decltype(image)>, FN, XN, Padding::same, SH, SW>(
+        image, fn, xn);
+  }
 }
 
 }  // namespace staticflow

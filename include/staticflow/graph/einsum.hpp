@@ -1,9 +1,16 @@
 // staticflow/graph/einsum.hpp -- sf::einsum<"ij,jk->ik">(a, b) and sf::tensordot: tf.einsum /
 // numpy.einsum with the equation resolved at compile time, as a composite of the ops that exist.
 //
-// The equation is parsed in a constant expression (`einsum_equation`); every misuse (a character
-// that is not a label, a rank that does not match its labels, an output label no operand has, a
-// label whose static extents differ) is one `staticflow:` compile error. Then:
+// The equation is parsed in a constant expression (`parse_einsum`) and completed with the
+// operands' ranks (`complete_einsum`: each '...' becomes labels of its own, aligned at the right as
+// broadcasting aligns axes; numpy's implicit output). Every misuse (a character that is not a
+// label, a rank that does not match its labels, an output label no operand has, a label whose
+// static extents differ) is one `staticflow:` compile error. Then:
+//   * diagonals: a label written twice in one operand ("ii->i", "bii->b") takes the diagonal of
+//     the pair first (the two axes transposed last, graph::diag_part, which checks that run-time
+//     extents agree), so the rest never sees a repeated label.
+//   * more than two operands: contracted in pairs from the left, each pair into the labels the
+//     rest of the equation still needs.
 //   * the matmul path: two operands whose labels are batch labels (in both operands and the
 //     output), at most one free label each (in one operand and the output), and exactly one
 //     contracted label (in both operands, not in the output) become one sf::matmul: each operand
@@ -15,8 +22,7 @@
 //     summed labels...] with axes of extent 1 for the labels it lacks, the two are multiplied
 //     (NumPy broadcasting: an extent of 1 broadcasts, as numpy.einsum and tf.einsum do) and the
 //     summed labels reduced: one fused loop into the reduction, no buffer for the product.
-// A label repeated within one operand (a diagonal, "ii->i") and '...' are not supported.
-// Gradients, eager mode, Thrust and ONNX come from the parts.
+// Gradients, eager mode, Thrust and ONNX come from the parts (ONNX has no diagonal).
 #pragma once
 
 #include <array>
@@ -26,6 +32,7 @@
 
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/shape.hpp"
+#include "staticflow/graph/linalg.hpp"
 #include "staticflow/graph/matmul.hpp"
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/graph/reduce.hpp"
@@ -45,18 +52,23 @@ struct einsum_string {
 namespace detail {
 
 /// What can be wrong with an equation, checked one static_assert each.
-enum class einsum_problem { none, bad_character, arrow, too_many_operands, repeated_label, repeated_output_label,
-                            output_label_missing };
+enum class einsum_problem { none, bad_character, arrow, too_many_operands, repeated_output_label, output_label_missing,
+                            repeated_ellipsis, ellipsis_not_in_output, rank_mismatch, too_many_labels };
 
 inline constexpr std::size_t einsum_max_labels = 16;
+inline constexpr std::size_t einsum_max_operands = 8;
 
-/// The parsed equation: each operand's labels and the output's, as letters.
+/// The parsed equation: each operand's labels and the output's, as letters. An ellipsis ('...')
+/// is recorded where it stands (position + 1; 0: none) until the operands' ranks replace it with
+/// labels of its own (complete_einsum).
 struct einsum_equation {
   std::size_t operands = 0;
-  std::array<std::array<char, einsum_max_labels>, 2> in{};
-  std::array<std::size_t, 2> in_rank{};
+  std::array<std::array<char, einsum_max_labels>, einsum_max_operands> in{};
+  std::array<std::size_t, einsum_max_operands> in_rank{};
+  std::array<std::size_t, einsum_max_operands> in_dots{};
   std::array<char, einsum_max_labels> out{};
-  std::size_t out_rank = 0;
+  std::size_t out_rank = 0, out_dots = 0;
+  bool explicit_output = false;
   einsum_problem problem = einsum_problem::none;
 
   static constexpr bool is_label(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -92,36 +104,145 @@ constexpr einsum_equation parse_einsum(const einsum_string<N>& s) {
       continue;
     }
     if (c == ',' && !arrow) {
-      if (++k == 2) {
+      if (++k == einsum_max_operands) {
         e.problem = einsum_problem::too_many_operands;
         return e;
       }
       continue;
     }
+    if (c == '.' && i + 3 < N && s.text[i + 1] == '.' && s.text[i + 2] == '.') {
+      std::size_t& dots = arrow ? e.out_dots : e.in_dots[k];
+      if (dots) {
+        e.problem = einsum_problem::repeated_ellipsis;
+        return e;
+      }
+      dots = (arrow ? e.out_rank : e.in_rank[k]) + 1;
+      i += 2;
+      continue;
+    }
     if (!einsum_equation::is_label(c) || (arrow ? e.out_rank : e.in_rank[k]) == einsum_max_labels) {
-      e.problem = (c == '-' || c == '>') ? einsum_problem::arrow : einsum_problem::bad_character;
+      e.problem = (c == '-' || c == '>') ? einsum_problem::arrow
+                  : einsum_equation::is_label(c) ? einsum_problem::too_many_labels
+                                                 : einsum_problem::bad_character;
       return e;
     }
     if (arrow) {
       if (e.in_output(c)) e.problem = einsum_problem::repeated_output_label;
       e.out[e.out_rank++] = c;
     } else {
-      if (einsum_equation::find(e.in[k], e.in_rank[k], c) < e.in_rank[k]) e.problem = einsum_problem::repeated_label;
-      e.in[k][e.in_rank[k]++] = c;
+      e.in[k][e.in_rank[k]++] = c;  // (a label twice in one operand: a diagonal)
     }
   }
   e.operands = k + 1;
-  if (!arrow) {  // numpy's implicit output: the labels that appear once, in alphabetical order
+  e.explicit_output = arrow;
+  return e;
+}
+
+/// The label of the j-th axis an ellipsis stands for, counted in the widest ellipsis (ellipses
+/// align at the right, as broadcasting does): not a letter, so no written label meets it.
+constexpr char ellipsis_label(std::size_t j) { return static_cast<char>(1 + j); }
+
+/// `count` labels inserted into a list of n at position at (false: the list would overflow).
+constexpr bool insert_labels(std::array<char, einsum_max_labels>& list, std::size_t& n, std::size_t at, std::size_t first,
+                             std::size_t count) {
+  if (n + count > einsum_max_labels) return false;
+  for (std::size_t i = n; i-- > at;) list[i + count] = list[i];
+  for (std::size_t j = 0; j < count; ++j) list[at + j] = ellipsis_label(first + j);
+  n += count;
+  return true;
+}
+
+/// The equation with the operands' ranks known: each ellipsis replaced by the axes it stands for,
+/// numpy's implicit output (the ellipsis axes, then the labels written once, alphabetically), and
+/// the checks that need both.
+template <std::size_t Operands>
+constexpr einsum_equation complete_einsum(einsum_equation e, const std::array<std::size_t, Operands>& ranks) {
+  if (e.problem != einsum_problem::none || e.operands != Operands) return e;
+  std::size_t widest = 0;
+  std::array<std::size_t, einsum_max_operands> covered{};
+  for (std::size_t k = 0; k < Operands; ++k) {
+    if (!e.in_dots[k]) continue;
+    if (ranks[k] < e.in_rank[k]) {
+      e.problem = einsum_problem::rank_mismatch;
+      return e;
+    }
+    covered[k] = ranks[k] - e.in_rank[k];
+    widest = covered[k] > widest ? covered[k] : widest;
+  }
+  for (std::size_t k = 0; k < Operands; ++k)
+    if (e.in_dots[k] && !insert_labels(e.in[k], e.in_rank[k], e.in_dots[k] - 1, widest - covered[k], covered[k])) {
+      e.problem = einsum_problem::too_many_labels;
+      return e;
+    }
+  if (e.explicit_output) {
+    if (e.out_dots) {
+      if (!insert_labels(e.out, e.out_rank, e.out_dots - 1, 0, widest)) e.problem = einsum_problem::too_many_labels;
+    } else if (widest > 0) {
+      e.problem = einsum_problem::ellipsis_not_in_output;
+    }
+  } else {
+    insert_labels(e.out, e.out_rank, 0, 0, widest);
     for (char c = 'A'; c <= 'z'; ++c) {
       if (!einsum_equation::is_label(c)) continue;
-      std::size_t seen = 0;
-      for (std::size_t j = 0; j < e.operands; ++j) seen += e.in_operand(j, c);
-      if (seen == 1) e.out[e.out_rank++] = c;
+      std::size_t seen = 0;  // occurrences: "ii" is a trace, as in numpy
+      for (std::size_t k = 0; k < e.operands; ++k)
+        for (std::size_t i = 0; i < e.in_rank[k]; ++i) seen += e.in[k][i] == c;
+      if (seen == 1 && e.out_rank < einsum_max_labels) e.out[e.out_rank++] = c;
     }
   }
-  for (std::size_t i = 0; i < e.out_rank; ++i)
-    if (!e.in_operand(0, e.out[i]) && !e.in_operand(1, e.out[i])) e.problem = einsum_problem::output_label_missing;
+  for (std::size_t i = 0; i < e.out_rank; ++i) {
+    bool found = false;
+    for (std::size_t k = 0; k < e.operands; ++k) found = found || e.in_operand(k, e.out[i]);
+    if (!found) e.problem = einsum_problem::output_label_missing;
+  }
   return e;
+}
+
+// ---- diagonals: a label twice in one operand takes the diagonal of those two axes ----
+
+/// Operand k's first label written twice (positions i < j), if any.
+struct repeated_pair {
+  bool found = false;
+  std::size_t i = 0, j = 0;
+};
+constexpr repeated_pair first_repeat(const einsum_equation& e, std::size_t k) {
+  for (std::size_t j = 1; j < e.in_rank[k]; ++j)
+    for (std::size_t i = 0; i < j; ++i)
+      if (e.in[k][i] == e.in[k][j]) return {true, i, j};
+  return {};
+}
+/// The transposition that brings operand k's first repeated pair last (the others in order).
+constexpr std::array<int, einsum_max_labels> diagonal_permutation(const einsum_equation& e, std::size_t k) {
+  const repeated_pair r = first_repeat(e, k);
+  std::array<int, einsum_max_labels> p{};
+  std::size_t n = 0;
+  for (std::size_t d = 0; d < e.in_rank[k]; ++d)
+    if (d != r.i && d != r.j) p[n++] = static_cast<int>(d);
+  p[n++] = static_cast<int>(r.i);
+  p[n] = static_cast<int>(r.j);
+  return p;
+}
+/// The equation after operand k's first repeated pair became one axis, last.
+constexpr einsum_equation after_diagonal(einsum_equation e, std::size_t k) {
+  const auto p = diagonal_permutation(e, k);
+  std::array<char, einsum_max_labels> labels{};
+  for (std::size_t d = 0; d + 1 < e.in_rank[k]; ++d) labels[d] = e.in[k][static_cast<std::size_t>(p[d])];
+  e.in[k] = labels;
+  --e.in_rank[k];
+  return e;
+}
+constexpr einsum_equation without_diagonals(einsum_equation e) {
+  for (std::size_t k = 0; k < e.operands; ++k)
+    while (first_repeat(e, k).found) e = after_diagonal(e, k);
+  return e;
+}
+/// Whether the static extents of each label written twice in operand k agree.
+template <class S>
+constexpr bool repeated_extents_agree(const einsum_equation& e, std::size_t k) {
+  for (std::size_t j = 1; j < e.in_rank[k]; ++j)
+    for (std::size_t i = 0; i < j; ++i)
+      if (e.in[k][i] == e.in[k][j] && S::dims[i] != dyn && S::dims[j] != dyn && S::dims[i] != S::dims[j]) return false;
+  return true;
 }
 
 /// Operand K's static extent of label c (dyn when run-time), or `absent_label` when it lacks c.
@@ -313,36 +434,109 @@ constexpr auto einsum_matmul_path(const A& a, const B& b) {
   return permuted<perm>(squeezed, std::make_index_sequence<Eq.out_rank>{});
 }
 
+/// Operand K with every label it writes twice taken as a diagonal (the pair's axes brought last,
+/// then graph::diag_part; square: the two extents must agree when the function runs).
+template <auto Eq, std::size_t K, class X>
+constexpr auto diagonals_taken(const X& x) {
+  constexpr repeated_pair r = first_repeat(Eq, K);
+  if constexpr (!r.found) {
+    return x;
+  } else {
+    constexpr auto perm = diagonal_permutation(Eq, K);
+    const auto p = permuted<perm>(x, std::make_index_sequence<X::shape_type::rank>{});
+    return diagonals_taken<after_diagonal(Eq, K), K>(graph::diag_part<std::remove_cvref_t<decltype(p)>, true>(p));
+  }
+}
+
+/// Operands 0 and 1 contracted into what the rest of the equation needs of them: their labels
+/// that a later operand or the output holds, in order of appearance.
+constexpr einsum_equation first_pair(const einsum_equation& e) {
+  einsum_equation p;
+  p.operands = 2;
+  p.explicit_output = true;
+  for (std::size_t k = 0; k < 2; ++k) {
+    p.in[k] = e.in[k];
+    p.in_rank[k] = e.in_rank[k];
+    for (std::size_t i = 0; i < e.in_rank[k]; ++i) {
+      const char c = e.in[k][i];
+      bool needed = e.in_output(c);
+      for (std::size_t later = 2; later < e.operands; ++later) needed = needed || e.in_operand(later, c);
+      if (needed && !p.in_output(c)) p.out[p.out_rank++] = c;
+    }
+  }
+  return p;
+}
+/// The equation once operands 0 and 1 are one (first_pair's output).
+constexpr einsum_equation after_first_pair(const einsum_equation& e) {
+  einsum_equation r = e;
+  const einsum_equation p = first_pair(e);
+  r.operands = e.operands - 1;
+  r.in[0] = p.out;
+  r.in_rank[0] = p.out_rank;
+  for (std::size_t k = 1; k < r.operands; ++k) r.in[k] = e.in[k + 1], r.in_rank[k] = e.in_rank[k + 1];
+  r.in[r.operands] = {};
+  r.in_rank[r.operands] = 0;
+  return r;
+}
+
+/// An equation without diagonals over operands of matching ranks: one operand is a fused
+/// reduction, two the matmul or the fused path, more a chain of pairs from the left (tf.einsum
+/// orders the pairs by cost; this order is the one written).
+template <auto Eq, class... X>
+constexpr auto einsum_contract(const X&... x) {
+  if constexpr (sizeof...(X) == 1) {
+    return einsum_fused<Eq>(x...);
+  } else if constexpr (sizeof...(X) == 2) {
+    using SA = typename std::tuple_element_t<0, std::tuple<X...>>::shape_type;
+    using SB = typename std::tuple_element_t<1, std::tuple<X...>>::shape_type;
+    constexpr bool agree = einsum_extents_agree<SA, SB>(Eq);
+    static_assert(agree, "staticflow: einsum: a label has different static extents in two operands (neither is 1)");
+    constexpr auto roles = matmul_roles<SA, SB>(Eq);
+    if constexpr (!agree) return;  // (one error: nothing is built)
+    else if constexpr (roles.usable) return einsum_matmul_path<Eq, roles>(x...);
+    else return einsum_fused<Eq>(x...);
+  } else {
+    return [](const auto& a, const auto& b, const auto&... more) {
+      const auto ab = einsum_contract<first_pair(Eq)>(a, b);
+      if constexpr (std::is_void_v<decltype(ab)>) return;
+      else return einsum_contract<after_first_pair(Eq)>(ab, more...);
+    }(x...);
+  }
+}
+
 template <auto Eq, class... X>
 constexpr auto einsum_of(const X&... x) {
   static_assert(Eq.problem != einsum_problem::bad_character,
-                "staticflow: einsum: an equation holds letters, ',' between two operands and '->' only (no '...')");
+                "staticflow: einsum: an equation holds letters, '...', ',' between operands and '->' only");
   static_assert(Eq.problem != einsum_problem::arrow, "staticflow: einsum: '->' appears once, after the operands' labels");
-  static_assert(Eq.problem != einsum_problem::too_many_operands, "staticflow: einsum takes one or two operands");
-  static_assert(Eq.problem != einsum_problem::repeated_label,
-                "staticflow: einsum: a label repeated within one operand (a diagonal, as in \"ii->i\") is not supported");
+  static_assert(Eq.problem != einsum_problem::too_many_operands, "staticflow: einsum takes at most 8 operands");
+  static_assert(Eq.problem != einsum_problem::too_many_labels, "staticflow: einsum: an operand or the output has more than 16 axes");
+  static_assert(Eq.problem != einsum_problem::repeated_ellipsis, "staticflow: einsum: '...' appears twice in one operand or the output");
   static_assert(Eq.problem != einsum_problem::repeated_output_label, "staticflow: einsum: a label appears twice in the output");
   static_assert(Eq.problem != einsum_problem::output_label_missing, "staticflow: einsum: an output label appears in no operand");
-  if constexpr (Eq.problem == einsum_problem::none) {
+  static_assert(Eq.problem != einsum_problem::ellipsis_not_in_output,
+                "staticflow: einsum: the operands' '...' stand for axes but the output has no '...' (numpy's rule)");
+  static_assert(Eq.problem != einsum_problem::rank_mismatch || Eq.operands != sizeof...(X),
+                "staticflow: einsum: an operand's rank differs from its number of labels");
+  if constexpr (Eq.problem == einsum_problem::none || Eq.problem == einsum_problem::rank_mismatch) {
     static_assert(Eq.operands == sizeof...(X), "staticflow: einsum: the equation names another number of operands than are given");
     if constexpr (Eq.operands == sizeof...(X)) {
-      constexpr bool ranks_match = [] {
+      constexpr bool ranks_match = Eq.problem == einsum_problem::none && [] {
         std::size_t k = 0;
         return ((Eq.in_rank[k++] == X::shape_type::rank) && ...);
       }();
-      static_assert(ranks_match, "staticflow: einsum: an operand's rank differs from its number of labels");
+      static_assert(Eq.problem == einsum_problem::rank_mismatch || ranks_match,
+                    "staticflow: einsum: an operand's rank differs from its number of labels");
       if constexpr (ranks_match) {
-        if constexpr (sizeof...(X) == 1) {
-          return einsum_fused<Eq>(x...);
-        } else {
-          using SA = typename std::tuple_element_t<0, std::tuple<X...>>::shape_type;
-          using SB = typename std::tuple_element_t<1, std::tuple<X...>>::shape_type;
-          constexpr bool agree = einsum_extents_agree<SA, SB>(Eq);
-          static_assert(agree, "staticflow: einsum: a label has different static extents in the two operands (neither is 1)");
-          constexpr auto roles = matmul_roles<SA, SB>(Eq);
-          if constexpr (!agree) return;  // (one error: nothing is built)
-          else if constexpr (roles.usable) return einsum_matmul_path<Eq, roles>(x...);
-          else return einsum_fused<Eq>(x...);
+        constexpr bool square = [] {
+          std::size_t k = 0;
+          return (repeated_extents_agree<typename X::shape_type>(Eq, k++) && ...);
+        }();
+        static_assert(square, "staticflow: einsum: a label written twice in one operand names axes of different static extents");
+        if constexpr (square) {
+          return [&]<std::size_t... K>(std::index_sequence<K...>) {
+            return einsum_contract<without_diagonals(Eq)>(diagonals_taken<Eq, K>(x)...);
+          }(std::index_sequence_for<X...>{});
         }
       }
     }
@@ -357,7 +551,8 @@ constexpr auto einsum_of(const X&... x) {
 template <einsum_string Equation, detail::tensor_operand... X>
   requires(sizeof...(X) >= 1)
 constexpr auto einsum(const X&... x) {
-  constexpr auto eq = detail::parse_einsum(Equation);
+  constexpr auto eq = detail::complete_einsum(
+      detail::parse_einsum(Equation), std::array<std::size_t, sizeof...(X)>{decltype(detail::as_node<void>(x))::shape_type::rank...});
   return detail::einsum_of<eq>(detail::as_node<void>(x)...);
 }
 

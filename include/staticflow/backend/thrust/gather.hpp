@@ -25,17 +25,25 @@
 
 namespace staticflow::thrust_backend {
 namespace detail {
+/// The indices copied to the host, once the kernels before them have run (a synchronization point).
 template <class J>
-void check_indices_on_host(const J* device_indices, std::size_t positions, std::size_t n, const char* what) {
-  if (positions == 0) return;
+std::vector<J> indices_on_host(const J* device_indices, std::size_t positions) {
   std::vector<J> host(positions);
+  if (positions == 0) return host;
   synchronize();
   ::thrust::copy_n(::thrust::device_pointer_cast(device_indices), positions, host.data());
+  return host;
+}
+template <class J>
+void check_indices_on_host(const J* device_indices, std::size_t positions, std::size_t n, const char* what) {
+  const std::vector<J> host = indices_on_host(device_indices, positions);
   for (std::size_t p = 0; p < positions; ++p)
     if (host[p] < 0 || static_cast<std::size_t>(host[p]) >= n) graph::detail::throw_bad_index(what, p, host[p], n);
 }
 
-template <class T, class J>
+/// One result element of gather; with DropNegative zero for a negative index (the segment sums'
+/// gradient, graph/segment.hpp).
+template <class T, class J, bool DropNegative = false>
 struct gather_element {
   const T* x;
   const J* indices;
@@ -43,11 +51,14 @@ struct gather_element {
   graph::detail::gather_layout l;
   STATICFLOW_HD void operator()(std::size_t e) const {
     const std::size_t k = e % l.inner, row = e / l.inner, p = row % l.positions, o = row / l.positions;
-    out[e] = x[(o * l.n + static_cast<std::size_t>(indices[p])) * l.inner + k];
+    if (DropNegative && indices[p] < 0) out[e] = T(0);
+    else out[e] = x[(o * l.n + static_cast<std::size_t>(indices[p])) * l.inner + k];
   }
 };
 
-template <class T, class J>
+/// One column of gather's gradient, its positions added in order; with DropNegative a negative
+/// index is skipped (the segment sums).
+template <class T, class J, bool DropNegative = false>
 struct scatter_column {
   const T* g;
   const J* indices;
@@ -55,8 +66,10 @@ struct scatter_column {
   graph::detail::gather_layout l;
   STATICFLOW_HD void operator()(std::size_t column) const {
     const std::size_t o = column / l.inner, k = column % l.inner;
-    for (std::size_t p = 0; p < l.positions; ++p)
+    for (std::size_t p = 0; p < l.positions; ++p) {
+      if (DropNegative && indices[p] < 0) continue;
       out[(o * l.n + static_cast<std::size_t>(indices[p])) * l.inner + k] += g[(o * l.positions + p) * l.inner + k];
+    }
   }
 };
 /// A gather or gather_gradient node's operands, and its indices read and checked against the
