@@ -341,3 +341,47 @@ TEST_CASE("suite: the gradients of diag_part and set_diag land on the diagonal",
   CHECK(close(loss(), expected));
   for (std::size_t i = 0; i < 3; ++i) CHECK(close(dd(i), 2.0 * d(i) * w(i, i)));
 }
+
+TEST_CASE("suite: depthwise_conv2d and its gradients (SAME, strides 2 and 1, multiplier 2)", "[suite][gradients][conv]") {
+  INFO("backend " << suite::name());
+  // L = sum(depthwise_conv2d(x, f) * m): y[b,i,j,p*M+q] = sum over (u, v) of x[b,ih,iw,p] f[u,v,p,q]
+  auto vg = sf::value_and_grad<0, 1>(
+      [](auto x, auto f, auto m) { return sf::reduce_sum(sf::depthwise_conv2d(x, f, sf::padding::same, sf::strides<2, 1>) * m); },
+      suite::backend);
+  const std::size_t n = 2, h = 5, w = 4, c = 3, kh = 3, kw = 2, mult = 2, oh = 3, ow = 4, pt = 1, pl = 0;
+  const auto filled = [](std::array<std::size_t, 4> ext, float phase) {
+    auto t = xt::xtensor<float, 4>::from_shape(ext);
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = std::sin(phase + 0.61f * float(i));
+    return t;
+  };
+  const auto x = filled({n, h, w, c}, 0.2f), f = filled({kh, kw, c, mult}, 1.1f), m = filled({n, oh, ow, c * mult}, 2.3f);
+  const auto [loss, dx, df] = suite::host(vg(suite::in(x), suite::in(f), suite::in(m)));
+  xt::xtensor<double, 4> gx = xt::zeros<double>({n, h, w, c}), gf = xt::zeros<double>({kh, kw, c, mult});
+  double expected = 0;
+  for (std::size_t b = 0; b < n; ++b)
+    for (std::size_t i = 0; i < oh; ++i)
+      for (std::size_t j = 0; j < ow; ++j)
+        for (std::size_t u = 0; u < kh; ++u)
+          for (std::size_t v = 0; v < kw; ++v) {
+            const long ih = long(i * 2 + u) - long(pt), iw = long(j + v) - long(pl);
+            if (ih < 0 || iw < 0 || ih >= long(h) || iw >= long(w)) continue;
+            for (std::size_t p = 0; p < c; ++p)
+              for (std::size_t q = 0; q < mult; ++q) {
+                const double xv = x(b, std::size_t(ih), std::size_t(iw), p), fv = f(u, v, p, q), mv = m(b, i, j, p * mult + q);
+                expected += xv * fv * mv;
+                gx(b, std::size_t(ih), std::size_t(iw), p) += fv * mv;
+                gf(u, v, p, q) += xv * mv;
+              }
+          }
+  CHECK(close(loss(), expected));
+  REQUIRE(dx.size() == gx.size());
+  REQUIRE(df.size() == gf.size());
+  for (std::size_t e = 0; e < gx.size(); ++e) {
+    INFO("dx element " << e);
+    CHECK(close(dx.data()[e], gx.data()[e]));
+  }
+  for (std::size_t e = 0; e < gf.size(); ++e) {
+    INFO("df element " << e);
+    CHECK(close(df.data()[e], gf.data()[e]));
+  }
+}

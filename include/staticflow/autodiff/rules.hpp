@@ -30,6 +30,7 @@
 #include "staticflow/graph/cumulative.hpp"
 #include "staticflow/graph/data_movement.hpp"
 #include "staticflow/graph/gather.hpp"
+#include "staticflow/graph/depthwise_conv.hpp"
 #include "staticflow/graph/linalg.hpp"
 #include "staticflow/graph/scatter.hpp"
 #include "staticflow/graph/segment.hpp"
@@ -672,6 +673,26 @@ constexpr auto child_adjoint(const graph::conv2d_gradient<Wrt, X, F, H, Same, SH
   else if constexpr (K == 2) return graph::conv2d<X, E, Same, SH, SW>(n.x, ge);
   else if constexpr (K == 1 && image) return graph::conv2d_gradient<graph::conv2d_wrt_filter, E, F, H, Same, SH, SW>(ge, n.f, n.g);
   else if constexpr (K == 0 && !image) return graph::conv2d_gradient<graph::conv2d_wrt_image, X, E, H, Same, SH, SW>(n.x, ge, n.g);
+  else return zero_adjoint{};
+}
+/// depthwise_conv2d and its gradients: the same bilinear identities as conv2d's, with the
+/// depthwise operators (graph/depthwise_conv.hpp).
+template <std::size_t K, class X, class F, bool Same, std::size_t SH, std::size_t SW, class G>
+constexpr auto child_adjoint(const graph::depthwise_conv2d<X, F, Same, SH, SW>& n, const G& g) {
+  const auto ge = to_value_spec(g, n);
+  using E = std::remove_cvref_t<decltype(ge)>;
+  using wrt = std::conditional_t<K == 0, graph::conv2d_wrt_image, graph::conv2d_wrt_filter>;
+  return graph::depthwise_conv2d_gradient<wrt, X, F, E, Same, SH, SW>(n.x, n.f, ge);
+}
+template <std::size_t K, class Wrt, class X, class F, class H, bool Same, std::size_t SH, std::size_t SW, class G>
+constexpr auto child_adjoint(const graph::depthwise_conv2d_gradient<Wrt, X, F, H, Same, SH, SW>& n, const G& g) {
+  constexpr bool image = graph::depthwise_conv2d_gradient<Wrt, X, F, H, Same, SH, SW>::wrt_image;
+  const auto ge = to_value_spec(g, n);
+  using E = std::remove_cvref_t<decltype(ge)>;
+  if constexpr (K == 2 && image) return graph::depthwise_conv2d<E, F, Same, SH, SW>(ge, n.f);
+  else if constexpr (K == 2) return graph::depthwise_conv2d<X, E, Same, SH, SW>(n.x, ge);
+  else if constexpr (K == 1 && image) return graph::depthwise_conv2d_gradient<graph::conv2d_wrt_filter, E, F, H, Same, SH, SW>(ge, n.f, n.g);
+  else if constexpr (K == 0 && !image) return graph::depthwise_conv2d_gradient<graph::conv2d_wrt_image, X, E, H, Same, SH, SW>(n.x, ge, n.g);
   else return zero_adjoint{};
 }
 /// avg_pool's gradient A^T g is linear in g: <e, A^T g> = <A e, g>, so its adjoint is the pooling
