@@ -70,3 +70,17 @@ TEST_CASE("einsum: three or more operands contract from the left", "[graph][eins
         "  in (e) }\n");
 }
 
+TEST_CASE("einsum: output labels of one operand beside its free label are batches the other broadcasts over", "[graph][einsum]") {
+  check_equation<"bsi,io->bso", 3, 2>("bsi,io->bso");  // EinsumDense's "abc,cd->abd"
+  check_equation<"bsi,io->sbo", 3, 2>("bsi,io->sbo");
+  check_equation<"io,bsi->obs", 2, 3>("io,bsi->obs");
+  check_equation<"abi,cij->abcj", 3, 3>("abi,cij->abcj");  // a, b batches of one side; c of the other
+  check_equation<"bi,bsio->bso", 2, 4>("bi,bsio->bso");
+  auto f = sf::function([](auto x, auto w) { return sf::einsum<"bsi,io->bso">(x, w); });
+  CHECK(f.get_concrete_function(sf::spec<float, 2, 5, 3>{}, sf::spec<float, 3, 4>{}).graph_string() ==
+        "{ lambda ; a:float32[2,5,3] b:float32[3,4]. let\n"
+        "    c:float32[1,3,4] = expand_dims[axis=0] b\n"
+        "    d:float32[2,5,4] = dot_general a c\n"
+        "  in (d) }\n");
+}
+

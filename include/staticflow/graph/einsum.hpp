@@ -11,12 +11,14 @@
 //     extents agree), so the rest never sees a repeated label.
 //   * more than two operands: contracted in pairs from the left, each pair into the labels the
 //     rest of the equation still needs.
-//   * the matmul path: two operands whose labels are batch labels (in both operands and the
-//     output), at most one free label each (in one operand and the output), and exactly one
-//     contracted label (in both operands, not in the output) become one sf::matmul: each operand
-//     is transposed to [batch..., free, contracted] / [batch..., contracted, free] (an absent free
-//     label is an axis of extent 1, squeezed after), and the product to the output's order. Batch
-//     extents broadcast as matmul's do; the contracted extents must be equal (a run-time extent 1
+//   * the matmul path: two operands with exactly one contracted label (in both operands, not in
+//     the output), every other label in the output, and a free label in one of them (an output
+//     label the other operand lacks: per operand, the one latest in the output) become one
+//     sf::matmul: each operand is transposed to [batch..., free, contracted] / [batch...,
+//     contracted, free], the batch labels being every other output label (an operand that lacks
+//     one has an axis of extent 1 there, which matmul broadcasts: "bsi,io->bso" is b batches of
+//     [s, i] x [i, o]); an absent free label is an axis of extent 1, squeezed after; the product
+//     goes to the output's order. The contracted extents must be equal (a run-time extent 1
 //     against n throws matmul's sf::shape_error where NumPy would broadcast it).
 //   * otherwise the fused path: each operand is transposed to the order [output labels...,
 //     summed labels...] with axes of extent 1 for the labels it lacks, the two are multiplied
@@ -300,27 +302,32 @@ template <class SA, class SB>
 constexpr einsum_matmul matmul_roles(const einsum_equation& e) {
   einsum_matmul m;
   if (e.operands != 2) return m;
-  std::size_t contracted = 0, free_a = 0, free_b = 0;
+  std::size_t contracted = 0;
   for (std::size_t k = 0; k < 2; ++k)
     for (std::size_t i = 0; i < e.in_rank[k]; ++i) {
       const char c = e.in[k][i];
       const bool both = e.in_operand(1 - k, c), out = e.in_output(c);
       if (both && !out) {
         if (k == 0) ++contracted, m.contracted = c;
-      } else if (!both && out) {
-        (k == 0 ? free_a : free_b) += 1;
-        (k == 0 ? m.free_a : m.free_b) = c;
-      } else if (!both) {
+      } else if (!both && !out) {
         return m;  // summed within one operand
       }
     }
+  // Each operand's free label: of its output labels the other lacks, the one latest in the
+  // output. Its other such labels are batch labels the other operand broadcasts over (an axis of
+  // extent 1 there): "bsi,io->bso" is [b] batches of [s, i] x [i, o], one matmul.
+  for (std::size_t i = 0; i < e.out_rank; ++i) {
+    const char c = e.out[i];
+    if (!e.in_operand(1, c)) m.free_a = c;
+    else if (!e.in_operand(0, c)) m.free_b = c;
+  }
   // (no free label at all is a batch of dot products: the fused path does those in one loop)
-  if (contracted != 1 || free_a > 1 || free_b > 1 || free_a + free_b == 0) return m;
+  if (contracted != 1 || (!m.free_a && !m.free_b)) return m;
   // matmul needs equal contracted extents: statically equal, or both known only at run time
   const std::size_t ka = label_extent<SA>(e, 0, m.contracted), kb = label_extent<SB>(e, 1, m.contracted);
   if ((ka == dyn) != (kb == dyn) || (ka != dyn && ka != kb)) return m;
   for (std::size_t i = 0; i < e.out_rank; ++i)
-    if (e.in_operand(0, e.out[i]) && e.in_operand(1, e.out[i])) m.batch[m.batch_rank++] = e.out[i];
+    if (e.out[i] != m.free_a && e.out[i] != m.free_b) m.batch[m.batch_rank++] = e.out[i];
   if (m.free_a && m.free_b && position(e.out, e.out_rank, m.free_b) < position(e.out, e.out_rank, m.free_a)) {
     m.swapped = true;  // "bij,bkj->bki" is b x a^T: one transpose fewer than a x b^T, transposed
     const char f = m.free_a;
