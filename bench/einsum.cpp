@@ -14,6 +14,10 @@
 //       HandRowDots     two nested loops
 // (c) "ijk,jk->i" (two contracted labels), i = 1024, j = k = 64: the fused path against Eigen's
 //     matrix-vector product of a as [i, j*k] with b as a vector, and a hand loop.
+// (d) "bsi,io->bso" (Keras EinsumDense on a batch of sequences), b = 8, s = 64, i = o = 128: the
+//     matmul path with b a batch label of the first operand only (the kernel broadcast over it),
+//     against the fused path it took before (the same equation written as a multiply into
+//     reduce_sum) and Eigen's GEMM of x as [b*s, i].
 // Each benchmark checks its result against a double-precision loop once, before timing.
 #include <benchmark/benchmark.h>
 
@@ -221,6 +225,51 @@ void HandTwoContracted(benchmark::State& state) {
     }
   });
 }
+constexpr std::size_t db = 8, ds = 64, di = 128, dout = 128;
+const auto& sequences() { static const auto x = random_tensor<3>({db, ds, di}, 7); return x; }
+const auto& dense_kernel() { static const auto x = random_tensor<2>({di, dout}, 8); return x; }
+
+template <class Run>
+void time_dense(benchmark::State& state, xt::xtensor<float, 3>& out, Run run) {
+  run();
+  for (std::size_t b = 0; b < db; b += 3)
+    for (std::size_t t = 0; t < ds; t += 7)
+      for (std::size_t o = 0; o < dout; o += 11) {
+        double d = 0;
+        for (std::size_t i = 0; i < di; ++i) d += double(sequences()(b, t, i)) * dense_kernel()(i, o);
+        if (std::fabs(out(b, t, o) - d) > 1e-3) return state.SkipWithError("wrong dense layer");
+      }
+  for (auto _ : state) {
+    run();
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["FLOPS"] = benchmark::Counter(2.0 * db * ds * di * dout, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void EinsumDense(benchmark::State& state) {
+  auto f = sf::function([](auto x, auto w) { return sf::einsum<"bsi,io->bso">(x, w); });
+  auto out = xt::xtensor<float, 3>::from_shape({db, ds, dout});
+  time_dense(state, out, [&] { f.call_into(out, sequences(), dense_kernel()); });
+}
+
+void FusedDense(benchmark::State& state) {  // the fused path's graph, written out
+  auto f = sf::function([](auto x, auto w) {
+    return sf::reduce_sum(sf::expand_dims(x, sf::axes<2>{}) * sf::expand_dims(sf::expand_dims(sf::transpose(w), sf::axes<0>{}), sf::axes<0>{}),
+                          sf::axes<3>{});
+  });
+  auto out = xt::xtensor<float, 3>::from_shape({db, ds, dout});
+  time_dense(state, out, [&] { f.call_into(out, sequences(), dense_kernel()); });
+}
+
+void EigenDense(benchmark::State& state) {
+  Eigen::setNbThreads(1);
+  auto out = xt::xtensor<float, 3>::from_shape({db, ds, dout});
+  Eigen::Map<const row_major> x(sequences().data(), db * ds, di);
+  Eigen::Map<const row_major> w(dense_kernel().data(), di, dout);
+  Eigen::Map<row_major> o(out.data(), db * ds, dout);
+  time_dense(state, out, [&] { o.noalias() = x * w; });
+}
 }  // namespace
 
 BENCHMARK(Einsum)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
@@ -233,3 +282,6 @@ BENCHMARK(HandRowDots)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(EinsumTwoContracted)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(EigenTwoContracted)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(HandTwoContracted)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(EinsumDense)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(FusedDense)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(EigenDense)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
