@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, conv2d, pooling, cumsum, range / linspace / eye, gather, moments and layer normalization,
+// integers, reductions, matmul, conv2d, pooling, cumsum, range / linspace / eye, gather, boolean_mask / where, moments and layer normalization,
 // reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
@@ -151,6 +151,14 @@ int main(int argc, char** argv) {
   });
   exported("gather", gathers)("t5x3", xt::xarray<float>(xt::random::randn<float>({5, 3})),
                               xt::xarray<std::int64_t>{{2, 0}, {1, 2}, {0, 0}});
+  // boolean_mask: Compress (a mask of rank 2 merges the masked axes first); where(condition):
+  // NonZero transposed; the kept values feed a reduction
+  auto masks = sf::function<sf::spec<float, sf::dyn, 3>, sf::spec<bool, sf::dyn>>([](auto t, auto keep) {
+    auto positive = sf::boolean_mask(t, t > 0.f);
+    return std::tuple{sf::boolean_mask(t, keep), sf::boolean_mask(t * 2.f, keep, sf::axes<1>{}), positive,
+                      sf::reduce_sum(positive), sf::where(t > 0.5f)};
+  });
+  exported("masks", masks)("t3x3", xt::xarray<float>(xt::random::randn<float>({3, 3})), xt::xarray<bool>{true, false, true});
   // moments, norms and layer normalization: composites exported as their parts
   auto statistics = sf::function<sf::spec<float, sf::dyn, 4>, sf::spec<float, 4>, sf::spec<float, 4>>([](auto x, auto g, auto b) {
     const auto [mean, variance] = sf::moments(x, sf::axes<0>{});

@@ -772,6 +772,34 @@ TEST_CASE("suite: segment sums drop negative ids, add in order, and check ids fi
                     "staticflow: unsorted_segment_sum: segment_ids[1] = 3 is out of range [0, 3)");
 }
 
+TEST_CASE("suite: boolean_mask and where(condition) size their results from the data on every backend", "[suite][masking]") {
+  auto f = sf::function(
+      [](auto x, auto m) {
+        auto kept = sf::boolean_mask(x * 2.f, m);
+        return std::tuple{kept, sf::reduce_sum(kept), sf::boolean_mask(x, x > 4.f, sf::axes<0>{}), sf::where(x > 4.f),
+                          sf::boolean_mask(x, m(sf::span(0, 2)), sf::axes<1>{})};
+      },
+      suite::backend);
+  auto g = sf::grad<0>([](auto x, auto m, auto w) { return sf::reduce_sum(sf::boolean_mask(x, m) * w); }, suite::backend);
+  const xt::xtensor<float, 2> x = {{1, 2}, {3, 4}, {5, 6}, {7, 8}}, w = {{1, 2}, {3, 4}};
+  const xt::xtensor<bool, 1> m = {false, true, false, true};
+  const auto [kept, sum, large, where, columns] = suite::host(f(suite::in(x), suite::in(m)));
+  CHECK(suite::flat(kept) == std::vector<float>{6, 8, 14, 16});
+  CHECK(suite::flat(sum) == std::vector<float>{44});
+  CHECK(suite::flat(large) == std::vector<float>{5, 6, 7, 8});
+  CHECK(suite::flat(where) == std::vector<std::int64_t>{2, 0, 2, 1, 3, 0, 3, 1});
+  CHECK(suite::flat(columns) == std::vector<float>{2, 4, 6, 8});
+  // the gradient: w's rows at the kept positions, zeros elsewhere
+  const auto dx = suite::host(g(suite::in(x), suite::in(m), suite::in(w)));
+  CHECK(suite::flat(dx) == std::vector<float>{0, 0, 1, 2, 0, 0, 3, 4});
+  // nothing kept: an empty result
+  const xt::xtensor<bool, 1> none = {false, false, false, false};
+  CHECK(suite::flat(std::get<0>(suite::host(f(suite::in(x), suite::in(none))))).empty());
+  const xt::xtensor<bool, 1> short_mask = {true, false};
+  CHECK_THROWS_WITH(f(suite::in(x), suite::in(short_mask)),
+                    "staticflow: boolean_mask: mask.shape = [2] does not match tensor.shape[0:1] of tensor.shape = [4,2]");
+}
+
 TEST_CASE("suite: gather_nd and the scatters apply index tuples in order on every backend", "[suite][scatter]") {
   auto f = sf::function(
       [](auto x, auto row_ids, auto u, auto cell_ids) {

@@ -116,11 +116,28 @@ constexpr bool may_be_wider() {
 /// there), not at a materialized node's rule (a matmul's): there the reference to the node would
 /// make the adjoint hold a materialized node, stored in a slot of its own (share_adjoint), and a
 /// wider adjoint passed on stays wider (or meets a matmul's inner-dimension check) down to the leaf.
+/// Whether adjoint X has the extents of leaf V by construction: a gradient node whose extents are
+/// those of its child `X::extents_child` (gather's, a segment sum's, boolean_mask's: the value
+/// the forward op read), when that child is V. A leaf's type names it (an argument's index), so
+/// the check a broadcast_as would make is then always true, and the copy it costs is saved.
+template <class X, class V>
+constexpr bool has_extents_of_leaf() {
+  if constexpr (!requires { X::extents_child; }) {
+    return false;
+  } else {
+    using kids = decltype(graph::children(std::declval<const X&>()));
+    using child = std::remove_cvref_t<std::tuple_element_t<X::extents_child, kids>>;
+    return std::is_same_v<child, V> && std::tuple_size_v<decltype(graph::children(std::declval<const V&>()))> == 0;
+  }
+}
+
 template <class G, class V>
 constexpr auto to_value_spec(const G& g, const V& value) {
   const auto x = as_dtype<typename V::value_type>(sum_to_shape<typename V::shape_type>(g));
   using X = std::remove_cvref_t<decltype(x)>;
-  if constexpr (may_be_wider<typename X::shape_type, typename V::shape_type>() && !plan::materializes_v<V>)
+  if constexpr (std::is_same_v<typename X::shape_type, typename V::shape_type> && has_extents_of_leaf<X, V>())
+    return x;
+  else if constexpr (may_be_wider<typename X::shape_type, typename V::shape_type>() && !plan::materializes_v<V>)
     return graph::broadcast_as<X, V>(x, value);
   else
     return broadcast_like(x, value);

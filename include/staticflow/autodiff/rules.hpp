@@ -33,6 +33,7 @@
 #include "staticflow/graph/depthwise_conv.hpp"
 #include "staticflow/graph/linalg.hpp"
 #include "staticflow/graph/scatter.hpp"
+#include "staticflow/graph/masking.hpp"
 #include "staticflow/graph/segment.hpp"
 #include "staticflow/graph/sorting.hpp"
 #include "staticflow/graph/pool.hpp"
@@ -617,6 +618,24 @@ constexpr auto child_adjoint(const graph::segment_sum_gradient<Kind, H, X, I, N>
   } else {
     const auto ge = to_value_spec(g, n);
     return graph::segment_sum<Kind, std::remove_cvref_t<decltype(ge)>, I, N>(ge, n.ids, n.num_segments);
+  }
+}
+// ---- boolean_mask (graph/masking.hpp): the tensor gets the adjoint's rows back at the kept
+// positions, zeros elsewhere; that scatter's adjoint is the mask again (both linear). The mask is
+// bool (no adjoint), the tensor read for its extents there.
+template <std::size_t K, class X, class M, std::size_t Axis, class G>
+constexpr auto child_adjoint(const graph::boolean_mask<X, M, Axis>& n, const G& g) {
+  static_assert(K == 0);
+  const auto ge = to_value_spec(g, n);
+  return graph::boolean_mask_gradient<std::remove_cvref_t<decltype(ge)>, X, M, Axis>(ge, n.tensor, n.mask);
+}
+template <std::size_t K, class H, class X, class M, std::size_t Axis, class G>
+constexpr auto child_adjoint(const graph::boolean_mask_gradient<H, X, M, Axis>& n, const G& g) {
+  if constexpr (K != 0) {
+    return zero_adjoint{};
+  } else {
+    const auto ge = to_value_spec(g, n);
+    return graph::boolean_mask<std::remove_cvref_t<decltype(ge)>, M, Axis>(ge, n.mask);
   }
 }
 template <std::size_t K, class H, class X, class P, std::size_t Axis, class G>

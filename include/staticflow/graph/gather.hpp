@@ -96,6 +96,7 @@ struct gather : node<gather<X, I, Axis>> {
 template <class G, class X, class I, std::size_t Axis>
 struct gather_gradient : node<gather_gradient<G, X, I, Axis>> {
   static constexpr bool materialized = true;
+  static constexpr std::size_t extents_child = 1;  // (x's: autodiff/adjoint_shape.hpp)
   static constexpr std::size_t axis = Axis;
   using value_type = typename G::value_type;
   using shape_type = typename X::shape_type;

@@ -153,6 +153,7 @@ struct segment_sum : node<segment_sum<Kind, X, I, N>> {
 template <class Kind, class G, class X, class I, std::size_t N>
 struct segment_sum_gradient : node<segment_sum_gradient<Kind, G, X, I, N>> {
   static constexpr bool materialized = true;
+  static constexpr std::size_t extents_child = 1;  // (data's: autodiff/adjoint_shape.hpp)
   static constexpr std::size_t data_rank = X::shape_type::rank, id_rank = I::shape_type::rank;
   using kind = Kind;
   using value_type = typename G::value_type;

@@ -178,4 +178,38 @@ std::string lower_scatter_nd(Exporter& e, const std::string& x, const std::strin
   return out;
 }
 
+/// boolean_mask is ONNX's Compress along the axis. A mask of rank K > 1 is flattened, and the
+/// tensor's masked axes merged first (Reshape: 0 keeps an axis before them, -1 merges them; the
+/// axes after them are written out, so they must be static).
+template <std::size_t Axis, std::size_t K, class S, class Exporter>
+std::string lower_boolean_mask(Exporter& e, const std::string& x, const std::string& mask) {
+  std::string merged = x, flat = mask;
+  if constexpr (K > 1) {
+    constexpr bool static_after = [] {
+      for (std::size_t d = Axis + K; d < S::rank; ++d)
+        if (S::dims[d] == dyn || S::dims[d] == 0) return false;
+      return true;
+    }();
+    static_assert(static_after,
+                  "staticflow: sf::onnx::export_model: boolean_mask with a mask of rank 2 or more needs static, non-zero "
+                  "extents after the masked axes (ONNX's Reshape merges the masked axes)");
+    std::vector<std::int64_t> dims(Axis, 0);
+    dims.push_back(-1);
+    for (std::size_t d = Axis + K; d < S::rank; ++d) dims.push_back(static_cast<std::int64_t>(S::dims[d]));
+    merged = e.op("Reshape", {x, e.ints(dims)});
+    flat = e.op("Reshape", {mask, e.ints({-1})});
+  }
+  const std::string out = e.fresh("boolean_mask");
+  e.set_int(e.add_node("Compress", {merged, flat}, {out}), "axis", static_cast<std::int64_t>(Axis));
+  return out;
+}
+
+/// where(condition) is ONNX's NonZero ([rank, count]) transposed to TF's [count, rank].
+template <class Exporter>
+std::string lower_true_coordinates(Exporter& e, const std::string& condition) {
+  const std::string out = e.fresh("where");
+  e.set_ints(e.add_node("Transpose", {e.op("NonZero", {condition})}, {out}), "perm", {1, 0});
+  return out;
+}
+
 }  // namespace staticflow::onnx::detail

@@ -443,6 +443,15 @@ class exporter {
     return out;
   }
 
+  template <class X, class M, std::size_t Axis>
+  std::string lower_op(const graph::boolean_mask<X, M, Axis>& n) {
+    return lower_boolean_mask<Axis, M::shape_type::rank, typename X::shape_type>(*this, emit(n.tensor), emit(n.mask));
+  }
+  template <class C>
+  std::string lower_op(const graph::true_coordinates<C>& n) {
+    return lower_true_coordinates(*this, emit(n.condition));
+  }
+
   template <class Kind, class X, class P>
   std::string lower_op(const graph::pool<Kind, X, P>& n) {
     return lower_pool<std::is_same_v<Kind, graph::max_pooling>, P, X::shape_type::rank>(*this, emit(n.x));

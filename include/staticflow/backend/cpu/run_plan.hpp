@@ -15,6 +15,7 @@
 #include "staticflow/backend/cpu/diagonal.hpp"
 #include "staticflow/backend/cpu/fused_outputs.hpp"
 #include "staticflow/backend/cpu/gather.hpp"
+#include "staticflow/backend/cpu/masking.hpp"
 #include "staticflow/backend/cpu/scatter.hpp"
 #include "staticflow/backend/cpu/segment.hpp"
 #include "staticflow/backend/cpu/index.hpp"
@@ -80,6 +81,24 @@ struct slot_outputs {
   }
 };
 
+/// Where a self-allocating slot that allocates its one value once (`allocates_once`: boolean_mask,
+/// where) puts it when it is the function's only output (direct_slot): `where(ext)` checks the
+/// caller's container against the extents found (it may throw: nothing is written yet) and gives
+/// its memory.
+template <std::size_t View, class All, class Where>
+struct direct_slot_outputs {
+  All& all;
+  const Where& where;
+
+  template <std::size_t J, std::size_t R>
+  auto* allocate(const extents<R>& ext) const {
+    static_assert(J == 0, "staticflow: internal: an allocates_once slot has one value");
+    auto* data = where(ext);
+    std::get<View>(all) = {data, ext};
+    return data;
+  }
+};
+
 /// No slot is computed into the caller's memory: every slot gets a buffer of its own.
 struct no_direct_slot {
   static constexpr std::size_t slot = static_cast<std::size_t>(-1);
@@ -134,13 +153,17 @@ concept self_allocating_slot = requires { std::tuple_element_t<K, typename Plan:
 // it (out of line, a scalar loop's literals are loads and `m / 2` a run-time shift).
 template <class Sig, std::size_t K, class Plan, class All, class Storage, class Direct>
   requires self_allocating_slot<Plan, K>
-STATICFLOW_INLINE void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& arena, const Direct&) {
+STATICFLOW_INLINE void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& arena, const Direct& direct) {
   constexpr std::size_t args = std::tuple_size_v<Sig>;
   constexpr std::size_t base = Plan::template view_base<K>;
   using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
   if (shares_earlier_slot<Sig, K>(p, all)) return;
-  slot_evaluator<node_type>::template run<full_signature_t<Sig, Plan>>(
-      std::get<K>(p.slots), all, slot_outputs<args + base, base, All, Storage>{all, storage, arena});
+  if constexpr (Direct::slot == K && !is_fused_slot<Direct>::value)
+    slot_evaluator<node_type>::template run<full_signature_t<Sig, Plan>>(
+        std::get<K>(p.slots), all, direct_slot_outputs<args + base, All, decltype(direct.where)>{all, direct.where});
+  else
+    slot_evaluator<node_type>::template run<full_signature_t<Sig, Plan>>(
+        std::get<K>(p.slots), all, slot_outputs<args + base, base, All, Storage>{all, storage, arena});
   ++plan::materialization_counter();
 }
 

@@ -23,6 +23,7 @@
 #include "staticflow/backend/thrust/data_movement.hpp"
 #include "staticflow/backend/thrust/diagonal.hpp"
 #include "staticflow/backend/thrust/gather.hpp"
+#include "staticflow/backend/thrust/masking.hpp"
 #include "staticflow/backend/thrust/scatter.hpp"
 #include "staticflow/backend/thrust/segment.hpp"
 #include "staticflow/backend/thrust/kernel.hpp"
