@@ -7,6 +7,10 @@
 //   Rows/...      boolean_mask(x, keep): a float32 [100000, 64] tensor, a bool row mask keeping
 //                 about 2/3 of the rows; Eigen: the kept row indices listed, then x(rows, all)
 //   Gradient/...  d/dx sum(boolean_mask(x, keep) * w): w's rows at the kept rows, zeros elsewhere
+//   Repeat/...    repeat(x, counts, axis 0) with an int32 tensor of counts in [1, 2] over the
+//                 same [100000, 64] tensor; xtensor: xt::repeat(x, counts, 0) evaluated into a
+//                 tensor (counts of 0 are left out: xtensor 0.24.3's repeat then returns the
+//                 wrong rows, {0, 2, 0, 1, 1} over 5 rows gives rows 0, 1, 3, 4)
 //
 // Counter bytes_per_second: the tensor read and the result written. Each result is checked after
 // timing.
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include <xtensor/xindex_view.hpp>
+#include <xtensor/xmanipulation.hpp>
 #include <xtensor/xtensor.hpp>
 
 #include <staticflow/staticflow.hpp>
@@ -184,6 +189,52 @@ void Gradient_HandLoop(benchmark::State& state) {
   d.check_grad(state);
 }
 
+struct repeat_data {
+  row_data tensor;
+  xt::xtensor<std::int32_t, 1> counts = xt::zeros<std::int32_t>({rows});
+  std::vector<std::size_t> counts_for_xtensor;
+  std::size_t total = 0;
+  repeat_data() {
+    std::mt19937 rng(11);
+    for (auto& c : counts) total += static_cast<std::size_t>(c = static_cast<std::int32_t>(1 + rng() % 2));
+    counts_for_xtensor.assign(counts.begin(), counts.end());
+  }
+  void check(benchmark::State& state, const float* got) const {
+    const float* row = got;
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::int32_t c = 0; c < counts(r); ++c, row += width)
+        if (!std::equal(row, row + width, tensor.x.data() + r * width)) return state.SkipWithError("wrong result");
+    state.SetBytesProcessed(static_cast<std::int64_t>(sizeof(float) * (rows + total) * width * state.iterations()));
+  }
+};
+
+void Repeat_Staticflow(benchmark::State& state) {
+  repeat_data d;
+  auto fn = sf::function([](auto x, auto c) { return sf::repeat(x, c, sf::axes<0>{}); });
+  xt::xtensor<float, 2> out = xt::zeros<float>({d.total, width});
+  timed(state, out.data(), [&] { fn.call_into(out, d.tensor.x, d.counts); });
+  d.check(state, out.data());
+}
+void Repeat_HandLoop(benchmark::State& state) {
+  repeat_data d;
+  xt::xtensor<float, 2> out = xt::zeros<float>({d.total, width});
+  timed(state, out.data(), [&] {
+    float* to = out.data();
+    for (std::size_t r = 0; r < rows; ++r) {
+      const float* from = d.tensor.x.data() + r * width;
+      for (std::int32_t c = 0; c < d.counts(r); ++c, to += width)
+        for (std::size_t k = 0; k < width; ++k) to[k] = from[k];
+    }
+  });
+  d.check(state, out.data());
+}
+void Repeat_Xtensor(benchmark::State& state) {
+  repeat_data d;
+  xt::xtensor<float, 2> out = xt::zeros<float>({d.total, width});
+  timed(state, out.data(), [&] { out = xt::repeat(d.tensor.x, d.counts_for_xtensor, 0); });
+  d.check(state, out.data());
+}
+
 }  // namespace
 
 BENCHMARK(Filter_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
@@ -196,3 +247,6 @@ BENCHMARK(Rows_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Rows_Eigen)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Gradient_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Gradient_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(Repeat_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(Repeat_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(Repeat_Xtensor)->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -772,7 +772,7 @@ TEST_CASE("suite: segment sums drop negative ids, add in order, and check ids fi
                     "staticflow: unsorted_segment_sum: segment_ids[1] = 3 is out of range [0, 3)");
 }
 
-TEST_CASE("suite: boolean_mask and where(condition) size their results from the data on every backend", "[suite][masking]") {
+TEST_CASE("suite: boolean_mask, repeat by a tensor and where(condition) size their results from the data on every backend", "[suite][masking]") {
   auto f = sf::function(
       [](auto x, auto m) {
         auto kept = sf::boolean_mask(x * 2.f, m);
@@ -798,6 +798,18 @@ TEST_CASE("suite: boolean_mask and where(condition) size their results from the 
   const xt::xtensor<bool, 1> short_mask = {true, false};
   CHECK_THROWS_WITH(f(suite::in(x), suite::in(short_mask)),
                     "staticflow: boolean_mask: mask.shape = [2] does not match tensor.shape[0:1] of tensor.shape = [4,2]");
+  // repeat by a tensor of counts: the counts read on the host, the rows gathered on the device
+  auto r = sf::function([](auto t, auto c) { return std::tuple{sf::repeat(t, c, sf::axes<0>{}), sf::repeat(t, c(sf::span(0, 2)), sf::axes<1>{})}; },
+                        suite::backend);
+  auto dr = sf::grad<0>([](auto t, auto c, auto u) { return sf::reduce_sum(sf::repeat(t, c, sf::axes<0>{}) * u); }, suite::backend);
+  const xt::xtensor<std::int32_t, 1> counts = {2, 0, 1, 0};
+  const auto [by_rows, by_columns] = suite::host(r(suite::in(x), suite::in(counts)));
+  CHECK(suite::flat(by_rows) == std::vector<float>{1, 2, 1, 2, 5, 6});
+  CHECK(suite::flat(by_columns) == std::vector<float>{1, 1, 3, 3, 5, 5, 7, 7});
+  const xt::xtensor<float, 2> u = {{1, 2}, {3, 4}, {5, 6}};
+  CHECK(suite::flat(suite::host(dr(suite::in(x), suite::in(counts), suite::in(u)))) == std::vector<float>{4, 6, 0, 0, 5, 6, 0, 0});
+  const xt::xtensor<std::int32_t, 1> negative = {1, -2, 0, 0};
+  CHECK_THROWS_WITH(r(suite::in(x), suite::in(negative)), "staticflow: repeat: repeats[1] = -2 is negative");
 }
 
 TEST_CASE("suite: gather_nd and the scatters apply index tuples in order on every backend", "[suite][scatter]") {

@@ -620,22 +620,23 @@ constexpr auto child_adjoint(const graph::segment_sum_gradient<Kind, H, X, I, N>
     return graph::segment_sum<Kind, std::remove_cvref_t<decltype(ge)>, I, N>(ge, n.ids, n.num_segments);
   }
 }
-// ---- boolean_mask (graph/masking.hpp): the tensor gets the adjoint's rows back at the kept
-// positions, zeros elsewhere; that scatter's adjoint is the mask again (both linear). The mask is
-// bool (no adjoint), the tensor read for its extents there.
-template <std::size_t K, class X, class M, std::size_t Axis, class G>
-constexpr auto child_adjoint(const graph::boolean_mask<X, M, Axis>& n, const G& g) {
+// ---- rows selected by data (graph/masking.hpp: boolean_mask, repeat by a tensor): the tensor
+// gets the adjoint's rows added back where they were read, zeros elsewhere; that sum's adjoint is
+// the selection again (both linear). The selector (bool, integers) has no adjoint; the tensor is
+// read for its extents there.
+template <std::size_t K, class Kind, class X, class M, std::size_t Axis, class G>
+constexpr auto child_adjoint(const graph::selected_rows<Kind, X, M, Axis>& n, const G& g) {
   static_assert(K == 0);
   const auto ge = to_value_spec(g, n);
-  return graph::boolean_mask_gradient<std::remove_cvref_t<decltype(ge)>, X, M, Axis>(ge, n.tensor, n.mask);
+  return graph::selected_rows_gradient<Kind, std::remove_cvref_t<decltype(ge)>, X, M, Axis>(ge, n.tensor, n.mask);
 }
-template <std::size_t K, class H, class X, class M, std::size_t Axis, class G>
-constexpr auto child_adjoint(const graph::boolean_mask_gradient<H, X, M, Axis>& n, const G& g) {
+template <std::size_t K, class Kind, class H, class X, class M, std::size_t Axis, class G>
+constexpr auto child_adjoint(const graph::selected_rows_gradient<Kind, H, X, M, Axis>& n, const G& g) {
   if constexpr (K != 0) {
     return zero_adjoint{};
   } else {
     const auto ge = to_value_spec(g, n);
-    return graph::boolean_mask<std::remove_cvref_t<decltype(ge)>, M, Axis>(ge, n.mask);
+    return graph::selected_rows<Kind, std::remove_cvref_t<decltype(ge)>, M, Axis>(ge, n.mask);
   }
 }
 template <std::size_t K, class H, class X, class P, std::size_t Axis, class G>

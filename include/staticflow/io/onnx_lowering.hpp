@@ -444,7 +444,7 @@ class exporter {
   }
 
   template <class X, class M, std::size_t Axis>
-  std::string lower_op(const graph::boolean_mask<X, M, Axis>& n) {
+  std::string lower_op(const graph::selected_rows<graph::by_mask, X, M, Axis>& n) {
     return lower_boolean_mask<Axis, M::shape_type::rank, typename X::shape_type>(*this, emit(n.tensor), emit(n.mask));
   }
   template <class C>
