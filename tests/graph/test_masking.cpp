@@ -1,5 +1,5 @@
 // sf::boolean_mask and sf::where(condition) (graph/masking.hpp, backend/cpu/masking.hpp): results
-// whose size is data. TF's examples, masks of rank 1 and 2 at axis 0 and inner axes, fused masks
+// whose size is data (where's own examples: test_masking_where.cpp; repeat: test_masking_repeat.cpp). TF's examples, masks of rank 1 and 2 at axis 0 and inner axes, fused masks
 // and tensors, later ops reading the run-time extent, all-false and empty input, 2 threads, eager
 // mode, inside cond, the listing, and TF's shape error before any effect.
 #include <catch2/catch.hpp>
@@ -121,25 +121,6 @@ TEST_CASE("boolean_mask: fused masks and tensors; later ops read the run-time ex
     return sf::boolean_mask(positive, positive < 10);
   });
   CHECK((twice(xt::xtensor<int, 1>{5, -2, 12, 7, 0, 30, 1}) == xt::xtensor<int, 1>{5, 7, 1}));
-}
-
-TEST_CASE("where(condition): coordinates of the trues, as tf.where", "[graph][masking]") {
-  auto w = sf::function([](auto c) { return sf::where(c); });
-  CHECK((w(xt::xtensor<bool, 1>{true, false, false, true}) == xt::xtensor<std::int64_t, 2>{{0}, {3}}));
-  CHECK((w(xt::xtensor<bool, 2>{{false, true, true}, {true, false, false}}) ==
-         xt::xtensor<std::int64_t, 2>{{0, 1}, {0, 2}, {1, 0}}));
-  // a numeric condition: its non-zero elements (TF's rule)
-  CHECK((w(xt::xtensor<float, 1>{0.f, -2.5f, 0.f, 1.f}) == xt::xtensor<std::int64_t, 2>{{1}, {3}}));
-  // an expression, rank 3
-  auto odd = sf::function([](auto x) { return sf::where(x % 2 == 1); });
-  const xt::xtensor<int, 3> x{{{1, 2}, {4, 5}}, {{6, 7}, {8, 8}}};
-  CHECK((odd(x) == xt::xtensor<std::int64_t, 2>{{0, 0, 0}, {0, 1, 1}, {1, 0, 1}}));
-  // a scalar: one row of no coordinates, or none
-  CHECK((w(xt::xtensor<bool, 0>(true)).shape() == std::array<std::size_t, 2>{1, 0}));
-  CHECK((w(xt::xtensor<bool, 0>(false)).shape() == std::array<std::size_t, 2>{0, 0}));
-  // the coordinates feed a gather_nd: the kept values again
-  auto again = sf::function([](auto t) { return sf::gather_nd(t, sf::where(t > 2)); });
-  CHECK((again(xt::xtensor<int, 2>{{1, 3}, {4, 2}}) == xt::xtensor<int, 1>{3, 4}));
 }
 
 TEST_CASE("boolean_mask, where: all false, empty and size-1 input are ordinary", "[graph][masking]") {
