@@ -106,16 +106,6 @@ constexpr bool may_be_wider() {
   }
 }
 
-/// The adjoint g brought to the spec of `value`: summed over broadcast axes, cast to its dtype,
-/// broadcast up where g is smaller (a reduction's adjoint, a scalar seed). Where run-time extents
-/// could hide a broadcast of the value (may_be_wider), the result is a broadcast_as of the value,
-/// whose extents are checked when the gradient runs: TensorFlow sums over such axes at run time
-/// (BroadcastGradientArgs); staticflow's sums are planned at compile time, so it throws
-/// sf::shape_error before the call has any effect instead of returning a gradient of the wrong
-/// shape. The check is made where the adjoint reaches a source (a leaf: every gradient ends
-/// there), not at a materialized node's rule (a matmul's): there the reference to the node would
-/// make the adjoint hold a materialized node, stored in a slot of its own (share_adjoint), and a
-/// wider adjoint passed on stays wider (or meets a matmul's inner-dimension check) down to the leaf.
 /// Whether adjoint X has the extents of leaf V by construction: a gradient node whose extents are
 /// those of its child `X::extents_child` (gather's, a segment sum's, boolean_mask's: the value
 /// the forward op read), when that child is V. A leaf's type names it (an argument's index), so
@@ -131,6 +121,16 @@ constexpr bool has_extents_of_leaf() {
   }
 }
 
+/// The adjoint g brought to the spec of `value`: summed over broadcast axes, cast to its dtype,
+/// broadcast up where g is smaller (a reduction's adjoint, a scalar seed). Where run-time extents
+/// could hide a broadcast of the value (may_be_wider), the result is a broadcast_as of the value,
+/// whose extents are checked when the gradient runs: TensorFlow sums over such axes at run time
+/// (BroadcastGradientArgs); staticflow's sums are planned at compile time, so it throws
+/// sf::shape_error before the call has any effect instead of returning a gradient of the wrong
+/// shape. The check is made where the adjoint reaches a source (a leaf: every gradient ends
+/// there), not at a materialized node's rule (a matmul's): there the reference to the node would
+/// make the adjoint hold a materialized node, stored in a slot of its own (share_adjoint), and a
+/// wider adjoint passed on stays wider (or meets a matmul's inner-dimension check) down to the leaf.
 template <class G, class V>
 constexpr auto to_value_spec(const G& g, const V& value) {
   const auto x = as_dtype<typename V::value_type>(sum_to_shape<typename V::shape_type>(g));
