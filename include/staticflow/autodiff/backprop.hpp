@@ -23,6 +23,7 @@
 #include "staticflow/autodiff/rules.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/while_loop.hpp"
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/custom_gradient.hpp"
 #include "staticflow/graph/external.hpp"
@@ -501,7 +502,7 @@ constexpr auto point_adjoint(const N& root, const G& g, const Source&, const Bef
     const S point = find_node<S>(root);
     const auto sum = [&]<std::size_t... J>(std::index_sequence<J...>) {
       return sum_adjoints<typename S::shape_type>(local_backprop<Root, Path, Mode>(root, g, point),
-                                                  from_point<Root, Path, Points, J, Mode>(root, std::get<J>(before), point)...);
+                                                  from_point<Root, Path, Points, J, Mode>(root, staticflow::detail::pack_get<J>(before), point)...);
     }(std::make_index_sequence<I>{});
     if constexpr (is_zero<decltype(sum)>) {
       return zero_adjoint{};
@@ -519,7 +520,10 @@ constexpr auto point_adjoints(const N& root, const G& g, const Source& source, c
   if constexpr (I == std::tuple_size_v<Points>) {
     return before;
   } else {
-    auto next = std::tuple_cat(before, std::tuple{point_adjoint<Root, Path, Points, I>(root, g, source, before)});
+    // (a value_pack, not a std::tuple: one std::tuple type per point, each constructed, was a
+    // large part of the compile time of a gradient with many points)
+    auto next = staticflow::detail::pack_concat(
+        before, staticflow::detail::pack_of(point_adjoint<Root, Path, Points, I>(root, g, source, before)));
     return point_adjoints<Root, Path, Points, I + 1>(root, g, source, next);
   }
 }
@@ -535,10 +539,10 @@ constexpr auto backprop(const N& n, const G& g, const Source& source) {
     return local_backprop<Root, Path, plain_walk>(n, g, source);
   } else {
     using Mode = walk_mode<Points, false>;
-    const auto adjoints = point_adjoints<Root, Path, Points, 0>(n, g, source, std::tuple<>{});
+    const auto adjoints = point_adjoints<Root, Path, Points, 0>(n, g, source, staticflow::detail::value_pack<>{});
     return [&]<std::size_t... J>(std::index_sequence<J...>) {
       return sum_adjoints<typename source_leaf_t<Source>::shape_type>(
-          local_backprop<Root, Path, Mode>(n, g, source), from_point<Root, Path, Points, J, Mode>(n, std::get<J>(adjoints), source)...);
+          local_backprop<Root, Path, Mode>(n, g, source), from_point<Root, Path, Points, J, Mode>(n, staticflow::detail::pack_get<J>(adjoints), source)...);
     }(std::make_index_sequence<std::tuple_size_v<Points>>{});
   }
 }

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "staticflow/core/errors.hpp"
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/custom_gradient.hpp"
 #include "staticflow/graph/traversal.hpp"
@@ -53,6 +54,13 @@ constexpr std::size_t materialized_count() {
 }
 
 namespace detail {
+using staticflow::detail::concat_tuple_types;
+using staticflow::detail::pack_concat;
+using staticflow::detail::pack_get;
+using staticflow::detail::pack_of;
+using staticflow::detail::pack_to_tuple;
+using staticflow::detail::value_pack;
+
 // The slot base of child K of N: Base + the counts of the children before it.
 template <class Kids, std::size_t K>
 constexpr std::size_t count_before() {
@@ -207,21 +215,21 @@ constexpr auto lower_slot(const N& n) {
   else return lowered;
 }
 
-// The lowered materialized nodes of subtree n, in post-order, as a tuple (a shared node's are in
-// the prelude).
+// The lowered materialized nodes of subtree n, in post-order, as a value_pack (a shared node's are
+// in the prelude).
 template <std::size_t ArgCount, std::size_t Base, class L, class N>
 constexpr auto collect(const N& n) {
   if constexpr (prelude_node<N>()) {
-    return std::tuple<>{};
+    return value_pack<>{};
   } else if constexpr (graph::detail::is_shared<N>::value) {
     return collect<ArgCount, Base, L>(n.value());
   } else {
     using kids = decltype(graph::children(n));
     auto below = [&]<std::size_t... K>(std::index_sequence<K...>) {
       [[maybe_unused]] const auto c = graph::children(n);
-      return std::tuple_cat(collect<ArgCount, Base + count_before<kids, K>(), L>(graph::child<K>(c))...);
+      return pack_concat(collect<ArgCount, Base + count_before<kids, K>(), L>(graph::child<K>(c))...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-    if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple{lower_slot<ArgCount, Base, L>(n)});
+    if constexpr (materializes_v<N>) return pack_concat(below, pack_of(lower_slot<ArgCount, Base, L>(n)));
     else return below;
   }
 }
@@ -231,12 +239,12 @@ constexpr auto collect(const N& n) {
 template <class N>
 constexpr auto collect_traced(const N& n) {
   if constexpr (prelude_node<N>()) {
-    return std::tuple<>{};
+    return value_pack<>{};
   } else if constexpr (graph::detail::is_shared<N>::value) {
     return collect_traced(n.value());
   } else {
-    auto below = graph::apply_children([](const auto&... kid) { return std::tuple_cat(collect_traced(kid)...); }, graph::children(n));
-    if constexpr (materializes_v<N>) return std::tuple_cat(below, std::tuple<const N*>{&n});
+    auto below = graph::apply_children([](const auto&... kid) { return pack_concat(collect_traced(kid)...); }, graph::children(n));
+    if constexpr (materializes_v<N>) return pack_concat(below, pack_of<const N*>(&n));
     else return below;
   }
 }
@@ -341,12 +349,12 @@ struct evaluation_plan {
   }
   static constexpr auto collect_slots(const Planned& outs, const prelude_pointers& shared) {
     auto first = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::tuple_cat(
+      return detail::pack_concat(
           detail::collect<ArgCount, detail::prelude_entry<prelude, I>::base, prelude>(std::get<I>(shared)->value())...);
     }(std::make_index_sequence<prelude::size>{});
-    return std::tuple_cat(first, [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple_cat(detail::collect<ArgCount, output_base<K>(), prelude>(std::get<K>(outs))...);
-    }(std::make_index_sequence<output_count>{}));
+    return detail::pack_to_tuple(detail::pack_concat(first, [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return detail::pack_concat(detail::collect<ArgCount, output_base<K>(), prelude>(std::get<K>(outs))...);
+    }(std::make_index_sequence<output_count>{})));
   }
   static constexpr prelude_pointers find_prelude(const Planned& outs) {
     prelude_pointers p{};
@@ -361,9 +369,9 @@ struct evaluation_plan {
 
   /// The specs of the values the slots fill, in order: slot K fills views
   /// [view_base<K>, view_base<K> + view_count_v<slot K>), read as arguments ArgCount + view.
-  using view_specs = decltype([]<std::size_t... K>(std::index_sequence<K...>) {
-    return std::tuple_cat(typename output_specs_of<std::tuple_element_t<K, slots_type>>::type{}...);
-  }(std::make_index_sequence<slot_count>{}));
+  using view_specs = typename decltype([]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::type_identity<typename detail::concat_tuple_types<typename output_specs_of<std::tuple_element_t<K, slots_type>>::type...>::type>{};
+  }(std::make_index_sequence<slot_count>{}))::type;
   static constexpr std::size_t view_count = std::tuple_size_v<view_specs>;
   /// view_bases[K] == view_base<K>; view_bases[slot_count] == view_count. (One array for the
   /// plan: a sum per slot over the slots before it grew as the square of the slots.)
@@ -395,9 +403,9 @@ struct evaluation_plan {
     // while_loop, each holding the loop) lower to different types when their own inputs sit in
     // different slots, but as traced they are the same type with equal values. A prelude entry is
     // traced as the node it shares, so a plain copy of that node elsewhere is found equal to it.
-    const auto traced = std::tuple_cat(
-        std::apply([](const auto*... p) { return std::tuple_cat(detail::collect_traced(p->value())...); }, shared),
-        std::apply([](const auto&... o) { return std::tuple_cat(detail::collect_traced(o)...); }, outs));
+    const auto traced = detail::pack_concat(
+        std::apply([](const auto*... p) { return detail::pack_concat(detail::collect_traced(p->value())...); }, shared),
+        std::apply([](const auto&... o) { return detail::pack_concat(detail::collect_traced(o)...); }, outs));
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((same_as[K] = first_equal<K>(traced, std::make_index_sequence<K>{})), ...);
     }(std::make_index_sequence<slot_count>{});
@@ -409,7 +417,7 @@ struct evaluation_plan {
     // (no function per pair of slots, only per pair of traced types: the pairs grow as the square
     // of the slots)
     std::size_t found = K;
-    ((found == K && same_as[J] == J && detail::same_traced_values(std::get<J>(traced), std::get<K>(traced)) ? (void)(found = J)
+    ((found == K && same_as[J] == J && detail::same_traced_values(detail::pack_get<J>(traced), detail::pack_get<K>(traced)) ? (void)(found = J)
                                                                                                            : (void)0),
      ...);
     return found;

@@ -205,19 +205,25 @@ inline std::size_t& fused_pass_counter() {
 }
 
 namespace detail {
+// Whether slot L (after K) lets slot K be computed last. (A function template rather than a
+// lambda in a fold expression: clang 14 crashed instantiating that lambda (tests/autodiff/test_gather.cpp).)
+template <class Plan, std::size_t ArgCount, std::size_t K, std::size_t L>
+constexpr bool later_slot_allows_last() {
+  using slots = typename Plan::slots_type;
+  using N = std::tuple_element_t<L, slots>;
+  if constexpr (requires { N::self_allocating; } || std::is_same_v<N, std::tuple_element_t<K, slots>>) return false;
+  else return !graph::uses_argument<ArgCount + Plan::template view_base<K>, N>();
+}
 /// Whether slot K of Plan may be computed after every other slot: no later slot reads its value
 /// or may repeat it (a repeat shares its views, plan.hpp's same_as, and would be read before it is
 /// computed), and none of them computes its own values (loops, conds).
+template <class Plan, std::size_t ArgCount, std::size_t K, std::size_t... J>
+constexpr bool computable_last(std::index_sequence<J...>) {
+  return (later_slot_allows_last<Plan, ArgCount, K, K + 1 + J>() && ...);
+}
 template <class Plan, std::size_t ArgCount, std::size_t K>
 constexpr bool computable_last() {
-  using slots = typename Plan::slots_type;
-  return []<std::size_t... J>(std::index_sequence<J...>) {
-    return ([] {
-      using N = std::tuple_element_t<K + 1 + J, slots>;
-      if constexpr (requires { N::self_allocating; } || std::is_same_v<N, std::tuple_element_t<K, slots>>) return false;
-      else return !graph::uses_argument<ArgCount + Plan::template view_base<K>, N>();
-    }() && ...);
-  }(std::make_index_sequence<Plan::slot_count - K - 1>{});
+  return computable_last<Plan, ArgCount, K>(std::make_index_sequence<Plan::slot_count - K - 1>{});
 }
 
 /// The last slot of Plan that is a full reduction of an elementwise graph and may be computed

@@ -1,0 +1,94 @@
+// staticflow/core/value_pack.hpp -- a minimal heterogeneous list of values, for the walks over a
+// graph that concatenate many small lists (one per node) into one: the planner's slots, the
+// adjoints of backprop's accumulation points.
+//
+// std::tuple is what the plan hands out, but building it by std::tuple_cat at every node made each
+// intermediate list a std::tuple type of its own, and every std::tuple type and construction
+// instantiates libstdc++'s constructor constraints (std::__and_ of is_constructible, ... per
+// element): in clang's -ftime-trace of a gradient test, half of the planner's instantiation time.
+// A value_pack is an aggregate (no constructors, nothing to resolve); the walk concatenates
+// value_packs and the plan makes one std::tuple at the end.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <utility>
+
+namespace staticflow::detail {
+
+template <std::size_t I, class T>
+struct pack_leaf {
+  T value;
+};
+template <class Indices, class... T>
+struct pack_storage;
+template <std::size_t... I, class... T>
+struct pack_storage<std::index_sequence<I...>, T...> : pack_leaf<I, T>... {};
+
+/// Values of types T..., element I read with pack_get<I>.
+template <class... T>
+struct value_pack {
+  using storage_type = pack_storage<std::index_sequence_for<T...>, T...>;
+  static constexpr std::size_t size = sizeof...(T);
+  storage_type storage;
+};
+
+template <std::size_t I, class T>
+constexpr const T& pack_get(const pack_leaf<I, T>& leaf) {
+  return leaf.value;
+}
+template <std::size_t I, class... T>
+constexpr const auto& pack_get(const value_pack<T...>& p) {
+  return pack_get<I>(p.storage);
+}
+
+template <class T>
+constexpr value_pack<T> pack_of(const T& value) {
+  return {{pack_leaf<0, T>{value}}};
+}
+
+/// a's values, then b's.
+template <class... A, class... B>
+constexpr value_pack<A..., B...> pack_concat(const value_pack<A...>& a, const value_pack<B...>& b) {
+  if constexpr (sizeof...(B) == 0) {
+    return a;
+  } else if constexpr (sizeof...(A) == 0) {
+    return b;
+  } else {
+    return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+      return value_pack<A..., B...>{{pack_leaf<I, A>{pack_get<I>(a)}..., pack_leaf<sizeof...(A) + J, B>{pack_get<J>(b)}...}};
+    }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
+  }
+}
+constexpr value_pack<> pack_concat() { return {}; }
+template <class... A>
+constexpr value_pack<A...> pack_concat(const value_pack<A...>& a) {
+  return a;
+}
+template <class P, class Q, class R, class... Rest>
+constexpr auto pack_concat(const P& a, const Q& b, const R& c, const Rest&... rest) {
+  return pack_concat(pack_concat(a, b), c, rest...);
+}
+
+/// The values as a std::tuple (one construction).
+template <class... T>
+constexpr std::tuple<T...> pack_to_tuple(const value_pack<T...>& p) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::tuple<T...>(pack_get<I>(p)...);
+  }(std::index_sequence_for<T...>{});
+}
+
+/// std::tuple<A..., B..., ...> from std::tuple<A...>, std::tuple<B...>, ... (types only: no tuple
+/// is instantiated).
+template <class... Tuples>
+struct concat_tuple_types {
+  using type = std::tuple<>;
+};
+template <class... A>
+struct concat_tuple_types<std::tuple<A...>> {
+  using type = std::tuple<A...>;
+};
+template <class... A, class... B, class... Rest>
+struct concat_tuple_types<std::tuple<A...>, std::tuple<B...>, Rest...> : concat_tuple_types<std::tuple<A..., B...>, Rest...> {};
+
+}  // namespace staticflow::detail
