@@ -205,8 +205,9 @@ inline std::size_t& fused_pass_counter() {
 }
 
 namespace detail {
-// Whether slot L (after K) lets slot K be computed last. (A function template rather than a
-// lambda in a fold expression: clang 14 crashed instantiating that lambda (tests/autodiff/test_gather.cpp).)
+// Whether slot L (after K) lets slot K be computed last. A function template rather than a
+// lambda in a fold expression: clang 14 crashed instantiating that lambda, on
+// tests/autodiff/test_gather.cpp (compiler.clang.gradients).
 template <class Plan, std::size_t ArgCount, std::size_t K, std::size_t L>
 constexpr bool later_slot_allows_last() {
   using slots = typename Plan::slots_type;
