@@ -5,6 +5,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "staticflow/core/string.hpp"
+
 namespace staticflow {
 
 /// The element types a tensor may hold, named as TensorFlow prints them.
@@ -16,6 +18,7 @@ template <> struct dtype_traits<std::int32_t> { static constexpr std::string_vie
 template <> struct dtype_traits<std::int64_t> { static constexpr std::string_view name = "int64"; };
 template <> struct dtype_traits<float>        { static constexpr std::string_view name = "float32"; };
 template <> struct dtype_traits<double>       { static constexpr std::string_view name = "float64"; };
+template <> struct dtype_traits<string>       { static constexpr std::string_view name = "string"; };
 
 template <class T>
 concept dtype = requires { dtype_traits<T>::name; };
@@ -24,7 +27,11 @@ template <dtype T>
 inline constexpr std::string_view dtype_name = dtype_traits<T>::name;
 
 template <class T>
-concept numeric_dtype = dtype<T> && !std::is_same_v<T, bool>;
+concept numeric_dtype = dtype<T> && std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+
+/// The string dtype (core/string.hpp): elementwise ops on the scalar path only.
+template <class T>
+concept string_dtype = std::is_same_v<T, string>;
 
 template <class T>
 concept floating_dtype = std::is_same_v<T, float> || std::is_same_v<T, double>;
@@ -36,11 +43,23 @@ namespace detail {
 template <class T>
 inline constexpr bool always_false = false;
 
+// C++ text: std::string, std::string_view, a character array or pointer (a string scalar).
+template <class U>
+inline constexpr bool is_text_v =
+    std::is_same_v<U, std::string> || std::is_same_v<U, std::string_view> || std::is_same_v<U, const char*> ||
+    std::is_same_v<U, char*> || std::is_same_v<U, string> ||
+    (std::is_array_v<U> && std::is_same_v<std::remove_cv_t<std::remove_extent_t<U>>, char>);
+
+/// A 0-d result or output as a plain C++ value: a number, or an sf::string element.
+template <class T>
+inline constexpr bool is_scalar_value_v = std::is_arithmetic_v<T> || std::is_same_v<T, string>;
+
 // The dtype a C++ arithmetic type stands for: `long long` and `long` both mean int64 on LP64.
 template <class T>
 constexpr auto canonical_dtype_of() {
   using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_same_v<U, bool>) return bool{};
+  if constexpr (is_text_v<U>) return string{};
+  else if constexpr (std::is_same_v<U, bool>) return bool{};
   else if constexpr (std::is_floating_point_v<U> && sizeof(U) == 4) return float{};
   else if constexpr (std::is_floating_point_v<U> && sizeof(U) == 8) return double{};
   else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 4) return std::int32_t{};
@@ -64,6 +83,9 @@ template <> inline constexpr int dtype_rank<double> = 4;
 
 template <class A, class B>
 struct promote {
+  static_assert(string_dtype<A> == string_dtype<B>,
+                "staticflow: a string tensor does not mix with numbers (use sf::strings::to_number<T> or "
+                "sf::strings::as_string)");
   // JAX's rule: an integer meeting a float takes the float's type (int64 + float32 -> float32).
   using type = std::conditional_t<(floating_dtype<A> && !floating_dtype<B>), A,
                std::conditional_t<(floating_dtype<B> && !floating_dtype<A>), B,

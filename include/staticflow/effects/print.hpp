@@ -67,7 +67,12 @@ template <class T>
 void format_tensor(std::string& out, const T* data, const std::size_t* ext, std::size_t rank, long summarize_count,
                    std::size_t depth = 0) {
   if (rank == 0) {
-    out += format_element(*data);
+    if constexpr (string_dtype<T>) {
+      if (depth == 0) out += data->view();  // tf.print writes a string scalar as it is
+      else out += '"', out += data->view(), out += '"';  // and the elements of a string tensor quoted
+    } else {
+      out += format_element(*data);
+    }
     return;
   }
   std::size_t inner = 1;

@@ -16,8 +16,15 @@ using staticflow::detail::always_false;
 // the instantiation context (`checked_operands<op::sqrt, int>`).
 template <class Op, class T>
 struct checked_operands {
+  // String tensors take the ops that say so (`+`, ==, !=, sf::strings): one message for the rest.
+  static constexpr bool text = string_dtype<T>;
+  static_assert(!text || op::takes_strings<Op>,
+                "staticflow: string tensors take +, ==, != and the sf::strings ops, not arithmetic (use "
+                "sf::strings::to_number<T> for numbers)");
   static constexpr bool ok = [] {
-    if constexpr (Op::requirement == op::operands::numeric) return numeric_dtype<T>;
+    if constexpr (text) return true;
+    else if constexpr (Op::requirement == op::operands::text) return false;
+    else if constexpr (Op::requirement == op::operands::numeric) return numeric_dtype<T>;
     else if constexpr (Op::requirement == op::operands::floating) return floating_dtype<T>;
     else if constexpr (Op::requirement == op::operands::boolean) return std::is_same_v<T, bool>;
     else if constexpr (Op::requirement == op::operands::integer) return integer_dtype<T>;
@@ -31,6 +38,8 @@ struct checked_operands {
                 "staticflow: logical ops need bool tensors (compare first, e.g. x > 0)");
   static_assert(ok || Op::requirement != op::operands::integer,
                 "staticflow: bitwise ops and shifts need int32 or int64 tensors");
+  static_assert(ok || Op::requirement != op::operands::text,
+                "staticflow: this sf::strings op needs a string tensor (sf::strings::as_string makes one)");
   using type = T;
 };
 }  // namespace detail
@@ -79,6 +88,9 @@ struct select : node<select<C, A, B>> {
 template <class T, class A>
 struct cast : node<cast<T, A>> {
   static_assert(dtype<T>, "staticflow: sf::cast<T> needs a dtype: bool, int32_t, int64_t, float or double");
+  static_assert(string_dtype<T> == string_dtype<typename A::value_type>,
+                "staticflow: sf::cast does not convert strings and numbers (use sf::strings::to_number<T> or "
+                "sf::strings::as_string)");
   using value_type = T;
   using shape_type = typename A::shape_type;
   static constexpr std::string_view name = "convert";

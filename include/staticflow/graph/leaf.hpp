@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
 
 #include "staticflow/core/shape.hpp"
 #include "staticflow/graph/node.hpp"
@@ -23,6 +26,18 @@ struct literal : node<literal<T>> {
   using shape_type = shape<>;
   T value;
   constexpr explicit literal(T v) : value(v) {}
+};
+
+/// A string constant keeps its own copy of the bytes (shared by the copies of the graph), so a
+/// literal made from a temporary std::string at trace time stays valid on every later call.
+template <>
+struct literal<string> : node<literal<string>> {
+  using value_type = string;
+  using shape_type = shape<>;
+  std::shared_ptr<const std::string> text;
+  string value;
+  explicit literal(std::string_view s) : text(std::make_shared<const std::string>(s)), value(*text) {}
+  explicit literal(string s) : literal(s.view()) {}
 };
 
 /// A 0-d constant whose value is also part of its type: what a static value (`sf::static_value<2>`,

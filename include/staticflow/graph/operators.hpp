@@ -11,7 +11,8 @@
 namespace staticflow {
 namespace detail {
 template <class T>
-concept literal_operand = std::is_arithmetic_v<std::remove_cvref_t<T>> || static_value_type<T>;
+concept literal_operand = std::is_arithmetic_v<std::remove_cvref_t<T>> || static_value_type<T> ||
+                          is_text_v<std::remove_cvref_t<T>>;
 
 /// A value that becomes a symbolic tensor when an expression uses it: an sf::variable, read at
 /// that point of the traced function (effects/variable.hpp).
@@ -59,7 +60,11 @@ constexpr auto as_node(const X& x) {
       else
         return std::type_identity<raw>{};
     }())::type;
+    static_assert(string_dtype<T> == string_dtype<raw>,
+                  "staticflow: a string tensor does not mix with numbers (use sf::strings::to_number<T> or "
+                  "sf::strings::as_string)");
     if constexpr (static_value_type<X>) return graph::static_literal<T, X::value>{};
+    else if constexpr (string_dtype<T>) return graph::literal<T>(std::string_view(x));  // owns a copy
     else return graph::literal<T>(static_cast<T>(literal_value(x)));
   }
 }

@@ -17,7 +17,11 @@
 namespace staticflow::op {
 
 /// What an op asks of its operands' dtype.
-enum class operands { any, numeric, floating, boolean, integer };
+enum class operands { any, numeric, floating, boolean, integer, text };
+
+/// Whether Op applies to string tensors (core/string.hpp): it says `takes_strings`.
+template <class Op>
+concept takes_strings = requires { requires Op::takes_strings; };
 
 namespace detail {
 template <class T>
@@ -141,6 +145,7 @@ struct logical_not : elementwise_op<logical_not, operands::boolean> {
 // ---- binary arithmetic ----
 struct add : elementwise_op<add, operands::numeric> {
   static constexpr std::string_view name = "add";
+  static constexpr bool takes_strings = true;  // concatenation (tf.strings.join of two)
   template <class T> STATICFLOW_HD static constexpr T apply(T a, T b) {
     if constexpr (integer_dtype<T>) return detail::wrap_add(a, b);
     else return a + b;
@@ -257,10 +262,12 @@ struct greater_equal : comparison_op<greater_equal, operands::numeric> {
   template <class T> STATICFLOW_HD static constexpr bool apply(T a, T b) { return a >= b; }
 };
 struct equal : comparison_op<equal> {
+  static constexpr bool takes_strings = true;
   static constexpr std::string_view name = "eq";
   template <class T> STATICFLOW_HD static constexpr bool apply(T a, T b) { return a == b; }
 };
 struct not_equal : comparison_op<not_equal> {
+  static constexpr bool takes_strings = true;
   static constexpr std::string_view name = "ne";
   template <class T> STATICFLOW_HD static constexpr bool apply(T a, T b) { return a != b; }
 };

@@ -126,6 +126,20 @@ inline constexpr bool value_free_v = [] {
   }
 }();
 
+/// Whether a string value (core/string.hpp) appears anywhere in the graph N: a call of such a
+/// graph opens a string_scope for the bytes its ops make.
+template <class N>
+inline constexpr bool mentions_strings_v = [] {
+  if constexpr (string_dtype<typename N::value_type>) {
+    return true;
+  } else {
+    using kids = decltype(children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (false || ... || mentions_strings_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}();
+
 /// Whether argument I appears anywhere in the graph N (a compile-time walk).
 template <std::size_t I, class N>
 constexpr bool uses_argument() {

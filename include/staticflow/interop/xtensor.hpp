@@ -4,9 +4,11 @@
 // value itself) and, for tensors, a view of its data (pointer + run-time extents).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string>
+#include <vector>
 #include <tuple>
 #include <type_traits>
 
@@ -75,6 +77,14 @@ struct argument_traits {
   static constexpr bool supported = false;
 };
 
+/// C++ text (std::string, std::string_view, a character array or pointer) is a 0-d string tensor.
+template <class A>
+struct argument_traits<A, std::enable_if_t<detail::is_text_v<A>>> {
+  static constexpr bool supported = true;
+  using value_type = string;
+  using signature_type = spec<string>;
+};
+
 /// C++ scalars are 0-d tensors of their dtype: a new value does not retrace.
 template <class A>
 struct argument_traits<A, std::enable_if_t<std::is_arithmetic_v<A>>> {
@@ -92,9 +102,15 @@ struct argument_traits<A, std::enable_if_t<static_value_type<A>>> {
 
 /// Row-major xtensor containers and adaptors: fixed ones keep their static shape, the others have
 /// run-time dimensions of their static rank.
+namespace detail {
+/// The dtype of a container's elements: std::string elements are a string tensor.
+template <class E>
+using element_dtype_t = std::conditional_t<std::is_same_v<std::remove_cv_t<E>, std::string>, string, std::remove_cv_t<E>>;
+}  // namespace detail
+
 template <detail::xtensor_like A>
 struct argument_traits<A> {
-  using value_type = std::remove_cv_t<typename A::value_type>;
+  using value_type = detail::element_dtype_t<typename A::value_type>;
   static constexpr bool supported = dtype<value_type> && A::static_layout == xt::layout_type::row_major;
   using signature_type = std::conditional_t<detail::fixed_dims<A>::value,
                                             typename detail::fixed_dims<A>::spec_type,
@@ -114,11 +130,75 @@ STATICFLOW_INLINE auto make_view(const A& a, Slot& scalar_slot) {
   } else if constexpr (std::is_arithmetic_v<A>) {
     scalar_slot = static_cast<typename traits::value_type>(a);
     return tensor_view<typename traits::value_type, 0>{&scalar_slot, {}};
+  } else if constexpr (is_text_v<A>) {
+    scalar_slot = string(std::string_view(a));  // a view of the caller's bytes, valid for the call
+    return tensor_view<string, 0>{&scalar_slot, {}};
   } else {
     constexpr std::size_t R = A::rank;
     extents<R> ext{};
     for (std::size_t d = 0; d < R; ++d) ext[d] = static_cast<std::size_t>(a.shape()[d]);
-    return tensor_view<typename traits::value_type, R>{a.data(), ext};
+    if constexpr (std::is_same_v<std::remove_cv_t<typename A::value_type>, std::string>) {
+      // std::string elements: their views, in the call's own buffer (`scalar_slot`, a vector)
+      static constexpr string none{};
+      scalar_slot.resize(product(ext));
+      std::transform(a.data(), a.data() + scalar_slot.size(), scalar_slot.begin(),
+                     [](const std::string& e) { return string(std::string_view(e)); });
+      return tensor_view<string, R>{scalar_slot.empty() ? &none : scalar_slot.data(), ext};
+    } else {
+      return tensor_view<typename traits::value_type, R>{a.data(), ext};
+    }
+  }
+}
+
+/// Where make_view puts what an argument of type A needs for the call: a scalar's value, a string
+/// container's element views; `char` (unused) for the others.
+template <class A, class = void>
+struct scalar_slot {
+  using type = char;
+};
+template <class A>
+struct scalar_slot<A, std::enable_if_t<std::is_arithmetic_v<A>>> {
+  using type = canonical_dtype_t<A>;
+};
+template <class A>
+struct scalar_slot<A, std::enable_if_t<is_text_v<A>>> {
+  using type = string;
+};
+template <xtensor_like A>
+  requires std::is_same_v<std::remove_cv_t<typename A::value_type>, std::string>
+struct scalar_slot<A> {
+  using type = std::vector<string>;
+};
+template <class A>
+using scalar_slot_t = typename scalar_slot<A>::type;
+
+/// A result as the caller gets it: string elements (views into this call's string pool) become
+/// std::string, so they outlive the call; other results are returned as they are.
+template <class T>
+struct is_result_tuple : std::false_type {};
+template <class... T>
+struct is_result_tuple<std::tuple<T...>> : std::true_type {};
+
+template <class R>
+auto owned_strings(R&& r) {
+  using U = std::remove_cvref_t<R>;
+  if constexpr (is_result_tuple<U>::value) {
+    return std::apply([](auto&... e) { return std::tuple{owned_strings(std::move(e))...}; }, r);
+  } else if constexpr (std::is_same_v<U, string>) {
+    return r.str();
+  } else if constexpr (xtensor_like<U>) {
+    if constexpr (std::is_same_v<typename U::value_type, string>) {
+      auto owned = [&] {
+        if constexpr (fixed_dims<U>::value) return xt::xtensor_fixed<std::string, typename U::shape_type>{};
+        else return xt::xtensor<std::string, U::rank>::from_shape(r.shape());
+      }();
+      std::transform(r.data(), r.data() + r.size(), owned.data(), [](string s) { return s.str(); });
+      return owned;
+    } else {
+      return U(std::forward<R>(r));
+    }
+  } else {
+    return U(std::forward<R>(r));
   }
 }
 

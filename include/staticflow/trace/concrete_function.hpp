@@ -57,9 +57,6 @@ struct checked_result {
                 "nothing; it returned a plain C++ value (tensors come from the arguments and ops)");
 };
 
-/// The scalar slot a C++ scalar argument is copied into for the duration of a call.
-template <class A>
-using scalar_slot_t = std::conditional_t<std::is_arithmetic_v<A>, canonical_dtype_t<A>, char>;
 
 
 /// The names a function's listings use: sf::arg_names' (empty: a, b, ...) and sf::function_name's
@@ -104,7 +101,7 @@ consteval std::size_t direct_output_slot() {
 
 template <class Out>
 auto output_data(Out& out) {
-  if constexpr (std::is_arithmetic_v<Out>) return &out;
+  if constexpr (detail::is_scalar_value_v<Out>) return &out;
   else return out.data();
 }
 }  // namespace detail
@@ -170,14 +167,35 @@ class concrete_function final : public concrete_function_base {
 
   const Result& graph() const { return graph_; }
 
+  /// Whether a call reads or makes strings: it then runs in a string_scope (core/string.hpp) and
+  /// its string results come back as std::string.
+  static constexpr bool uses_strings = [] {
+    if constexpr (std::is_void_v<Result>) return false;
+    else return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (false || ... || graph::mentions_strings_v<std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>>);
+    }(std::make_index_sequence<std::tuple_size_v<nodes_type>>{});
+  }();
+
+  /// Whether an output is a string tensor.
+  static constexpr bool has_string_output = [] {
+    if constexpr (std::is_void_v<Result>) return false;
+    else return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (false || ... || string_dtype<typename std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>::value_type>);
+    }(std::make_index_sequence<std::tuple_size_v<nodes_type>>{});
+  }();
+
   /// Evaluates the graph; results come back in new containers (see result_container_t).
   template <class... Args>
   STATICFLOW_INLINE auto operator()(const Args&... args) const {
     check_arguments<Args...>();
-    if (has_effects()) [[unlikely]]
-      return effects_then_compute(args...);
-    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
-    return compute(make_views(slots, args...));
+    if constexpr (uses_strings) {
+      return call_with_strings(args...);
+    } else {
+      if (has_effects()) [[unlikely]]
+        return effects_then_compute(args...);
+      auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+      return compute(make_views(slots, args...));
+    }
   }
 
   /// Evaluates into the caller's container(s): `out` is one container (or a scalar) for one
@@ -186,6 +204,11 @@ class concrete_function final : public concrete_function_base {
   template <class Out, class... Args>
   STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) const {
     check_arguments<Args...>();
+    if constexpr (uses_strings) {
+      auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+      call_into_views(std::forward<Out>(out), make_views(slots, args...));  // in a string_scope
+      return;
+    }
     if (has_effects()) [[unlikely]] {
       effects_then_compute_into(std::forward<Out>(out), args...);
       return;
@@ -196,14 +219,27 @@ class concrete_function final : public concrete_function_base {
 
   /// Like operator() and call_into, given the views of Sig's values (an eager call of an
   /// elementwise graph, whose eager values are its arguments: trace/function.hpp).
+  /// A call that reads or makes strings runs in a string_scope; its string results come back as
+  /// std::string (copied out of the scope's bytes before it ends).
   template <class Views>
   auto call_views(const Views& views) const {
-    if (has_effects()) [[unlikely]]
-      return with_effects(views, [&] { return compute(views); });
-    return compute(views);
+    if constexpr (uses_strings) {
+      string_scope strings;
+      if (has_effects()) [[unlikely]]
+        return detail::owned_strings(with_effects(views, [&] { return compute(views); }));
+      return detail::owned_strings(compute(views));
+    } else {
+      if (has_effects()) [[unlikely]]
+        return with_effects(views, [&] { return compute(views); });
+      return compute(views);
+    }
   }
   template <class Out, class Views>
   void call_into_views(Out&& out, const Views& views) const {
+    static_assert(!has_string_output,
+                  "staticflow: call_into: string results come back from a call (f(args...)) as std::string, "
+                  "not into a container");
+    [[maybe_unused]] std::conditional_t<uses_strings, string_scope, char> strings;
     if (has_effects()) [[unlikely]]
       with_effects(views, [&] { compute_into(std::forward<Out>(out), views); });
     else
@@ -211,6 +247,14 @@ class concrete_function final : public concrete_function_base {
   }
 
  private:
+  // A call that reads or makes strings: the bytes its ops make are given back when it ends, after
+  // its string results are copied out as std::string.
+  template <class... Args>
+  [[gnu::noinline]] auto call_with_strings(const Args&... args) const {
+    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+    return call_views(make_views(slots, args...));
+  }
+
   // The calls with effects, out of line and given the arguments, not their views: views passed
   // from the call's own path would be stored to memory on every call, effects or not.
   template <class... Args>
@@ -269,7 +313,7 @@ class concrete_function final : public concrete_function_base {
     static_assert(std::tuple_size_v<decltype(outs)> == output_count,
                   "staticflow: call_into needs one output container per result (std::tie them)");
     if constexpr (equal_extents_path) {
-      if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, decltype(outs)>>>) {
+      if constexpr (!detail::is_scalar_value_v<std::remove_cvref_t<std::tuple_element_t<0, decltype(outs)>>>) {
         if (compute_equal_extents_into(std::get<0>(outs), arg_views)) [[likely]] return;
         // (some argument broadcasts, or the output's shape is wrong): out of line, so that the
         // common path keeps its views in registers
@@ -289,7 +333,7 @@ class concrete_function final : public concrete_function_base {
   STATICFLOW_INLINE void compute_general_into_inline(Outs& outs, const Views& arg_views) const {
     check_argument_extents(arg_views);
     if constexpr (direct_slot < plan_type::slot_count) {
-      if constexpr (!std::is_arithmetic_v<std::remove_cvref_t<std::tuple_element_t<0, Outs>>>)
+      if constexpr (!detail::is_scalar_value_v<std::remove_cvref_t<std::tuple_element_t<0, Outs>>>)
         if (compute_direct_into(std::get<0>(outs), arg_views)) return;
     }
     if constexpr (fuses_outputs) {
@@ -597,7 +641,7 @@ class concrete_function final : public concrete_function_base {
   template <std::size_t K, std::size_t R>
   STATICFLOW_INLINE static auto make_result(const extents<R>& ext) {
     using C = result_container_t<output_spec<K>>;
-    if constexpr (std::is_arithmetic_v<C>) {
+    if constexpr (detail::is_scalar_value_v<C>) {
       return C{};  // a scalar: copying an indeterminate one out of here would be undefined
     } else if constexpr (output_spec<K>::shape_type::is_static) {
       return detail::unfilled<C>();
@@ -616,7 +660,7 @@ class concrete_function final : public concrete_function_base {
   template <std::size_t K, class O, std::size_t R>
   STATICFLOW_INLINE static void check_output(const O& out, const extents<R>& ext) {
     using T = typename output_spec<K>::value_type;
-    if constexpr (std::is_arithmetic_v<std::remove_cvref_t<O>>) {
+    if constexpr (detail::is_scalar_value_v<std::remove_cvref_t<O>>) {
       static_assert(R == 0 && std::is_same_v<std::remove_cvref_t<O>, T>,
                     "staticflow: call_into: a scalar output needs a rank-0 result of the same dtype");
     } else {

@@ -241,7 +241,10 @@ namespace detail {
 template <class Sig, class N, class Views, class T>
 [[gnu::noinline]] void run_flat_parallel(const N& n, const Views views, T* out, std::size_t size, std::size_t threads) {
   const auto cursors = flat_cursors<Sig, N>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
-  constexpr std::size_t step = 4 * batch_t<std::conditional_t<std::is_same_v<T, bool>, char, T>>::size;
+  constexpr std::size_t step = [] {
+    if constexpr (std::is_arithmetic_v<T>) return 4 * batch_t<std::conditional_t<std::is_same_v<T, bool>, char, T>>::size;
+    else return std::size_t{4};  // strings: one element per step
+  }();
   const std::size_t blocks = (size + step - 1) / step;
   parallel_for(blocks, threads, [&](std::size_t b0, std::size_t b1) {
     run_loop(n, cursors, out, b0 * step, std::min(size, b1 * step));
@@ -270,7 +273,8 @@ STATICFLOW_INLINE void run_rows(const N& n, const Views& views, const extents<R>
       }
     }
   };
-  const std::size_t threads = small_static ? 1 : threads_for(size);
+  // (a graph that makes strings runs on the calling thread: their bytes go to its string pool)
+  const std::size_t threads = small_static || graph::mentions_strings_v<N> ? 1 : threads_for(size);
   if (small_static || threads <= 1 || rows < 2) run(0, rows);
   else parallel_for(rows, threads, run);
 }
@@ -303,7 +307,7 @@ STATICFLOW_INLINE void evaluate_flat_into(const N& n, const Views& views, std::s
   if constexpr (small_static) {
     detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
   } else {
-    const std::size_t threads = size < parallel_grain ? 1 : threads_for(size);
+    const std::size_t threads = size < parallel_grain || graph::mentions_strings_v<N> ? 1 : threads_for(size);
     if (threads <= 1) [[likely]] detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
     else detail::run_flat_parallel<Sig>(n, views, out, size, threads);
   }

@@ -78,10 +78,14 @@ struct has_costly_batch<graph::broadcast<S, A>> : has_costly_batch<A> {};
 template <class A, class R>
 struct has_costly_batch<graph::broadcast_as<A, R>> : has_costly_batch<A> {};
 
-/// True when the fused loop for graph N uses xsimd batches (the result must not be bool).
+/// True when the fused loop for graph N uses xsimd batches (the result must be a number, not bool:
+/// strings stay on the scalar path).
 template <class N>
-inline constexpr bool takes_simd_path =
-    !std::is_same_v<typename N::value_type, bool> && vectorizes<typename N::value_type, N>::value;
+inline constexpr bool takes_simd_path = [] {
+  using T = typename N::value_type;
+  if constexpr (std::is_same_v<T, bool> || !std::is_arithmetic_v<T>) return false;
+  else return vectorizes<T, N>::value;
+}();
 
 // ---- batch evaluation: B is xsimd::batch<T>, masks are B::batch_bool_type ----
 template <class B, std::size_t I, class T, class S, class Cursors>
