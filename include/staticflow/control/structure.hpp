@@ -43,8 +43,8 @@ constexpr auto to_node(const V& v) {
   if constexpr (symbolic<V>) {
     return v;
   } else {
-    static_assert(std::is_arithmetic_v<V> || static_value_type<V>,
-                  "staticflow: a control-flow value must be a symbolic tensor or a C++ number");
+    static_assert(std::is_arithmetic_v<V> || static_value_type<V> || is_text_v<V>,
+                  "staticflow: a control-flow value must be a symbolic tensor, a C++ number or C++ text");
     return as_node<void>(v);
   }
 }
@@ -57,7 +57,8 @@ constexpr auto to_node_as(const V& v) {
     return v;
   } else {
     using T = typename Spec::value_type;
-    return graph::literal<T>(static_cast<T>(literal_value(v)));
+    if constexpr (string_dtype<T>) return graph::literal<T>(std::string_view(v));
+    else return graph::literal<T>(static_cast<T>(literal_value(v)));
   }
 }
 

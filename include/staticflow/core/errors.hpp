@@ -22,6 +22,12 @@ struct trace_error : std::logic_error {
   explicit trace_error(const std::string& what) : std::logic_error("staticflow: " + what) {}
 };
 
+/// A value an op cannot take, found while computing (TensorFlow's InvalidArgumentError): a string
+/// that is no number for sf::strings::to_number, a substr position out of range, an invalid regex.
+struct invalid_argument_error : std::invalid_argument {
+  explicit invalid_argument_error(const std::string& what) : std::invalid_argument("staticflow: " + what) {}
+};
+
 /// A checkpoint that cannot be written or read, or does not match what it is restored into
 /// (names, dtypes, shapes): thrown before any variable is changed.
 struct checkpoint_error : std::runtime_error {

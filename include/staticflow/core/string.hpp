@@ -31,6 +31,9 @@ struct string {
   constexpr string() = default;
   constexpr string(const char* b, std::size_t n) : bytes(b), length(n) {}
   constexpr string(std::string_view s) : bytes(s.data()), length(s.size()) {}  // NOLINT: a view of s
+  // A number is no string: `T(0)` in a kernel that fills with zeros does not compile for strings.
+  string(int) = delete;
+  string(std::nullptr_t) = delete;
 
   constexpr const char* data() const { return bytes; }
   constexpr std::size_t size() const { return length; }

@@ -230,7 +230,7 @@ std::ostream& operator<<(std::ostream& os, const N& n) {
     return values.get();
   });
   std::string s = "tf.Tensor(";
-  staticflow::detail::format_tensor(s, values.get(), ext.data(), R, 3);
+  staticflow::detail::format_tensor(s, values.get(), ext.data(), R, 3, 0, true);
   s += ", shape=" + staticflow::detail::extents_string(ext) + ", dtype=" + std::string(dtype_name<T>) + ")";
   return os << s;
 }

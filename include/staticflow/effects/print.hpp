@@ -62,13 +62,15 @@ std::string format_element(T v) {
   }
 }
 
-/// Tensor `data` of extents ext[0..rank) as tf.print writes it.
+/// Tensor `data` of extents ext[0..rank) as tf.print writes it (strings as an eager tf.Tensor
+/// shows them, b'...', with `bytes_repr`).
 template <class T>
 void format_tensor(std::string& out, const T* data, const std::size_t* ext, std::size_t rank, long summarize_count,
-                   std::size_t depth = 0) {
+                   std::size_t depth = 0, bool bytes_repr = false) {
   if (rank == 0) {
     if constexpr (string_dtype<T>) {
-      if (depth == 0) out += data->view();  // tf.print writes a string scalar as it is
+      if (bytes_repr) out += "b'", out += data->view(), out += '\'';
+      else if (depth == 0) out += data->view();  // tf.print writes a string scalar as it is
       else out += '"', out += data->view(), out += '"';  // and the elements of a string tensor quoted
     } else {
       out += format_element(*data);
@@ -96,7 +98,7 @@ void format_tensor(std::string& out, const T* data, const std::size_t* ext, std:
       i = n - static_cast<std::size_t>(summarize_count);
     }
     if (i > 0) separator();
-    format_tensor(out, data + i * inner, ext + 1, rank - 1, summarize_count, depth + 1);
+    format_tensor(out, data + i * inner, ext + 1, rank - 1, summarize_count, depth + 1, bytes_repr);
   }
   out += ']';
 }

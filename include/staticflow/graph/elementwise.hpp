@@ -55,12 +55,24 @@ struct unary : node<unary<Op, A>> {
   constexpr explicit unary(A a_) : a(a_) {}
 };
 
-/// Op applied elementwise to A and B after broadcasting; both are converted to the promoted dtype.
+namespace detail {
+// Both operands converted to their promoted dtype; a mixed_operands op computes in A's.
+template <class Op, class A, class B>
+struct binary_compute {
+  using type = typename checked_operands<Op, promote_t<A, B>>::type;
+};
+template <op::mixed_operands Op, class A, class B>
+struct binary_compute<Op, A, B> {
+  using type = typename checked_operands<Op, A>::type;
+};
+}  // namespace detail
+
+/// Op applied elementwise to A and B after broadcasting; both are converted to the promoted dtype
+/// (a mixed_operands op takes them as they are).
 template <class Op, class A, class B>
 struct binary : node<binary<Op, A, B>> {
   using op_type = Op;
-  using compute_type = typename detail::checked_operands<
-      Op, promote_t<typename A::value_type, typename B::value_type>>::type;
+  using compute_type = typename detail::binary_compute<Op, typename A::value_type, typename B::value_type>::type;
   using value_type = typename Op::template result<compute_type>;
   using shape_type = broadcast_shape_t<typename A::shape_type, typename B::shape_type>;
   A a;

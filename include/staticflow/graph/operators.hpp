@@ -80,7 +80,9 @@ struct is_literal_node<graph::static_literal<T, V>> : std::true_type {};
 template <class N>
 constexpr auto fold_or_build(const N& n) {
   if constexpr (requires { n.a; n.b; }) {
-    if constexpr (is_literal_node<std::remove_cvref_t<decltype(n.a)>>::value &&
+    if constexpr (requires { requires op::mixed_operands<typename N::op_type>; }) {
+      return n;  // (sf::strings::substr's steps: built directly, never folded)
+    } else if constexpr (is_literal_node<std::remove_cvref_t<decltype(n.a)>>::value &&
                   is_literal_node<std::remove_cvref_t<decltype(n.b)>>::value) {
       using C = typename N::compute_type;
       return graph::literal<typename N::value_type>(N::op_type::apply(static_cast<C>(n.a.value), static_cast<C>(n.b.value)));

@@ -22,6 +22,8 @@ template <class T>
 std::string format_scalar(T v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v ? "True" : "False";
+  } else if constexpr (string_dtype<T>) {
+    return "b'" + v.str() + "'";  // as a jaxpr shows a bytes constant
   } else {
     char buf[64];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);

@@ -23,6 +23,11 @@ enum class operands { any, numeric, floating, boolean, integer, text };
 template <class Op>
 concept takes_strings = requires { requires Op::takes_strings; };
 
+/// Whether binary op Op takes operands of two dtypes as they are (a string and an integer:
+/// sf::strings::substr), instead of both converted to their promoted dtype.
+template <class Op>
+concept mixed_operands = requires { requires Op::mixed_operands; };
+
 namespace detail {
 template <class T>
 STATICFLOW_HD constexpr T wrap_add(T a, T b) {

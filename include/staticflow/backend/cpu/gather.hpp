@@ -63,7 +63,7 @@ void copy_rows(const T* x, const J* indices, const graph::detail::gather_layout&
     for (std::size_t row = b; row < e; ++row) {
       T* to = out + row * l.inner;
       if (DropNegative && indices[p] < 0) {
-        std::fill_n(to, l.inner, T(0));
+        std::fill_n(to, l.inner, T{});  // zeros (T{}: strings gather too, and never drop)
       } else {
         const T* from = x + (o * l.n + static_cast<std::size_t>(indices[p])) * l.inner;
         // a row whose width is in the type (an embedding table of shape [None, 64]) is copied with

@@ -51,7 +51,8 @@ STATICFLOW_INLINE auto scalar_at(const graph::unary<Op, A>& n, const Cursors& c,
 template <class Op, class A, class B, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors& c, std::size_t j) {
   using C = typename graph::binary<Op, A, B>::compute_type;
-  return Op::apply(static_cast<C>(scalar_at(n.a, c, j)), static_cast<C>(scalar_at(n.b, c, j)));
+  if constexpr (op::mixed_operands<Op>) return Op::apply(scalar_at(n.a, c, j), scalar_at(n.b, c, j));
+  else return Op::apply(static_cast<C>(scalar_at(n.a, c, j)), static_cast<C>(scalar_at(n.b, c, j)));
 }
 // `x % d == 0` with a literal d that is a power of two (`m % 2 == 0`): the remainder of
 // truncating division is zero exactly when the low bits are, whatever x's sign, so the sign

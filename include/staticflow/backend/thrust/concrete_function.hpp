@@ -70,6 +70,18 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     else return std::tuple_size_v<nodes_type>;
   }();
   static_assert(output_count > 0 || std::is_void_v<Result>);
+  static_assert(![] {
+    constexpr bool in_signature = []<class... E>(std::type_identity<std::tuple<E...>>) {
+      return (false || ... || [] {
+        if constexpr (spec_type<E>) return string_dtype<typename E::value_type>;
+        else return false;
+      }());
+    }(std::type_identity<Sig>{});
+    if constexpr (std::is_void_v<Result>) return in_signature;
+    else return in_signature || []<std::size_t... K>(std::index_sequence<K...>) {
+      return (false || ... || graph::mentions_strings_v<std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>>);
+    }(std::make_index_sequence<std::tuple_size_v<nodes_type>>{});
+  }(), "staticflow: string tensors run on the CPU backend only (the Thrust backend has no string kernels)");
 
   explicit concrete_function(Result graph)
       : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>),
