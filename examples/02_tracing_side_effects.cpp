@@ -31,12 +31,13 @@ int main() {
   std::cout << optimized_computation(3.0f, 4.0f) << "\n";  // reuses it
   std::cout << "traces: " << optimized_computation.tracing_count() << "\n";
 
-  // seed 002: double
+  // seed 002: double, on an int32, a float32 and a string scalar (tf.constant('a'))
   auto dbl = sf::function([](auto a) {
     std::cout << "Tracing with " << a << "\n";
     return a + a;
-  });
-  std::cout << "\n" << dbl(1) << "\n\n" << dbl(1.1f) << "\n\n" << dbl(2) << "  (no trace: int32 was seen)\n\n";
+  }, sf::arg_names("a"));
+  std::cout << "\n" << dbl(1) << "\n\n" << dbl(1.1f) << "\n\n" << dbl("a") << "\n\n";
+  std::cout << dbl(2) << "  (no trace: int32 was seen)\n" << dbl("b") << "  (nor a string)\n\n";
   std::cout << dbl.pretty_printed_concrete_signatures() << "\n";
   return optimized_computation.tracing_count() == 2 ? 0 : 1;
 }

@@ -2,7 +2,7 @@
 """docs/errors.md is the catalogue of the errors a user can hit; this keeps it honest.
 
     errors_catalogue.py REPO            check (the CTest docs.errors_catalogue)
-    errors_catalogue.py REPO --write    regenerate the compile-time section from tests/compile_fail (and compile_fail_onnx)
+    errors_catalogue.py REPO --write    regenerate the compile-time section from tests/compile_fail (and compile_fail_onnx, compile_fail_thrust)
 
 Checks: (1) the compile-time section is exactly what tests/compile_fail says (each file's
 `// expect:` message and its explanation), so every entry there is a compile-fail test; (2) every
@@ -24,7 +24,7 @@ def unescape(regex):
 
 def compile_time_section(repo):
     rows = []
-    paths = sorted((repo / "tests" / "compile_fail").glob("*.cpp")) + sorted((repo / "tests" / "compile_fail_onnx").glob("*.cpp"))
+    paths = sorted((repo / "tests" / "compile_fail").glob("*.cpp")) + sorted((repo / "tests" / "compile_fail_onnx").glob("*.cpp")) + sorted((repo / "tests" / "compile_fail_thrust").glob("*.cpp"))
     for path in paths:
         lines = path.read_text().splitlines()
         expect = unescape(lines[0].removeprefix("// expect:").strip())

@@ -79,10 +79,13 @@ TEST_CASE("seed 002: double traces once per dtype and lists its concrete signatu
   });
   CHECK(dbl(1) == 2);
   CHECK(dbl(1.1f) == 2.2f);
-  CHECK(dbl(2) == 4);  // no trace: int32 was seen
+  CHECK(dbl("a") == "aa");  // the seed's double(tf.constant('a')): a string tensor
+  CHECK(dbl(2) == 4);       // no trace: int32 was seen
+  CHECK(dbl("b") == "bb");  // nor for a string
   CHECK(log.str() ==
         "Tracing with Tensor(\"arg0:0\", shape=(), dtype=int32)\n"
-        "Tracing with Tensor(\"arg0:0\", shape=(), dtype=float32)\n");
+        "Tracing with Tensor(\"arg0:0\", shape=(), dtype=float32)\n"
+        "Tracing with Tensor(\"arg0:0\", shape=(), dtype=string)\n");
   CHECK(dbl.pretty_printed_concrete_signatures() ==
         "Input Parameters:\n"
         "  arg0 (POSITIONAL_ONLY): TensorSpec(shape=(), dtype=tf.int32, name=None)\n"
@@ -94,6 +97,12 @@ TEST_CASE("seed 002: double traces once per dtype and lists its concrete signatu
         "  arg0 (POSITIONAL_ONLY): TensorSpec(shape=(), dtype=tf.float32, name=None)\n"
         "Output Type:\n"
         "  TensorSpec(shape=(), dtype=tf.float32, name=None)\n"
+        "Captures:\n"
+        "  None\n\n"
+        "Input Parameters:\n"
+        "  arg0 (POSITIONAL_ONLY): TensorSpec(shape=(), dtype=tf.string, name=None)\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=(), dtype=tf.string, name=None)\n"
         "Captures:\n"
         "  None");
 }
