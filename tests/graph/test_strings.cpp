@@ -98,6 +98,10 @@ TEST_CASE("reduce_join joins along axes in row-major order, with a separator", "
   CHECK((columns == strings1{"ad", "be", "cf"}));
   CHECK(all == "a b c d e f");
   CHECK((kept == strings2{{"a+b+c"}, {"d+e+f"}}));
+  auto with_empty = sf::function([](auto x) { return sf::strings::reduce_join(x, ","); });
+  CHECK(with_empty(strings1{"", "a", ""}) == ",a,");  // an empty string still gets its separators
+  CHECK(with_empty(strings1{"", ""}) == ",");
+  CHECK(with_empty(strings1{""}) == "");
   CHECK(f.get_concrete_function(s).graph_string() ==
         "{ lambda ; a:string[None,None]. let\n"
         "    b:string[None] = reduce_join[axes=(1,) separator=','] a\n"
@@ -251,4 +255,32 @@ TEST_CASE("large string tensors run on the calling thread and the pool stops gro
   const std::size_t capacity = sf::detail::string_pool::local().capacity();
   for (int k = 0; k < 5; ++k) r = f(s);
   CHECK(sf::detail::string_pool::local().capacity() == capacity);
+}
+
+TEST_CASE("sf::constant copies C++ text and string containers at trace time", "[strings]") {
+  auto f = sf::function([](auto s) {
+    std::string greeting = "hello ";                         // gone after the trace
+    const strings1 names = {"ann", "bob"};                   // so is this
+    return sf::constant(greeting) + sf::constant(names) + s;  // tf.constant('hello ') + ...
+  });
+  CHECK((f("!") == strings1{"hello ann!", "hello bob!"}));
+  CHECK((f("?") == strings1{"hello ann?", "hello bob?"}));
+}
+
+TEST_CASE("an input signature of string specs: one trace for every length", "[strings][signature]") {
+  int traces = 0;
+  auto f = sf::function<sf::spec<sf::string, sf::dyn>>([&](auto s) {
+    ++traces;
+    return s + "!";
+  });
+  CHECK((f(strings1{"a", "b"}) == strings1{"a!", "b!"}));
+  CHECK((f(strings1{"c"}) == strings1{"c!"}));
+  CHECK(traces == 1);
+  CHECK(f.pretty_printed_concrete_signatures() ==
+        "Input Parameters:\n"
+        "  arg0 (POSITIONAL_ONLY): TensorSpec(shape=(None,), dtype=tf.string, name=None)\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=(None,), dtype=tf.string, name=None)\n"
+        "Captures:\n"
+        "  None");
 }

@@ -31,8 +31,8 @@ namespace detail {
 template <class C>
 constexpr void check_capturable() {
   static_assert(std::is_arithmetic_v<C> || argument_traits<C>::supported,
-                "staticflow: sf::capture / sf::constant take a C++ number or a row-major xtensor container "
-                "of bool, int32, int64, float or double");
+                "staticflow: sf::capture / sf::constant take a C++ number, C++ text or a row-major xtensor "
+                "container of bool, int32, int64, float, double or std::string");
   static_assert(!static_value_type<C>, "staticflow: a static value is a constant already; use it directly");
 }
 
@@ -97,6 +97,9 @@ struct constant_copy {
 template <class C>
 auto capture(const C& x) {
   detail::check_capturable<C>();
+  static_assert(!string_dtype<typename argument_traits<C>::value_type>,
+                "staticflow: sf::capture reads numbers in place; text is copied by sf::constant or passed as an "
+                "argument");
   auto& program = detail::traced_program("sf::capture");
   auto held = std::make_shared<detail::captured_container<C>>(x);
   program.resources.push_back(held);
@@ -113,6 +116,8 @@ auto constant(const C& x) {
   detail::check_capturable<C>();
   if constexpr (std::is_arithmetic_v<C>) {
     return graph::literal<canonical_dtype_t<C>>(static_cast<canonical_dtype_t<C>>(x));
+  } else if constexpr (detail::is_text_v<C>) {
+    return graph::literal<string>(std::string_view(x));  // (tf.constant('a'); the literal owns a copy)
   } else {
     using T = typename argument_traits<C>::value_type;
     constexpr std::size_t R = C::rank;
@@ -121,7 +126,14 @@ auto constant(const C& x) {
     std::size_t n = 1;
     for (std::size_t d = 0; d < R; ++d) n *= held->ext[d] = static_cast<std::size_t>(x.shape()[d]);
     held->values.reset(new T[n]);
-    std::copy_n(x.data(), n, held->values.get());
+    if constexpr (string_dtype<T>) {
+      // a string container: its bytes copied too, kept with the function's other resources
+      auto bytes = std::make_shared<std::vector<std::string>>(x.data(), x.data() + n);
+      for (std::size_t i = 0; i < n; ++i) held->values[i] = string(std::string_view((*bytes)[i]));
+      program.resources.push_back(bytes);
+    } else {
+      std::copy_n(x.data(), n, held->values.get());
+    }
     held->data = held->values.get();
     program.resources.push_back(held);
     program.add_capture(held.get(), tensor_spec_string<typename argument_traits<C>::signature_type>());

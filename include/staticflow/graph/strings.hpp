@@ -94,10 +94,12 @@ struct to_number : elementwise_op<to_number<T>, operands::text> {
   static constexpr bool takes_strings = true;
   template <class U>
   using result = T;
+  // (C's isspace, without a call into the C library per byte)
+  static constexpr bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
   static T apply(string s) {
     std::string_view v = s.view();
-    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
-    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+    while (!v.empty() && is_space(v.front())) v.remove_prefix(1);
+    while (!v.empty() && is_space(v.back())) v.remove_suffix(1);
     if (v.size() > 1 && v.front() == '+' && v[1] != '-') v.remove_prefix(1);  // from_chars takes no '+'
     T out{};
     const auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), out);

@@ -48,11 +48,27 @@ STATICFLOW_INLINE auto scalar_at(const graph::unary<Op, A>& n, const Cursors& c,
   using C = typename graph::unary<Op, A>::compute_type;
   return Op::apply(static_cast<C>(scalar_at(n.a, c, j)));
 }
+// A chain of string concatenations (`a + "-" + b`, sf::strings::join): its parts, left to right,
+// so that the result is made in one piece (one copy of each byte, not one per `+`).
+template <class N, class Cursors>
+STATICFLOW_INLINE auto concatenated_parts(const N& n, const Cursors& c, std::size_t j) {
+  if constexpr (requires { requires std::is_same_v<N, graph::binary<op::add, decltype(n.a), decltype(n.b)>>; } &&
+                string_dtype<typename N::value_type>)
+    return std::tuple_cat(concatenated_parts(n.a, c, j), concatenated_parts(n.b, c, j));
+  else
+    return std::tuple<string>{scalar_at(n, c, j)};
+}
+
 template <class Op, class A, class B, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors& c, std::size_t j) {
   using C = typename graph::binary<Op, A, B>::compute_type;
-  if constexpr (op::mixed_operands<Op>) return Op::apply(scalar_at(n.a, c, j), scalar_at(n.b, c, j));
-  else return Op::apply(static_cast<C>(scalar_at(n.a, c, j)), static_cast<C>(scalar_at(n.b, c, j)));
+  if constexpr (std::is_same_v<Op, op::add> && string_dtype<C>)
+    return std::apply([](const auto&... part) { return staticflow::detail::pooled_string(part...); },
+                      concatenated_parts(n, c, j));
+  else if constexpr (op::mixed_operands<Op>)
+    return Op::apply(scalar_at(n.a, c, j), scalar_at(n.b, c, j));
+  else
+    return Op::apply(static_cast<C>(scalar_at(n.a, c, j)), static_cast<C>(scalar_at(n.b, c, j)));
 }
 // `x % d == 0` with a literal d that is a power of two (`m % 2 == 0`): the remainder of
 // truncating division is zero exactly when the low bits are, whatever x's sign, so the sign
