@@ -80,6 +80,9 @@ inline constexpr slot_of_t slot_of{};
 template <class T, std::size_t... Dims>
 class variable final : public detail::variable_base {
   static_assert(dtype<canonical_dtype_t<T>>, "staticflow: sf::variable<T>: T must be bool, int32, int64, float or double");
+  static_assert(!string_dtype<canonical_dtype_t<T>>,
+                "staticflow: sf::variable<T> holds numbers: a string tensor's bytes live for one call (keep the "
+                "text in C++ and pass it as an argument)");
   static_assert(sizeof...(Dims) <= detail::max_variable_rank, "staticflow: sf::variable has at most 8 dimensions");
 
  public:
