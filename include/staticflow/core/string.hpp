@@ -12,14 +12,13 @@
 // the same memory.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstring>
-#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include "staticflow/core/chunk_stack.hpp"
 
 namespace staticflow {
 
@@ -49,53 +48,16 @@ struct string {
 
 namespace detail {
 
-/// This thread's string bytes: chunks that never move (a string made early in a call stays valid
-/// while later ones are made), handed back in stack order by string_scope.
-class string_pool {
+/// This thread's string bytes, handed back in stack order by string_scope.
+class string_pool : public chunk_stack {
  public:
   static string_pool& local() {
     thread_local string_pool instance;
     return instance;
   }
-  struct mark {
-    std::size_t chunk;
-    std::size_t offset;
-  };
-  mark top() const { return {current_, offset_}; }
-  void release(mark m) {
-    current_ = m.chunk;
-    offset_ = m.offset;
-  }
   char* allocate(std::size_t bytes) {
-    for (;; ++current_, offset_ = 0) {
-      if (current_ == chunks_.size()) {
-        const std::size_t last = chunks_.empty() ? 0 : chunks_.back().size;
-        const std::size_t size = std::max({std::size_t{1} << 12, 2 * last, bytes});
-        chunks_.push_back({std::unique_ptr<char[]>(new char[size]), size});
-      }
-      chunk& c = chunks_[current_];
-      if (offset_ + bytes <= c.size) {
-        char* at = c.data.get() + offset_;
-        offset_ += bytes;
-        return at;
-      }
-    }
+    return reinterpret_cast<char*>(chunk_stack::allocate(bytes, 1, std::size_t{1} << 12));
   }
-  /// Bytes reserved (tests check that a steady stream of calls stops growing).
-  std::size_t capacity() const {
-    std::size_t n = 0;
-    for (const auto& c : chunks_) n += c.size;
-    return n;
-  }
-
- private:
-  struct chunk {
-    std::unique_ptr<char[]> data;
-    std::size_t size;
-  };
-  std::vector<chunk> chunks_;
-  std::size_t current_ = 0;
-  std::size_t offset_ = 0;
 };
 
 /// A string made of `parts`, its bytes in this thread's string pool.
@@ -125,7 +87,7 @@ class string_scope {
 
  private:
   detail::string_pool& pool_;
-  detail::string_pool::mark mark_;
+  detail::chunk_stack::mark mark_;
 };
 
 }  // namespace staticflow

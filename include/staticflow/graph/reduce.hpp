@@ -165,6 +165,18 @@ std::array<bool, R> runtime_mask(const Axes& a) {
   }
 }
 
+/// A reduction's result extents: in's, without the masked axes (with Keep: 1 along them).
+template <std::size_t Out, bool Keep, std::size_t In>
+extents<Out> reduced_extents(const std::array<bool, In>& mask, const extents<In>& in) {
+  extents<Out> out{};
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < In; ++i) {
+    if (!mask[i]) out[j++] = in[i];
+    else if (Keep) out[j++] = 1;
+  }
+  return out;
+}
+
 template <std::size_t R, class Axes>
 std::string axes_string(const Axes& a) {
   std::string s = "[axes=(";
@@ -210,14 +222,7 @@ struct reduce : node<reduce<Op, A, Axes, Keep>> {
   std::array<bool, A::shape_type::rank> mask() const { return detail::runtime_mask<A::shape_type::rank>(axes); }
 
   extents<shape_type::rank> result_extents(const extents<A::shape_type::rank>& in) const {
-    const auto m = mask();
-    extents<shape_type::rank> out{};
-    std::size_t j = 0;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      if (!m[i]) out[j++] = in[i];
-      else if (Keep) out[j++] = 1;
-    }
-    return out;
+    return detail::reduced_extents<shape_type::rank, Keep>(mask(), in);
   }
 };
 

@@ -194,14 +194,7 @@ struct string_reduce_join : node<string_reduce_join<A, Axes, Keep>> {
   }
   std::array<bool, A::shape_type::rank> mask() const { return detail::runtime_mask<A::shape_type::rank>(axes); }
   extents<shape_type::rank> result_extents(const extents<A::shape_type::rank>& in) const {
-    const auto m = mask();
-    extents<shape_type::rank> out{};
-    std::size_t j = 0;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      if (!m[i]) out[j++] = in[i];
-      else if (Keep) out[j++] = 1;
-    }
-    return out;
+    return detail::reduced_extents<shape_type::rank, Keep>(mask(), in);
   }
 };
 }  // namespace graph

@@ -4,67 +4,22 @@
 // while a nested call (a function calling another) takes more.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
-#include <cstdint>
-#include <memory>
-#include <vector>
+
+#include "staticflow/core/chunk_stack.hpp"
 
 namespace staticflow::plan {
 
-class arena {
+class arena : public staticflow::detail::chunk_stack {
  public:
-  struct mark {
-    std::size_t chunk;
-    std::size_t offset;
-  };
-
   /// This thread's arena.
   static arena& local() {
     thread_local arena instance;
     return instance;
   }
 
-  mark top() const { return {current_, offset_}; }
-  void release(mark m) {
-    current_ = m.chunk;
-    offset_ = m.offset;
-  }
-
   /// `bytes` bytes aligned to 64 (a cache line, and any xsimd batch).
-  void* allocate(std::size_t bytes) {
-    constexpr std::uintptr_t align = 64;
-    for (;; ++current_, offset_ = 0) {
-      if (current_ == chunks_.size()) {
-        const std::size_t last = chunks_.empty() ? 0 : chunks_.back().size;
-        const std::size_t size = std::max({std::size_t{1} << 16, 2 * last, bytes + align});
-        chunks_.push_back({std::unique_ptr<std::byte[]>(new std::byte[size]), size});
-      }
-      chunk& c = chunks_[current_];
-      const auto base = reinterpret_cast<std::uintptr_t>(c.data.get());
-      const std::size_t start = ((base + offset_ + align - 1) & ~(align - 1)) - base;
-      if (start + bytes <= c.size) {
-        offset_ = start + bytes;
-        return c.data.get() + start;
-      }
-    }
-  }
-
-  /// Bytes reserved in all chunks (tests check that a steady stream of calls stops growing).
-  std::size_t capacity() const {
-    std::size_t n = 0;
-    for (const auto& c : chunks_) n += c.size;
-    return n;
-  }
-
- private:
-  struct chunk {
-    std::unique_ptr<std::byte[]> data;
-    std::size_t size;
-  };
-  std::vector<chunk> chunks_;
-  std::size_t current_ = 0;
-  std::size_t offset_ = 0;
+  void* allocate(std::size_t bytes) { return chunk_stack::allocate(bytes, 64, std::size_t{1} << 16); }
 };
 
 /// Releases what a call took from the arena when the call ends (also when it throws).
