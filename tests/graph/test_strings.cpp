@@ -284,3 +284,14 @@ TEST_CASE("an input signature of string specs: one trace for every length", "[st
         "Captures:\n"
         "  None");
 }
+
+TEST_CASE("xtensor_fixed string containers keep their static shape in and out", "[strings]") {
+  auto f = sf::function([](auto s) { return std::tuple{s + "!", sf::strings::length(s)}; });
+  const xt::xtensor_fixed<std::string, xt::xshape<2>> v = {"a", "bc"};
+  const auto [marked, length] = f(v);
+  STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(marked)>, xt::xtensor_fixed<std::string, xt::xshape<2>>>);
+  CHECK((marked == xt::xtensor_fixed<std::string, xt::xshape<2>>{"a!", "bc!"}));
+  CHECK((length == xt::xtensor_fixed<std::int32_t, xt::xshape<2>>{1, 2}));
+  CHECK(f.pretty_printed_concrete_signatures().find("TensorSpec(shape=(2,), dtype=tf.string, name=None)") !=
+        std::string::npos);
+}

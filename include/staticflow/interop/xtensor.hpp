@@ -48,13 +48,17 @@ template <class C>
 struct fixed_dims : std::false_type {
   using spec_type = void;
 };
+/// The dtype of a container's elements: std::string elements are a string tensor.
+template <class E>
+using element_dtype_t = std::conditional_t<std::is_same_v<std::remove_cv_t<E>, std::string>, string, std::remove_cv_t<E>>;
+
 template <class ET, std::size_t... I, xt::layout_type L, bool SH, class Tag>
 struct fixed_dims<xt::xfixed_container<ET, xt::fixed_shape<I...>, L, SH, Tag>> : std::true_type {
-  using spec_type = spec<ET, I...>;
+  using spec_type = spec<element_dtype_t<ET>, I...>;
 };
 template <class EC, std::size_t... I, xt::layout_type L, bool SH, class Tag>
 struct fixed_dims<xt::xfixed_adaptor<EC, xt::fixed_shape<I...>, L, SH, Tag>> : std::true_type {
-  using spec_type = spec<std::remove_cv_t<typename xt::xfixed_adaptor<EC, xt::fixed_shape<I...>, L, SH, Tag>::value_type>, I...>;
+  using spec_type = spec<element_dtype_t<typename xt::xfixed_adaptor<EC, xt::fixed_shape<I...>, L, SH, Tag>::value_type>, I...>;
 };
 
 template <class T, std::size_t... D>
@@ -102,12 +106,6 @@ struct argument_traits<A, std::enable_if_t<static_value_type<A>>> {
 
 /// Row-major xtensor containers and adaptors: fixed ones keep their static shape, the others have
 /// run-time dimensions of their static rank.
-namespace detail {
-/// The dtype of a container's elements: std::string elements are a string tensor.
-template <class E>
-using element_dtype_t = std::conditional_t<std::is_same_v<std::remove_cv_t<E>, std::string>, string, std::remove_cv_t<E>>;
-}  // namespace detail
-
 template <detail::xtensor_like A>
 struct argument_traits<A> {
   using value_type = detail::element_dtype_t<typename A::value_type>;
