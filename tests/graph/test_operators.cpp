@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <type_traits>
 
 #include "staticflow/core/static_value.hpp"
@@ -261,7 +262,11 @@ TEST_CASE("the operators only take part when an operand is symbolic", "[graph][o
   STATIC_REQUIRE(addable<double, fx23>);
   STATIC_REQUIRE(addable<fx23, fy3>);
   STATIC_REQUIRE(addable<fx23, sf::static_value<2>>);
-  STATIC_REQUIRE_FALSE(addable<fx23, std::string>);
+  // C++ text is a string literal: it takes part next to a string tensor (next to a number tensor
+  // it is a compile error naming both dtypes: tests/compile_fail/string_plus_number.cpp)
+  STATIC_REQUIRE(addable<g::argument<0, sf::string, sf::shape<2>>, std::string>);
+  STATIC_REQUIRE(addable<const char*, g::argument<0, sf::string, sf::shape<2>>>);
+  STATIC_REQUIRE_FALSE(addable<fx23, std::vector<float>>);
   STATIC_REQUIRE_FALSE(addable<fx23, sf::spec<float, 2, 3>>);
   STATIC_REQUIRE_FALSE(sf::detail::binary_operands<sf::static_value<1>, sf::static_value<2>>);
   STATIC_REQUIRE_FALSE(sf::detail::binary_operands<int, double>);
