@@ -14,6 +14,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include <staticflow/staticflow.hpp>
+#include <staticflow/graph/strings_regex.hpp>
 
 namespace sf = staticflow;
 using strings1 = xt::xtensor<std::string, 1>;

@@ -1,11 +1,12 @@
 // staticflow/graph/strings.hpp -- the ops on string tensors, as tf.strings names them:
-// sf::strings::length, upper, lower, substr, join, as_string, to_number<T>, regex_full_match and
-// reduce_join (`+`, ==, != and sf::where work on strings as on numbers: graph/operators.hpp).
+// sf::strings::length, upper, lower, substr, join, as_string, to_number<T> and reduce_join
+// (regex_full_match is in graph/strings_regex.hpp: <regex> costs every translation unit that
+// includes it about 50 MB of compiler memory, so it is opt-in) (`+`, ==, != and sf::where work on strings as on numbers: graph/operators.hpp).
 //
 // Every op is elementwise (fused into the scalar loop of its consumer) except reduce_join, which
 // is materialized like any reduction. The strings an op makes go to the calling thread's string
 // pool (core/string.hpp), released when the call ends. Values an op cannot take (a number that
-// does not parse, a substr position out of range, a pattern that is no regex) throw
+// does not parse, a substr position out of range) throw
 // sf::invalid_argument_error, as TensorFlow raises InvalidArgumentError.
 #pragma once
 
@@ -16,7 +17,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -107,34 +107,6 @@ struct to_number : elementwise_op<to_number<T>, operands::text> {
       throw invalid_argument_error("to_number: cannot convert " + staticflow::detail::bytes_literal(s) + " to " +
                                    std::string(dtype_name<T>));
     return out;
-  }
-};
-
-/// tf.strings.regex_full_match: whether the whole string matches the pattern (ECMAScript syntax,
-/// std::regex; TensorFlow uses RE2, whose syntax agrees on the common constructs). The last
-/// pattern compiled is kept per thread, so a constant pattern compiles once.
-struct regex_full_match : comparison_op<regex_full_match, operands::text> {
-  static constexpr std::string_view name = "regex_full_match";
-  static constexpr bool takes_strings = true;
-  static bool apply(string s, string pattern) {
-    struct compiled {
-      std::string text;
-      std::regex regex;
-      bool valid = false;
-    };
-    thread_local compiled last;
-    if (!last.valid || last.text != pattern.view()) {
-      last.valid = false;
-      try {
-        last.regex = std::regex(pattern.data(), pattern.size());
-      } catch (const std::regex_error& e) {
-        throw invalid_argument_error("regex_full_match: invalid pattern " + staticflow::detail::bytes_literal(pattern) + ": " +
-                                     e.what());
-      }
-      last.text = pattern.str();
-      last.valid = true;
-    }
-    return std::regex_match(s.data(), s.data() + s.size(), last.regex);
   }
 };
 
@@ -252,15 +224,6 @@ template <class T = float, class X>
 constexpr auto to_number(const X& x) {
   static_assert(numeric_dtype<T>, "staticflow: sf::strings::to_number<T> needs T = int32_t, int64_t, float or double");
   return graph::unary<op::to_number<T>, decltype(detail::string_node(x))>(detail::string_node(x));
-}
-/// Whether each whole string matches `pattern` (tf.strings.regex_full_match); the pattern is a
-/// string tensor too, usually a literal (`"[a-z]+"`), broadcast against x.
-template <class X, class P>
-  requires staticflow::detail::operand<X> && staticflow::detail::operand<P>
-constexpr auto regex_full_match(const X& x, const P& pattern) {
-  const auto n = detail::string_node(x);
-  const auto p = detail::string_node(pattern);
-  return graph::binary<op::regex_full_match, decltype(n), decltype(p)>(n, p);
 }
 /// `len` bytes of each string from byte `pos` (tf.strings.substr, unit BYTE): pos < 0 counts from
 /// the end and a position beyond either end throws sf::invalid_argument_error; a substring past
