@@ -33,7 +33,8 @@ struct checked_argument {
   static_assert(argument_traits<std::remove_cvref_t<A>>::supported,
                 "staticflow: unsupported argument type: pass a row-major xt::xtensor_fixed, xt::xtensor "
                 "or xt::adapt view (or an xt::xarray or sf::tensor) of bool, int32_t, int64_t, float or "
-                "double, a C++ scalar, an sf::static_value or (to get_concrete_function) an sf::spec");
+                "double (xtensor containers also of std::string), a C++ scalar or C++ text, an "
+                "sf::static_value or (to get_concrete_function) an sf::spec");
   using type = signature_entry_t<A>;
 };
 
