@@ -296,3 +296,17 @@ TEST_CASE("xtensor_fixed string containers keep their static shape in and out", 
   CHECK(f.pretty_printed_concrete_signatures().find("TensorSpec(shape=(2,), dtype=tf.string, name=None)") !=
         std::string::npos);
 }
+
+TEST_CASE("string ops folded while tracing give their pool bytes back", "[strings]") {
+  auto& pool = sf::detail::string_pool::local();
+  const auto before = pool.top();
+  auto f = sf::function([](auto s) {
+    // both operands are constants: folded into one literal when traced
+    return s + (sf::constant("ab") + sf::strings::upper(sf::constant("cd")));
+  });
+  CHECK(f("x") == "xabCD");
+  const auto after = pool.top();
+  CHECK(after.chunk == before.chunk);
+  CHECK(after.offset == before.offset);
+  CHECK(f.get_concrete_function("y").graph_string().find("b'abCD'") != std::string::npos);
+}

@@ -76,6 +76,20 @@ struct is_literal_node<graph::literal<T>> : std::true_type {};
 template <class T, auto V>
 struct is_literal_node<graph::static_literal<T, V>> : std::true_type {};
 
+/// A folded op's value as a literal. A string op puts its result in this thread's string pool;
+/// a trace runs outside any call's string_scope, so the literal copies the bytes and the scope
+/// here gives them back at once.
+template <class Compute>
+graph::literal<string> folded_string(const Compute& compute) {
+  const string_scope scope;
+  return graph::literal<string>(compute());
+}
+template <class T, class Compute>
+constexpr graph::literal<T> folded_literal(const Compute& compute) {
+  if constexpr (std::is_same_v<T, string>) return folded_string(compute);
+  else return graph::literal<T>(compute());
+}
+
 /// Constant folding at trace time: an op whose operands are all literals becomes a literal.
 template <class N>
 constexpr auto fold_or_build(const N& n) {
@@ -85,14 +99,15 @@ constexpr auto fold_or_build(const N& n) {
     } else if constexpr (is_literal_node<std::remove_cvref_t<decltype(n.a)>>::value &&
                   is_literal_node<std::remove_cvref_t<decltype(n.b)>>::value) {
       using C = typename N::compute_type;
-      return graph::literal<typename N::value_type>(N::op_type::apply(static_cast<C>(n.a.value), static_cast<C>(n.b.value)));
+      return folded_literal<typename N::value_type>(
+          [&] { return N::op_type::apply(static_cast<C>(n.a.value), static_cast<C>(n.b.value)); });
     } else {
       return n;
     }
   } else if constexpr (requires { n.a; typename N::op_type; }) {
     if constexpr (is_literal_node<std::remove_cvref_t<decltype(n.a)>>::value) {
       using C = typename N::compute_type;
-      return graph::literal<typename N::value_type>(N::op_type::apply(static_cast<C>(n.a.value)));
+      return folded_literal<typename N::value_type>([&] { return N::op_type::apply(static_cast<C>(n.a.value)); });
     } else {
       return n;
     }
