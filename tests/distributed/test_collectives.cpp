@@ -144,13 +144,23 @@ TEST_CASE("collectives: broadcast, run-time shapes, empty tensors") {
   CHECK(second == m);
 }
 
-TEST_CASE("collectives: refused where effects are, and outside traces for variables") {
+TEST_CASE("collectives: in cond branches, refused in loop bodies and outside traces for variables") {
   twin comm;
   sf::variable<float> v{1.f};
+  // a branch's collective runs when its branch is picked (every process must pick the same, as in TF)
   auto branchy = sf::function([&](auto x) {
     return sf::cond(x > 0.f, [&] { return sf::all_reduce(x, comm); }, [&] { return x; });
   });
-  CHECK_THROWS_WITH(branchy(1.f), Catch::Contains("staticflow: sf::all_reduce inside sf::cond / sf::switch_case branches is not supported"));
+  CHECK(branchy(1.5f) == 3.f);
+  CHECK(branchy(-1.f) == -1.f);
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x1 sum"});
+  auto loopy = sf::function([&](auto x) {
+    return sf::while_loop([](auto k) { return k < 3.f; }, [&](auto k) { return k + sf::all_reduce(x, comm); }, x);
+  });
+  CHECK_THROWS_WITH(loopy(1.f), Catch::StartsWith("staticflow: sf::all_reduce inside sf::while_loop / fori_loop / scan / "
+                                                  "map_fn bodies is not supported"));
+  CHECK(comm.log.size() == 1);
+  comm.log.clear();
   CHECK_THROWS_WITH(sf::all_reduce(v, comm), "staticflow: reading an sf::variable as a symbolic tensor (use value() outside) "
                                              "is only possible inside a traced function");
   CHECK(sf::all_reduce(v.value(), comm) == 2.f);

@@ -7,6 +7,7 @@
 // `std::bool_constant` predicate is a trace-time `if`: only that branch is traced.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -232,10 +233,41 @@ constexpr auto branch_nodes(const std::tuple<R...>& raw) {
   return std::apply([](const auto&... r) { return std::tuple{branch_nodes_one<std::tuple<R...>>(r)...}; }, raw);
 }
 
+/// Makes the effects the branches recorded (variable assignments, sf::print) one effect that runs
+/// the picked branch's on every call, and hands the reads the branches left pending to the
+/// enclosing body (effects/cond_statement.hpp, included by staticflow.hpp).
+template <class Kind, class Pred, std::size_t N>
+void record_branch_effects(const Pred& pred, std::array<recorder, N>& branches);
+
+template <class Fn>
+auto trace_branch(recorder& r, Fn& fn) {
+  body_scope scope(r);
+  return as_tuple(fn());
+}
+
+/// Traces every branch, in order. While a function is traced, each branch's effects are recorded
+/// apart, so that a call runs only those of the branch its selector picks.
+template <class Kind, class P, class... Fn>
+auto trace_branches_recorded(const P& p, Fn&... fn) {
+  if (!tracing()) return std::tuple{as_tuple(fn())...};
+  std::array<recorder, sizeof...(Fn)> recorded;
+  auto raw = [&]<std::size_t... B>(std::index_sequence<B...>) {
+    auto fns = std::forward_as_tuple(fn...);
+    return std::tuple{trace_branch(recorded[B], std::get<B>(fns))...};  // a braced list: left to right
+  }(std::index_sequence_for<Fn...>{});
+  record_branch_effects<Kind>(p, recorded);
+  return raw;
+}
+
+template <class Kind, class P, class... Fn>
+constexpr auto trace_branches(const P& p, Fn&... fn) {
+  if (std::is_constant_evaluated()) return std::tuple{as_tuple(fn())...};  // a compile-time trace: no effect
+  return trace_branches_recorded<Kind>(p, fn...);
+}
+
 template <class Kind, class Names, class P, class... Fn>
 constexpr auto make_branches(const P& p, Fn&&... fn) {
-  const effects_forbidden no_effects("sf::cond / sf::switch_case branches");
-  auto results = branch_nodes(std::tuple{as_tuple(fn())...});  // traces every branch, in order
+  auto results = branch_nodes(trace_branches<Kind>(p, fn...));
   using first = specs_of_nodes_t<std::tuple_element_t<0, decltype(results)>>;
   [&]<std::size_t... B>(std::index_sequence<B...>) {
     (check_branch_results<Names, first, specs_of_nodes_t<std::tuple_element_t<B, decltype(results)>>, B>(), ...);

@@ -1,13 +1,22 @@
-// staticflow/effects/cond_statement.hpp -- sf::cond with branches that return nothing: an `if`
-// run for its effects (AutoGraph's tf.cond of an `if` that assigns variables or prints).
+// staticflow/effects/cond_statement.hpp -- effects in sf::cond / sf::switch_case branches:
+// AutoGraph's tf.cond of an `if` that assigns variables or prints.
 //
 //   sf::cond(x > 0, [&] { hits.assign_add(1); }, [&] { sf::print("skipped", x); });
+//   auto y = sf::cond(x > 0, [&] { hits.assign_add(1); return x * 2; }, [&] { return -x; });
 //
-// Both branches are traced (their effects recorded apart); every call evaluates the predicate
-// and runs the effects of one branch.
+// Every branch is traced, its effects recorded apart; on every call one effect evaluates the
+// selector and runs the effects of the branch it picks, in program order with the function's
+// other effects. A branch that returns values stays a node of the graph: the outputs evaluate the
+// selector again and compute only the picked branch's values, which therefore see its effects.
+// The selector sees the same values both times: a variable it reads that a branch writes is
+// preserved for it (the recorder's snapshots).
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -18,26 +27,45 @@
 
 namespace staticflow::detail {
 
-template <class Pred>
-class cond_effect final : public effect {
+/// Runs the effects of the branch that Kind picks by the value of the selector.
+template <class Kind, class Pred, std::size_t N>
+class branch_effect final : public effect {
  public:
-  explicit cond_effect(const Pred& pred) : pred_(pred) {}
+  explicit branch_effect(const Pred& pred) : pred_(pred) {}
 
-  void set_branches(std::vector<std::unique_ptr<effect>> if_true, std::vector<std::unique_ptr<effect>> if_false) {
-    true_ = std::move(if_true);
-    false_ = std::move(if_false);
-    for (const auto* branch : {&true_, &false_})
-      for (const auto& e : *branch) writes.insert(writes.end(), e->writes.begin(), e->writes.end());
+  void set_branches(std::array<recorder, N>& branches) {
+    for (std::size_t b = 0; b < N; ++b) {
+      effects_[b] = std::move(branches[b].effects);
+      for (const auto& e : effects_[b]) writes.insert(writes.end(), e->writes.begin(), e->writes.end());
+    }
   }
 
   void run(erased_args args) override {
-    for (auto& e : pred_.scalar(args) ? true_ : false_) run_effect(*e, args);
+    for (auto& e : effects_[Kind::branch(pred_.scalar(args), N)]) run_effect(*e, args);
   }
 
  private:
   cpu::effect_graph<Pred> pred_;
-  std::vector<std::unique_ptr<effect>> true_, false_;
+  std::array<std::vector<std::unique_ptr<effect>>, N> effects_;
 };
+
+template <class Kind, class Pred, std::size_t N>
+void record_branch_effects(const Pred& pred, std::array<recorder, N>& branches) {
+  auto& enclosing = *trace_local().recorders.back();
+  const std::size_t at = enclosing.effects.size();
+  if (std::any_of(branches.begin(), branches.end(), [](const recorder& r) { return !r.effects.empty(); })) {
+    // (a selector over loop variables stands in a loop body, where recording an effect threw)
+    if constexpr (cpu::detail::effect_supported<Pred>()) {
+      auto e = std::make_unique<branch_effect<Kind, Pred, N>>(pred);
+      e->set_branches(branches);
+      record_effect(std::move(e), std::is_same_v<Kind, graph::cond_kind> ? "sf::cond" : "sf::switch_case");
+    } else {
+      throw trace_error("staticflow: effects in a branch whose selector reads loop variables are not supported");
+    }
+  }
+  // after the effect: the branch's own writes must not preserve the reads its values make later
+  for (auto& r : branches) enclosing.adopt_reads(r, at);
+}
 
 template <class Pred, class TrueFn, class FalseFn>
 void cond_statement(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) {
@@ -49,18 +77,16 @@ void cond_statement(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) {
       return;
     }
   }
-  auto e = std::make_unique<cond_effect<Pred>>(pred);
-  recorder if_true, if_false;
+  std::array<recorder, 2> branches;
   {
-    body_scope scope(if_true);
+    body_scope scope(branches[0]);
     true_fn();
   }
   {
-    body_scope scope(if_false);
+    body_scope scope(branches[1]);
     false_fn();
   }
-  e->set_branches(std::move(if_true.effects), std::move(if_false.effects));
-  record_effect(std::move(e), "sf::cond");
+  record_branch_effects<graph::cond_kind>(pred, branches);
 }
 
 }  // namespace staticflow::detail

@@ -152,14 +152,14 @@ constexpr bool eager_cond_possible() {
   }
 }
 
-/// sf::cond in eager mode: the predicate evaluated now, only the branch it picks run, its
-/// results evaluated into eager values of the specs the traced cond would have.
+/// sf::cond in eager mode: the predicate evaluated now, only the branch it picks run (its effects
+/// act as it runs), its results evaluated into eager values of the specs the traced cond would
+/// have.
 template <class Pred, class TrueFn, class FalseFn>
 constexpr auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) {
   using traced = decltype(make_branches<graph::cond_kind, cond_names>(pred, true_fn, false_fn));
   using specs = specs_of_nodes_t<decltype(as_tuple(std::declval<const traced&>()))>;
   const bool pick = cpu::effect_graph<Pred>(pred).scalar(nullptr);
-  const effects_forbidden no_effects("sf::cond / sf::switch_case branches");  // as when traced
   constexpr auto outputs = std::make_index_sequence<std::tuple_size_v<specs>>{};
   auto results = pick ? eager_results<specs>(as_tuple(true_fn()), outputs)
                       : eager_results<specs>(as_tuple(false_fn()), outputs);

@@ -191,6 +191,17 @@ struct recorder {
     }
     effects.push_back(std::move(e));
   }
+
+  /// Takes over the reads a branch body left pending: the branch's values read them when the
+  /// outputs are computed, so a later write here must preserve them. `at` is their place in this
+  /// body (the position of the effect that runs the branch).
+  void adopt_reads(recorder& branch, std::size_t at) {
+    for (read_point* r : branch.pending_reads) {
+      r->position = at;
+      pending_reads.push_back(r);
+    }
+    branch.pending_reads.clear();
+  }
 };
 
 /// What a traced function keeps: its effects in program order, what their graphs point into
@@ -276,7 +287,7 @@ class effect_program {
 struct trace_state {
   effect_program* program = nullptr;
   std::vector<recorder*> recorders;
-  const char* forbidden = nullptr;  // "sf::cond branches" while a branch is traced
+  const char* forbidden = nullptr;  // "sf::while_loop ... bodies" while a loop body is traced
   /// Eager mode (sf::run_functions_eagerly): effects at the top level run at once, reads copy
   /// the variable at once; the variables written are listed here (restored if the call throws).
   std::vector<const variable_base*>* eager_saved = nullptr;
@@ -310,7 +321,7 @@ inline void record_effect(std::unique_ptr<effect> e, const char* what) {
   if (t.forbidden)
     throw trace_error(std::string(what) + " inside " + t.forbidden +
                       " is not supported: effects run at the top level of a function, in sf::for_range "
-                      "bodies and in sf::cond branches that return nothing (compute the value, then assign or "
+                      "bodies and in sf::cond / sf::switch_case branches (compute the value, then assign or "
                       "print it)");
   if (eager_now()) {  // run it now: effects in program order, as the lambda runs
     std::vector<std::mutex*> locks;
@@ -363,7 +374,7 @@ class body_scope {
   body_scope& operator=(const body_scope&) = delete;
 };
 
-/// While alive, recording an effect throws (tracing a cond branch or a loop body).
+/// While alive, recording an effect throws (tracing a while_loop / fori_loop / scan body).
 class effects_forbidden {
  public:
   // a trace at compile time (a constant expression) records no effect: nothing to guard

@@ -44,9 +44,9 @@ template <class Scope, std::size_t K, class T, class S>
 struct is_bound_variable<graph::bound_variable<Scope, K, T, S>> : std::true_type {};
 template <class N> struct is_external : std::false_type {};
 template <class T, class S, class K> struct is_external<graph::external_leaf<T, S, K>> : std::true_type {};
-template <class N> struct holds_subgraphs : std::false_type {};
+template <class N> struct is_branch : std::false_type {};
 template <class Kind, class Pred, class... B>
-struct holds_subgraphs<graph::branch_node<Kind, Pred, B...>> : std::true_type {};
+struct is_branch<graph::branch_node<Kind, Pred, B...>> : std::true_type {};
 template <class N> struct is_while : std::false_type {};
 template <class Scope, class Inits, class Cond, class Body>
 struct is_while<graph::while_node<Scope, Inits, Cond, Body>> : std::true_type {};
@@ -74,6 +74,10 @@ constexpr std::size_t argument_bound_of_node() {
     // a loop's condition and body read the arguments they capture (a differentiated loop's do)
     return std::max({argument_bound_of(std::type_identity<decltype(N::inits)>{}), argument_bound_v<decltype(N::cond)>,
                      argument_bound_of(std::type_identity<decltype(N::body)>{})});
+  } else if constexpr (is_branch<N>::value) {  // so do a cond's branches
+    return []<class... B>(std::type_identity<std::tuple<B...>>) {
+      return std::max({argument_bound_v<decltype(N::pred)>, argument_bound_of(std::type_identity<B>{})...});
+    }(std::type_identity<decltype(N::branches)>{});
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
@@ -91,8 +95,15 @@ constexpr bool effect_supported() {
 }
 template <class N>
 constexpr bool effect_supported_by_node() {
-  if constexpr (is_bound_variable<N>::value || holds_subgraphs<N>::value) {
+  if constexpr (is_bound_variable<N>::value) {
     return false;
+  } else if constexpr (is_branch<N>::value) {
+    return []<class... B>(std::type_identity<std::tuple<B...>>) {
+      return effect_supported_v<decltype(N::pred)> &&
+             ([]<class... O>(std::type_identity<std::tuple<O...>>) { return (effect_supported_v<O> && ...); }(
+                  std::type_identity<B>{}) &&
+              ...);
+    }(std::type_identity<decltype(N::branches)>{});
   } else if constexpr (is_while<N>::value) {
     // (its condition and body read its own variables; an effect inside a loop body is refused
     // while tracing, so they hold no other loop's)
@@ -135,6 +146,10 @@ template <std::size_t I, class Scope, class Inits, class Cond, class Body>
 struct argument_entry<I, graph::while_node<Scope, Inits, Cond, Body>> {
   using type = typename first_non_void<typename argument_entry_in<I, Inits, Inits>::type, typename argument_entry<I, Cond>::type,
                                        typename argument_entry_in<I, Body, Body>::type>::type;
+};
+template <std::size_t I, class Kind, class Pred, class... B>
+struct argument_entry<I, graph::branch_node<Kind, Pred, B...>> {
+  using type = typename first_non_void<typename argument_entry<I, Pred>::type, typename argument_entry_in<I, B, B>::type...>::type;
 };
 template <std::size_t I, std::size_t J, class T, class S>
 struct argument_entry<I, graph::argument<J, T, S>> {
@@ -198,8 +213,8 @@ class effect_graph {
   static_assert(sizeof...(G) >= 1);
   static_assert((detail::effect_supported<G>() && ...),
                 "staticflow: a variable assignment, sf::print or sf::for_range bound cannot use the "
-                "variables of an sf::while_loop / scan body or hold an sf::cond; compute the value as "
-                "a result of the function, or assign it outside the loop");
+                "variables of an sf::while_loop / scan body; compute the value as a result of the "
+                "function, or assign it outside the loop");
   using first = std::tuple_element_t<0, std::tuple<G...>>;
 
  public:
