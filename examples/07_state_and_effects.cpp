@@ -1,6 +1,7 @@
-// Seeds 001 and 002, state and effects: tf.Variable updated in a loop, closures over tensors and
-// variables, tf.print on every call against Python's print at trace time, a tf.function calling
-// another, and tf.config.run_functions_eagerly for debugging.
+// Seeds 001 and 002, state and effects: tf.Variable updated in a loop (sf::for_range, and the body
+// of an sf::while_loop), closures over tensors and variables, tf.print on every call against
+// Python's print at trace time, a tf.function calling another, and
+// tf.config.run_functions_eagerly for debugging.
 #include <iostream>
 #include <vector>
 
@@ -16,6 +17,20 @@ int main() {
   auto f = sf::function([&](auto x) { sf::for_range(x, [&](auto i) { v.assign_add(i); }); });
   f(3);
   std::cout << "v after f(3) = " << v.value() << "\n";  // 4
+
+  // a while loop whose body assigns and prints: the effects run on every iteration of every call
+  sf::variable<int> total{0};
+  auto count_up = sf::function([&](auto n) {
+    return sf::while_loop([&](auto k) { return k < n; },
+                          [&](auto k) {
+                            total.assign_add(k);
+                            sf::print(sf::output_stream(std::cout), "iteration", k, "total", total);
+                            return k + 1;
+                          },
+                          0);
+  });
+  const int counted = count_up(3);
+  std::cout << "count_up(3) = " << counted << ", total = " << total.value() << "\n";  // 3, 3
 
   // a closure over a tensor and a variable: f() = x ** 2 + y
   xt::xtensor_fixed<int, xt::xshape<2>> x = {-2, -3};

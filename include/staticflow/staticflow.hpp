@@ -35,6 +35,7 @@
 #include "staticflow/distributed/data_parallel.hpp"
 #include "staticflow/effects/capture.hpp"
 #include "staticflow/effects/cond_statement.hpp"
+#include "staticflow/effects/loop_statement.hpp"
 #include "staticflow/effects/eager.hpp"
 #include "staticflow/effects/for_range.hpp"
 #include "staticflow/effects/print.hpp"

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -20,6 +21,8 @@
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/structure.hpp"
 #include "staticflow/control/tensor_array.hpp"
+#include "staticflow/core/config.hpp"
+#include "staticflow/effects/loop_effects.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/plan/plan.hpp"
 
@@ -75,17 +78,18 @@ struct while_plan : node<while_plan<ArgCount, Inits, CondPlan, BodyPlan, InPlace
   BodyPlan body;
   std::int64_t max_iterations;
   std::array<bool, variable_count> grows;
+  staticflow::detail::loop_effects* effects = nullptr;  // see while_node
 
   constexpr auto children() const {
     return std::apply([](const auto&... i) { return make_child_refs(i...); }, inits);
   }
   template <class... N>
   constexpr auto with_children(const N&... n) const {
-    return while_plan<ArgCount, std::tuple<N...>, CondPlan, BodyPlan, InPlace>{{}, {n...}, cond, body, max_iterations, grows};
+    return while_plan<ArgCount, std::tuple<N...>, CondPlan, BodyPlan, InPlace>{{}, {n...}, cond, body, max_iterations, grows, effects};
   }
   constexpr bool same_parameters(const while_plan& o) const {
-    return max_iterations == o.max_iterations && grows == o.grows && detail::plans_equal(cond, o.cond) &&
-           detail::plans_equal(body, o.body);
+    return max_iterations == o.max_iterations && grows == o.grows && effects == o.effects &&
+           detail::plans_equal(cond, o.cond) && detail::plans_equal(body, o.body);
   }
   std::string name() const { return "while"; }
 };
@@ -118,16 +122,19 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
   Cond cond;
   Body body;
   std::int64_t max_iterations;
+  /// A loop whose body has effects (effects/loop_effects.hpp): its effect runs the loop, in
+  /// program order, and this node reads the final variables it left. Null for other loops.
+  staticflow::detail::loop_effects* effects = nullptr;
 
   constexpr auto children() const {
     return std::apply([](const auto&... i) { return make_child_refs(i...); }, inits);
   }
   template <class... N>
   constexpr auto with_children(const N&... n) const {
-    return while_node<Scope, std::tuple<N...>, Cond, Body>{{}, {n...}, cond, body, max_iterations};
+    return while_node<Scope, std::tuple<N...>, Cond, Body>{{}, {n...}, cond, body, max_iterations, effects};
   }
   constexpr bool same_parameters(const while_node& o) const {
-    return max_iterations == o.max_iterations && plan::detail::structurally_equal(cond, o.cond) &&
+    return max_iterations == o.max_iterations && effects == o.effects && plan::detail::structurally_equal(cond, o.cond) &&
            detail::graphs_equal(body, o.body);
   }
   std::string name() const { return "while"; }
@@ -144,11 +151,11 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
   constexpr auto bind_variables() const {
     auto i = graph::bind_variables<Other, Base>(inits);
     if constexpr (std::is_same_v<Other, Scope>) {  // our own variables: shadowed inside
-      return while_node<Scope, decltype(i), Cond, Body>{{}, i, cond, body, max_iterations};
+      return while_node<Scope, decltype(i), Cond, Body>{{}, i, cond, body, max_iterations, effects};
     } else {
       auto c = graph::bind_variables<Other, Base>(cond);
       auto b = graph::bind_variables<Other, Base>(body);
-      return while_node<Scope, decltype(i), decltype(c), decltype(b)>{{}, i, c, b, max_iterations};
+      return while_node<Scope, decltype(i), decltype(c), decltype(b)>{{}, i, c, b, max_iterations, effects};
     }
   }
 
@@ -172,7 +179,7 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
     using cond_plan = plan::evaluation_plan<ArgCount + V, std::tuple<std::remove_cvref_t<decltype(c)>>>;
     using body_plan = plan::evaluation_plan<ArgCount + V, std::remove_cvref_t<decltype(flat)>>;
     return while_plan<ArgCount, Inits, cond_plan, body_plan, mask>{{}, inits, cond_plan(std::tuple{c}), body_plan(flat),
-                                                                   max_iterations, grows};
+                                                                   max_iterations, grows, effects};
   }
 };
 
@@ -186,17 +193,97 @@ constexpr bool eager_while_possible();
 template <class Cond, class Body, class... Vars>
 constexpr auto eager_while(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars);
 
+template <class Scope, class Recording, class Cond, class Body, class... Vars>
+constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, std::int64_t max_iterations,
+                                 const Vars&... vars);
+
+/// A loop traced at compile time (a constant expression): nothing to record.
+struct unrecorded_loop {
+  template <class F>
+  constexpr auto condition(F&& f) {
+    return f();
+  }
+  template <class F>
+  constexpr auto body(F&& f) {
+    return f();
+  }
+  template <class Node>
+  constexpr void finish(Node&) {}
+};
+
+/// Makes a loop whose body recorded effects an effect that runs it (effects/loop_statement.hpp,
+/// included by staticflow.hpp).
+template <class Node>
+void record_loop_effect(Node& loop, std::shared_ptr<loop_effects> effects, recorder& body);
+
+/// A loop traced in a function: the condition may not have effects; the body's effects are
+/// recorded apart, reading the loop's variables through its cells. When the body has none, the
+/// reads the condition and the body made go to the enclosing body (the graph's values read them
+/// when the outputs are computed); otherwise the loop becomes an effect.
+template <class Scope>
+class recorded_loop {
+ public:
+  explicit recorded_loop(std::size_t variables)
+      : active_(tracing()), effects_(active_ ? std::make_shared<loop_effects>(variables) : nullptr) {}
+
+  template <class F>
+  auto condition(F&& f) {
+    const effects_forbidden no_effects("sf::while_loop conditions");
+    if (!active_) return f();
+    const body_scope scope(condition_);
+    return f();
+  }
+  template <class F>
+  auto body(F&& f) {
+    if (!active_) return f();
+    const body_scope scope(body_);
+    const loop_trace_scope cells(&loop_scope_identity<Scope>, effects_.get());
+    return f();
+  }
+  template <class Node>
+  void finish(Node& loop) {
+    if (!active_) return;
+    auto& enclosing = *trace_local().recorders.back();
+    if (body_.effects.empty()) {
+      enclosing.adopt_reads(condition_, enclosing.effects.size());
+      enclosing.adopt_reads(body_, enclosing.effects.size());
+      return;
+    }
+    // (the condition's reads are evaluated at the start of every iteration: the live values)
+    if constexpr (STATICFLOW_LOOP_EFFECTS != 0)
+      record_loop_effect(loop, std::move(effects_), body_);
+    else
+      throw trace_error("effects in sf::while_loop / fori_loop / scan / map_fn bodies are compiled out "
+                        "(STATICFLOW_LOOP_EFFECTS=0): define STATICFLOW_LOOP_EFFECTS=1, the default, or loop over "
+                        "the effects with sf::for_range");
+  }
+
+ private:
+  bool active_;
+  std::shared_ptr<loop_effects> effects_;
+  recorder condition_, body_;
+};
+
 template <class Scope, class Cond, class Body, class... Vars>
-constexpr auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars);
+auto recorded_while_loop(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
+  recorded_loop<Scope> recording(sizeof...(Vars));
+  return traced_while_loop<Scope>(recording, cond, body, max_iterations, vars...);
+}
 
 /// while_loop over variables `vars` with a loop identified by Scope (used by fori_loop and scan,
 /// which build their own condition and body).
 template <class Scope, class Cond, class Body, class... Vars>
 constexpr auto while_loop_in(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
   static_assert(sizeof...(Vars) > 0, "staticflow: sf::while_loop needs at least one loop variable");
-  const effects_forbidden no_effects("sf::while_loop / fori_loop / scan / map_fn bodies");
-  if constexpr (eager_while_possible<Cond, Body, Vars...>()) return eager_while(cond, body, max_iterations, vars...);
-  else return traced_while_loop<Scope>(cond, body, max_iterations, vars...);
+  if constexpr (eager_while_possible<Cond, Body, Vars...>()) {
+    return eager_while(cond, body, max_iterations, vars...);  // (the body's effects act as it runs)
+  } else {
+    if (std::is_constant_evaluated()) {
+      unrecorded_loop recording;
+      return traced_while_loop<Scope>(recording, cond, body, max_iterations, vars...);
+    }
+    return recorded_while_loop<Scope>(cond, body, max_iterations, vars...);
+  }
 }
 
 /// The message when the body changes loop variable K's spec. (A named function, not a lambda in
@@ -214,8 +301,9 @@ constexpr message_string loop_variable_changed_message() {
   return s;
 }
 
-template <class Scope, class Cond, class Body, class... Vars>
-constexpr auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterations, const Vars&... vars) {
+template <class Scope, class Recording, class Cond, class Body, class... Vars>
+constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, std::int64_t max_iterations,
+                                 const Vars&... vars) {
   auto inits = std::tuple{loop_value<Vars>::init_node(vars)...};
   using Inits = decltype(inits);
   using Specs = specs_of_nodes_t<Inits>;
@@ -227,7 +315,7 @@ constexpr auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterat
         std::get<K>(var_tuple))...};
   }(std::index_sequence_for<Vars...>{});
 
-  auto pred = to_node(std::apply(cond, bound));
+  auto pred = recording.condition([&] { return to_node(std::apply(cond, bound)); });
   using PS = spec_of_node_t<decltype(pred)>;
   control_flow_check<std::is_same_v<typename PS::value_type, bool> && PS::shape_type::rank == 0, [] {
     message_string s;
@@ -236,7 +324,7 @@ constexpr auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterat
     return s;
   }()>();
 
-  auto returned = as_tuple(std::apply(body, bound));
+  auto returned = recording.body([&] { return as_tuple(std::apply(body, bound)); });
   constexpr std::size_t n = std::tuple_size_v<decltype(returned)>;
   control_flow_check<n == sizeof...(Vars), [] {
     message_string s;
@@ -258,6 +346,7 @@ constexpr auto traced_while_loop(Cond& cond, Body& body, std::int64_t max_iterat
        ...);
     }(std::index_sequence_for<Vars...>{});
     graph::while_node<Scope, Inits, decltype(pred), decltype(next)> loop{{}, inits, pred, next, max_iterations};
+    recording.finish(loop);
     auto outs = graph::outputs_of(loop);
     return unwrap_single([&]<std::size_t... K>(std::index_sequence<K...>) {
       return std::tuple{loop_value<Vars>::wrap(std::get<K>(outs), std::get<K>(var_tuple))...};

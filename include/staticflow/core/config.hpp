@@ -59,3 +59,14 @@
 #ifndef STATICFLOW_EAGER_MODE
 #define STATICFLOW_EAGER_MODE 1
 #endif
+
+/// Whether effects (variable assignments, sf::print, collectives) may stand in sf::while_loop /
+/// fori_loop / scan / map_fn bodies (1, the default: TensorFlow's behaviour). Whether a body
+/// records effects is a fact of the trace, not of the types, so every traced loop then compiles a
+/// second evaluation of itself for that case (effects/loop_statement.hpp): about +35 % compile
+/// time and +350 MB of compiler memory on a translation unit of 14 loops (docs/architecture.md).
+/// 0 compiles it out: an effect in a loop body is then an sf::trace_error that says so (the test
+/// suite builds most of its tests that way). The same value in every translation unit of a program.
+#ifndef STATICFLOW_LOOP_EFFECTS
+#define STATICFLOW_LOOP_EFFECTS 1
+#endif

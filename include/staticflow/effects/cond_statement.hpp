@@ -54,14 +54,9 @@ void record_branch_effects(const Pred& pred, std::array<recorder, N>& branches) 
   auto& enclosing = *trace_local().recorders.back();
   const std::size_t at = enclosing.effects.size();
   if (std::any_of(branches.begin(), branches.end(), [](const recorder& r) { return !r.effects.empty(); })) {
-    // (a selector over loop variables stands in a loop body, where recording an effect threw)
-    if constexpr (cpu::detail::effect_supported<Pred>()) {
-      auto e = std::make_unique<branch_effect<Kind, Pred, N>>(pred);
-      e->set_branches(branches);
-      record_effect(std::move(e), std::is_same_v<Kind, graph::cond_kind> ? "sf::cond" : "sf::switch_case");
-    } else {
-      throw trace_error("staticflow: effects in a branch whose selector reads loop variables are not supported");
-    }
+    auto e = std::make_unique<branch_effect<Kind, Pred, N>>(pred);  // (a loop's variables: through its cells)
+    e->set_branches(branches);
+    record_effect(std::move(e), std::is_same_v<Kind, graph::cond_kind> ? "sf::cond" : "sf::switch_case");
   }
   // after the effect: the branch's own writes must not preserve the reads its values make later
   for (auto& r : branches) enclosing.adopt_reads(r, at);

@@ -287,7 +287,7 @@ class effect_program {
 struct trace_state {
   effect_program* program = nullptr;
   std::vector<recorder*> recorders;
-  const char* forbidden = nullptr;  // "sf::while_loop ... bodies" while a loop body is traced
+  const char* forbidden = nullptr;  // "sf::while_loop conditions" while a loop condition is traced
   /// Eager mode (sf::run_functions_eagerly): effects at the top level run at once, reads copy
   /// the variable at once; the variables written are listed here (restored if the call throws).
   std::vector<const variable_base*>* eager_saved = nullptr;
@@ -320,9 +320,8 @@ inline void record_effect(std::unique_ptr<effect> e, const char* what) {
   if (!t.program) throw trace_error(std::string(what) + " is only possible inside a traced function");
   if (t.forbidden)
     throw trace_error(std::string(what) + " inside " + t.forbidden +
-                      " is not supported: effects run at the top level of a function, in sf::for_range "
-                      "bodies and in sf::cond / sf::switch_case branches (compute the value, then assign or "
-                      "print it)");
+                      " is not supported: effects run at the top level of a function, in loop bodies and in "
+                      "sf::cond / sf::switch_case branches (move it into the loop's body)");
   if (eager_now()) {  // run it now: effects in program order, as the lambda runs
     std::vector<std::mutex*> locks;
     for (const auto* v : e->writes) {
@@ -374,7 +373,7 @@ class body_scope {
   body_scope& operator=(const body_scope&) = delete;
 };
 
-/// While alive, recording an effect throws (tracing a while_loop / fori_loop / scan body).
+/// While alive, recording an effect throws (tracing a while loop's condition).
 class effects_forbidden {
  public:
   // a trace at compile time (a constant expression) records no effect: nothing to guard

@@ -434,6 +434,12 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
 
   template <class FullSig, class All, class Out>
   STATICFLOW_INLINE static void run(const node_type& n, All& all, const Out& out) {
+    if constexpr (STATICFLOW_LOOP_EFFECTS != 0) {
+      if (n.effects) [[unlikely]] {  // a body with effects: the loop runs in its effect, in program order
+        run_with_effects<FullSig>(n, all, out);
+        return;
+      }
+    }
     if constexpr (scalar_loop) {
       run_scalar<FullSig>(n, all, out);
     } else if constexpr (element_local) {
@@ -441,6 +447,28 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     } else {
       run_general<FullSig>(n, all, out);
     }
+  }
+
+  // The loop's effect evaluates this loop (effects/loop_statement.hpp) with the general loop, which
+  // runs the body's effects every iteration; the function's graph then copies the final
+  // variables it left.
+  template <class FullSig, class All, class Out>
+  [[gnu::cold]] static void run_with_effects(const node_type& n, All& all, const Out& out) {
+    if (n.effects->running) {
+      run_general<FullSig>(n, all, out);
+      return;
+    }
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        using spec = std::tuple_element_t<K, specs>;
+        using T = typename spec::value_type;
+        constexpr std::size_t R = spec::shape_type::rank;
+        const auto& r = n.effects->results[K];
+        extents<R> ext{};
+        for (std::size_t d = 0; d < R; ++d) ext[d] = r.ext[d];
+        std::copy_n(reinterpret_cast<const T*>(r.bytes.data()), staticflow::detail::product(ext), out.template allocate<K>(ext));
+      }(), ...);
+    }(std::make_index_sequence<V>{});
   }
 
  private:
@@ -477,6 +505,16 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       if constexpr (CondPlan::slot_count == 0) go = detail::scalar_value<Sig>(std::get<0>(n.cond.outputs), views);
       else run_plan<Sig>(n.cond, views, detail::scalar_target<bool>{&go});
       if (!go || iteration == n.max_iterations) break;
+      if constexpr (STATICFLOW_LOOP_EFFECTS != 0) {
+        if (n.effects) [[unlikely]] {  // the body's effects, reading the variables' current values
+          [&]<std::size_t... K>(std::index_sequence<K...>) {
+            (n.effects->publish(K, std::get<K>(cur).data(), std::get<ArgCount + K>(views).ext.data(),
+                                std::tuple_element_t<K, specs>::shape_type::rank),
+             ...);
+          }(std::make_index_sequence<V>{});
+          n.effects->run_body();
+        }
+      }
       if constexpr (BodyPlan::slot_count > 0) {
         plan::arena_scope scope;  // what the body's slots take goes back after each iteration
         run_plan<Sig>(n.body, views, body_targets{cur, next, staged, arena});

@@ -21,6 +21,7 @@
 #include "staticflow/control/binding.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/while_loop.hpp"
+#include "staticflow/effects/loop_effects.hpp"
 #include "staticflow/effects/recorder.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/external.hpp"
@@ -49,7 +50,90 @@ template <class Kind, class Pred, class... B>
 struct is_branch<graph::branch_node<Kind, Pred, B...>> : std::true_type {};
 template <class N> struct is_while : std::false_type {};
 template <class Scope, class Inits, class Cond, class Body>
-struct is_while<graph::while_node<Scope, Inits, Cond, Body>> : std::true_type {};
+struct is_while<graph::while_node<Scope, Inits, Cond, Body>> : std::true_type {
+  using scope = Scope;
+};
+
+// ---- The variables of loops whose bodies hold the effect ----
+// An effect recorded in a loop body (effects/loop_effects.hpp) may read the loop's variables:
+// each becomes an external leaf over the loop's cell for that variable, which the loop's kernel
+// points at the current values before it runs the body's effects. Loops inside the effect's graph
+// keep their own variables (Bound lists their scopes).
+template <class Scope, class... Bound>
+constexpr bool bound_inside(std::type_identity<std::tuple<Bound...>>) {
+  return (std::is_same_v<Scope, Bound> || ...);
+}
+template <class Bound, class N>
+constexpr bool reads_free_variables();
+template <class Bound, class N>
+inline constexpr bool reads_free_variables_v = reads_free_variables<Bound, N>();
+template <class Bound, class... N>
+constexpr bool any_reads_free_variables(std::type_identity<std::tuple<N...>>) {
+  return (reads_free_variables_v<Bound, std::remove_cvref_t<N>> || ...);
+}
+template <class Bound, class... N>
+constexpr bool any_reads_free_variables(std::type_identity<graph::child_refs<N...>>) {
+  return (reads_free_variables_v<Bound, std::remove_cvref_t<N>> || ...);
+}
+template <class Bound, class Scope>
+using with_scope = decltype(std::tuple_cat(std::declval<Bound>(), std::declval<std::tuple<Scope>>()));
+
+/// Whether graph N reads a loop variable that no loop inside N (nor in Bound) binds.
+template <class Bound, class N>
+constexpr bool reads_free_variables() {
+  if constexpr (is_bound_variable<N>::value) {
+    return !bound_inside<typename N::scope_type>(std::type_identity<Bound>{});
+  } else if constexpr (is_while<N>::value) {
+    using inner = with_scope<Bound, typename is_while<N>::scope>;
+    return any_reads_free_variables<Bound>(std::type_identity<decltype(N::inits)>{}) ||
+           reads_free_variables_v<inner, decltype(N::cond)> ||
+           any_reads_free_variables<inner>(std::type_identity<decltype(N::body)>{});
+  } else if constexpr (is_branch<N>::value) {
+    return reads_free_variables_v<Bound, decltype(N::pred)> ||
+           []<class... B>(std::type_identity<std::tuple<B...>>) {
+             return (any_reads_free_variables<Bound>(std::type_identity<B>{}) || ...);
+           }(std::type_identity<decltype(N::branches)>{});
+  } else {
+    return any_reads_free_variables<Bound>(std::type_identity<decltype(graph::children(std::declval<const N&>()))>{});
+  }
+}
+
+template <class Bound, class N>
+auto externalize_variables(const N& n);
+template <class Bound, class... N>
+auto externalize_all(const std::tuple<N...>& graphs) {
+  return std::apply([](const auto&... g) { return std::tuple{externalize_variables<Bound>(g)...}; }, graphs);
+}
+
+/// Graph n with every loop variable it reads freely as an external leaf over its loop's cell (a
+/// trace_error when that loop's body is not being traced).
+template <class Bound, class N>
+auto externalize_variables(const N& n) {
+  if constexpr (!reads_free_variables_v<Bound, N>) {
+    return n;
+  } else if constexpr (is_bound_variable<N>::value) {
+    return graph::external<typename N::value_type, typename N::shape_type>(
+        staticflow::detail::loop_variable_source<typename N::scope_type>(N::index));
+  } else if constexpr (is_while<N>::value) {
+    using Scope = typename is_while<N>::scope;
+    using inner = with_scope<Bound, Scope>;
+    auto i = externalize_all<Bound>(n.inits);
+    auto c = externalize_variables<inner>(n.cond);
+    auto b = externalize_all<inner>(n.body);
+    return graph::while_node<Scope, decltype(i), decltype(c), decltype(b)>{{}, i, c, b, n.max_iterations, n.effects};
+  } else if constexpr (is_branch<N>::value) {
+    auto p = externalize_variables<Bound>(n.pred);
+    return std::apply([&](const auto&... b) {
+      return graph::branch_node<typename N::kind, decltype(p), decltype(externalize_all<Bound>(b))...>{
+          {}, p, {externalize_all<Bound>(b)...}};
+    }, n.branches);
+  } else {
+    return graph::apply_children(
+        [&](const auto&... kid) { return graph::with_children(n, externalize_variables<Bound>(kid)...); }, graph::children(n));
+  }
+}
+template <class N>
+using externalized_t = decltype(externalize_variables<std::tuple<>>(std::declval<const N&>()));
 
 /// 1 + the largest argument index in graph N (0 when it reads no argument), and whether every
 /// node of N can be evaluated by an effect. Both are variables, so that each node type is looked
@@ -208,23 +292,21 @@ STATICFLOW_INLINE auto erase_views(const Views& views) {
 /// Graphs G... planned together for evaluation by an effect: one plan, so a materialized node
 /// the graphs share (a matmul both the gradients of a layer's weights and of its bias read) is
 /// computed once. One graph is the common case (a value assigned, printed, a loop bound).
+/// A graph in a loop body reads the loop's variables through its cells (see externalize_variables).
 template <class... G>
 class effect_graph {
   static_assert(sizeof...(G) >= 1);
-  static_assert((detail::effect_supported<G>() && ...),
-                "staticflow: a variable assignment, sf::print or sf::for_range bound cannot use the "
-                "variables of an sf::while_loop / scan body; compute the value as a result of the "
-                "function, or assign it outside the loop");
-  using first = std::tuple_element_t<0, std::tuple<G...>>;
+  using planned = std::tuple<detail::externalized_t<G>...>;
+  using first = std::tuple_element_t<0, planned>;
 
  public:
-  static constexpr std::size_t arg_count = std::max({detail::argument_bound<G>()...});
-  using signature = decltype(detail::effect_signature<std::tuple<G...>>(std::make_index_sequence<arg_count>{}));
-  using plan_type = plan::evaluation_plan<arg_count, std::tuple<G...>>;
+  static constexpr std::size_t arg_count = std::max({detail::argument_bound<detail::externalized_t<G>>()...});
+  using signature = decltype(detail::effect_signature<planned>(std::make_index_sequence<arg_count>{}));
+  using plan_type = plan::evaluation_plan<arg_count, planned>;
   using value_type = typename first::value_type;
   static constexpr std::size_t rank = first::shape_type::rank;
 
-  explicit effect_graph(const G&... g) : plan_(std::tuple<G...>{g...}) {}
+  explicit effect_graph(const G&... g) : plan_(planned{detail::externalize_variables<std::tuple<>>(g)...}) {}
 
   /// Evaluates the graphs in order: `target(k, ext)` (k a std::integral_constant) is called once
   /// graph k's extents are known (it may throw: graphs before k have been written) and returns
