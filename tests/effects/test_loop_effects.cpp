@@ -2,7 +2,8 @@
 // per iteration, in program order with the function's other effects; a read in the body sees the
 // writes before it in the same iteration; a condition sees every iteration's writes; a throw in
 // any iteration puts every variable back; sf::fori_loop (run-time bounds), sf::scan, nested loops
-// and conds in the body; eager mode; effects in a condition are refused.
+// and conds in the body; eager mode; a gradient through such a loop; effects in a condition are
+// refused.
 // staticflow-test: loop effects (built with STATICFLOW_LOOP_EFFECTS=1, the default; tests/CMakeLists.txt)
 #include <catch2/catch.hpp>
 
@@ -258,4 +259,21 @@ TEST_CASE("an unrolled fori_loop's effects run once per unrolled step", "[loop][
   });
   CHECK(f(10) == 13);  // 10, 10, 11 -> 13
   CHECK(total.value() == 31);
+}
+
+TEST_CASE("a gradient through a loop whose body has effects runs the effects once per call", "[loop][effects][grad]") {
+  sf::variable<double> total{0.0};
+  std::ostringstream printed;
+  auto g = sf::grad<0>([&](auto x, auto n) {
+    return sf::reduce_sum(sf::fori_loop(std::int64_t{0}, n, [&](auto i, auto v) {
+      total.assign_add(sf::reduce_sum(v));
+      sf::print(sf::output_stream(printed), "i", i);
+      return v * 2.0;
+    }, x));
+  });
+  const xt::xtensor_fixed<double, xt::xshape<3>> x = {1., 2., 3.};
+  const xt::xtensor_fixed<double, xt::xshape<3>> dx = g(x, std::int64_t{3});
+  CHECK((dx == xt::xtensor_fixed<double, xt::xshape<3>>{8., 8., 8.}));  // d/dx sum(2^3 x)
+  CHECK(total.value() == 6. + 12. + 24.);  // the forward iterations' effects, once each
+  CHECK(printed.str() == "i 0\ni 1\ni 2\n");
 }
