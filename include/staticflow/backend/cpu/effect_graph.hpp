@@ -136,7 +136,8 @@ template <class N>
 using externalized_t = decltype(externalize_variables<std::tuple<>>(std::declval<const N&>()));
 
 /// 1 + the largest argument index in graph N (0 when it reads no argument), and whether every
-/// node of N can be evaluated by an effect. Both are variables, so that each node type is looked
+/// node of N can be evaluated with no loop around it (no loop variable: eager.hpp's
+/// evaluable_now). Both are variables, so that each node type is looked
 /// at once however many paths lead to it (a shared node, eager.hpp's holds_eager_value).
 template <class N>
 constexpr std::size_t argument_bound_of_node();
@@ -189,8 +190,8 @@ constexpr bool effect_supported_by_node() {
               ...);
     }(std::type_identity<decltype(N::branches)>{});
   } else if constexpr (is_while<N>::value) {
-    // (its condition and body read its own variables; an effect inside a loop body is refused
-    // while tracing, so they hold no other loop's)
+    // (its condition and body read its own variables; those of an enclosing loop whose body is
+    // being traced are external leaves by the time an effect plans them: externalize_variables)
     return []<class... I>(std::type_identity<std::tuple<I...>>) {
       return (effect_supported_v<I> && ...);
     }(std::type_identity<decltype(N::inits)>{});
