@@ -3,17 +3,20 @@
 //
 //   Seed/...     the seed's conv_fn: Conv2D(100, 3) on a 1x200x200x100 image, VALID
 //   ResNet/...   a ResNet-style 3x3 conv, 1x56x56x64 -> 64, SAME
+//   Dilated/...  the same with dilations 2 (DeepLab's atrous 3x3), SAME
+//   Grouped/...  ResNeXt-50's grouped 3x3, 1x56x56x128 -> 128 in 32 groups of 4 channels, SAME
 //
 //   Staticflow        fn.call_into(y, x, k), the traced function, one thread (the default)
 //   Staticflow2T      the same with sf::set_num_threads(2)
 //   StaticflowEager   the same function under sf::run_functions_eagerly(true) (the seed times
 //                     its layer eagerly and as a function)
 //   Im2colEigen       a whole-image im2col buffer, then one Eigen GEMM (single-threaded Eigen:
-//                     built without OpenMP)
-//   HandLoop          the seven nested loops of the definition, channels innermost (ResNet only:
-//                     the seed's conv takes seconds this way)
+//                     built without OpenMP); per group for Grouped (Eigen maps of the group's
+//                     filter and output columns)
+//   HandLoop          the seven nested loops of the definition, channels innermost (not for the
+//                     seed: its conv takes seconds this way)
 //
-// Counter FLOPS = 2 * outputs * KH * KW * C. Every variant is checked against a double-precision
+// Counter FLOPS = 2 * outputs * KH * KW * C / groups. Every variant is checked against a double-precision
 // reference at sampled outputs after timing. When tensorflow-cpu is pip-installed, run
 // bench/conv.py for TF's Conv2D (oneDNN) on the same shapes.
 #include <benchmark/benchmark.h>
@@ -39,13 +42,19 @@ namespace {
 struct conv_case {
   std::size_t h, w, c, k, o;
   bool same;
-  std::size_t oh() const { return same ? h : h - k + 1; }
-  std::size_t ow() const { return same ? w : w - k + 1; }
-  std::size_t pad() const { return same ? (k - 1) / 2 : 0; }
-  double flops() const { return 2.0 * double(oh() * ow() * o) * double(k * k * c); }
+  std::size_t dilation = 1, groups = 1;
+  std::size_t span() const { return (k - 1) * dilation + 1; }  // the input extent a window covers
+  std::size_t oh() const { return same ? h : h - span() + 1; }
+  std::size_t ow() const { return same ? w : w - span() + 1; }
+  std::size_t pad() const { return same ? (span() - 1) / 2 : 0; }
+  std::size_t cg() const { return c / groups; }  // channels (and filter in_channels) per group
+  std::size_t og() const { return o / groups; }
+  double flops() const { return 2.0 * double(oh() * ow() * o) * double(k * k * cg()); }
 };
 constexpr conv_case seed_case{200, 200, 100, 3, 100, false};
 constexpr conv_case resnet_case{56, 56, 64, 3, 64, true};
+constexpr conv_case dilated_case{56, 56, 64, 3, 64, true, 2, 1};
+constexpr conv_case grouped_case{56, 56, 128, 3, 128, true, 1, 32};
 
 struct inputs {
   conv_case cc;
@@ -54,7 +63,7 @@ struct inputs {
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> u(-1, 1);
     x = xt::xtensor<float, 4>::from_shape({1, c.h, c.w, c.c});
-    f = xt::xtensor<float, 4>::from_shape({c.k, c.k, c.c, c.o});
+    f = xt::xtensor<float, 4>::from_shape({c.k, c.k, c.cg(), c.o});
     y = xt::zeros<float>({std::size_t{1}, c.oh(), c.ow(), c.o});
     for (auto& v : x) v = u(rng);
     for (auto& v : f) v = u(rng);
@@ -63,10 +72,10 @@ struct inputs {
     double acc = 0;
     for (std::size_t u = 0; u < cc.k; ++u)
       for (std::size_t v = 0; v < cc.k; ++v) {
-        const long ih = long(i + u) - long(cc.pad()), iw = long(j + v) - long(cc.pad());
+        const long ih = long(i + u * cc.dilation) - long(cc.pad()), iw = long(j + v * cc.dilation) - long(cc.pad());
         if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) continue;
-        for (std::size_t p = 0; p < cc.c; ++p)
-          acc += double(x(0, std::size_t(ih), std::size_t(iw), p)) * double(f(u, v, p, q));
+        for (std::size_t p = 0; p < cc.cg(); ++p)
+          acc += double(x(0, std::size_t(ih), std::size_t(iw), q / cc.og() * cc.cg() + p)) * double(f(u, v, p, q));
       }
     return acc;
   }
@@ -89,16 +98,16 @@ void report(benchmark::State& state, const conv_case& cc) {
   state.counters["FLOPS"] = benchmark::Counter(cc.flops() * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-template <bool Same>
+template <bool Same, std::size_t Dilation>
 auto conv_function() {
-  if constexpr (Same) return sf::function([](auto x, auto k) { return sf::conv2d(x, k, sf::padding::same); });
-  else return sf::function([](auto x, auto k) { return sf::conv2d(x, k); });
+  if constexpr (Same) return sf::function([](auto x, auto k) { return sf::conv2d(x, k, sf::padding::same, sf::dilations<Dilation>); });
+  else return sf::function([](auto x, auto k) { return sf::conv2d(x, k, sf::dilations<Dilation>); });
 }
 
-template <bool Same>
+template <bool Same, std::size_t Dilation = 1>
 void run_staticflow(benchmark::State& state, const conv_case& cc, std::size_t threads, bool eager) {
   inputs in(cc);
-  auto fn = conv_function<Same>();
+  auto fn = conv_function<Same, Dilation>();
   const std::size_t saved = sf::num_threads();
   sf::set_num_threads(threads);
   sf::run_functions_eagerly(eager);
@@ -117,23 +126,26 @@ void run_staticflow(benchmark::State& state, const conv_case& cc, std::size_t th
 void run_im2col_eigen(benchmark::State& state, const conv_case& cc) {
   inputs in(cc);
   using row_major = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const std::size_t K = cc.k * cc.k * cc.c, M = cc.oh() * cc.ow();
+  using strided = Eigen::OuterStride<>;
+  const std::size_t K = cc.k * cc.k * cc.cg(), M = cc.oh() * cc.ow();
   std::vector<float> patches(M * K);
   for (auto _ : state) {
-    for (std::size_t i = 0; i < cc.oh(); ++i)
-      for (std::size_t j = 0; j < cc.ow(); ++j) {
-        float* dst = patches.data() + (i * cc.ow() + j) * K;
-        for (std::size_t u = 0; u < cc.k; ++u)
-          for (std::size_t v = 0; v < cc.k; ++v, dst += cc.c) {
-            const long ih = long(i + u) - long(cc.pad()), iw = long(j + v) - long(cc.pad());
-            if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) std::fill_n(dst, cc.c, 0.f);
-            else std::copy_n(&in.x(0, std::size_t(ih), std::size_t(iw), 0), cc.c, dst);
-          }
-      }
-    Eigen::Map<const row_major> p(patches.data(), long(M), long(K));
-    Eigen::Map<const row_major> k(in.f.data(), long(K), long(cc.o));
-    Eigen::Map<row_major> y(in.y.data(), long(M), long(cc.o));
-    y.noalias() = p * k;
+    for (std::size_t g = 0; g < cc.groups; ++g) {
+      for (std::size_t i = 0; i < cc.oh(); ++i)
+        for (std::size_t j = 0; j < cc.ow(); ++j) {
+          float* dst = patches.data() + (i * cc.ow() + j) * K;
+          for (std::size_t u = 0; u < cc.k; ++u)
+            for (std::size_t v = 0; v < cc.k; ++v, dst += cc.cg()) {
+              const long ih = long(i + u * cc.dilation) - long(cc.pad()), iw = long(j + v * cc.dilation) - long(cc.pad());
+              if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) std::fill_n(dst, cc.cg(), 0.f);
+              else std::copy_n(&in.x(0, std::size_t(ih), std::size_t(iw), g * cc.cg()), cc.cg(), dst);
+            }
+        }
+      Eigen::Map<const row_major> p(patches.data(), long(M), long(K));
+      Eigen::Map<const row_major, 0, strided> k(in.f.data() + g * cc.og(), long(K), long(cc.og()), strided(long(cc.o)));
+      Eigen::Map<row_major, 0, strided> y(in.y.data() + g * cc.og(), long(M), long(cc.og()), strided(long(cc.o)));
+      y.noalias() = p * k;
+    }
     benchmark::DoNotOptimize(in.y.data());
     benchmark::ClobberMemory();
   }
@@ -151,12 +163,15 @@ void run_hand_loop(benchmark::State& state, const conv_case& cc) {
         std::fill_n(yq, cc.o, 0.f);
         for (std::size_t u = 0; u < cc.k; ++u)
           for (std::size_t v = 0; v < cc.k; ++v) {
-            const long ih = long(i + u) - long(cc.pad()), iw = long(j + v) - long(cc.pad());
+            const long ih = long(i + u * cc.dilation) - long(cc.pad()), iw = long(j + v * cc.dilation) - long(cc.pad());
             if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) continue;
-            const float* xp = &in.x(0, std::size_t(ih), std::size_t(iw), 0);
             const float* fp = &in.f(u, v, 0, 0);
-            for (std::size_t p = 0; p < cc.c; ++p)
-              for (std::size_t q = 0; q < cc.o; ++q) yq[q] += xp[p] * fp[p * cc.o + q];
+            for (std::size_t g = 0; g < cc.groups; ++g) {
+              const float* xp = &in.x(0, std::size_t(ih), std::size_t(iw), g * cc.cg());
+              float* yg = yq + g * cc.og();
+              for (std::size_t p = 0; p < cc.cg(); ++p)
+                for (std::size_t q = 0; q < cc.og(); ++q) yg[q] += xp[p] * fp[p * cc.o + g * cc.og() + q];
+            }
           }
       }
     benchmark::DoNotOptimize(in.y.data());
@@ -174,6 +189,13 @@ void ResNet_Staticflow(benchmark::State& s) { run_staticflow<true>(s, resnet_cas
 void ResNet_Staticflow2T(benchmark::State& s) { run_staticflow<true>(s, resnet_case, 2, false); }
 void ResNet_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, resnet_case); }
 void ResNet_HandLoop(benchmark::State& s) { run_hand_loop(s, resnet_case); }
+void Dilated_Staticflow(benchmark::State& s) { run_staticflow<true, 2>(s, dilated_case, 1, false); }
+void Dilated_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, dilated_case); }
+void Dilated_HandLoop(benchmark::State& s) { run_hand_loop(s, dilated_case); }
+void Grouped_Staticflow(benchmark::State& s) { run_staticflow<true>(s, grouped_case, 1, false); }
+void Grouped_Staticflow2T(benchmark::State& s) { run_staticflow<true>(s, grouped_case, 2, false); }
+void Grouped_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, grouped_case); }
+void Grouped_HandLoop(benchmark::State& s) { run_hand_loop(s, grouped_case); }
 
 }  // namespace
 
@@ -185,3 +207,10 @@ BENCHMARK(ResNet_Staticflow)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ResNet_Staticflow2T)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ResNet_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ResNet_HandLoop)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Dilated_Staticflow)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Dilated_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Dilated_HandLoop)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Grouped_Staticflow)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Grouped_Staticflow2T)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Grouped_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Grouped_HandLoop)->Unit(benchmark::kMillisecond)->UseRealTime();

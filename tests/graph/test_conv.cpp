@@ -117,7 +117,7 @@ TEST_CASE("conv2d: run-time shape errors name both shapes") {
   const xt::xtensor<double, 4> wrong_channels = xt::ones<double>({3, 3, 3, 5});
   CHECK_THROWS_WITH(valid(x, wrong_channels),
                     "staticflow: conv2d: image (1, 4, 4, 2) and filter (3, 3, 3, 5): the filter's in_channels (3) differ from "
-                    "the image's channels (2)");
+                    "the image's channels (2) and do not divide them into groups");
   const xt::xtensor<double, 4> too_tall = xt::ones<double>({5, 3, 2, 5});
   CHECK_THROWS_AS(valid(x, too_tall), sf::shape_error);
   CHECK_THROWS_WITH(valid(x, too_tall),

@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, conv2d, pooling, cumsum, range / linspace / eye, gather, boolean_mask / where, moments and layer normalization,
+// integers, reductions, matmul, conv2d and depthwise_conv2d with their options, pooling, cumsum, range / linspace / eye, gather, boolean_mask / where, moments and layer normalization,
 // reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
@@ -120,6 +120,19 @@ int main(int argc, char** argv) {
   auto run_conv = exported("conv", conv);
   run_conv("image2x9x8", xt::xarray<float>(xt::random::randn<float>({2, 9, 8, 3})),
            xt::xarray<float>(xt::random::randn<float>({3, 2, 3, 4})));
+
+  // the convolutions' options (graph/conv_options.hpp): dilations, explicit pads, groups (a filter
+  // of 2 in_channels on 4 channels), depthwise_conv2d as Conv with group = channels
+  auto conv_options = sf::function<sf::spec<float, sf::dyn, sf::dyn, sf::dyn, 4>, sf::spec<float, 3, 2, 2, 6>,
+                                   sf::spec<float, 2, 2, 4, 2>>([](auto x, auto f, auto d) {
+    return std::tuple{sf::conv2d(x, f, sf::dilations<2>, sf::padding::same),
+                      sf::conv2d(x, f, sf::padding::explicit_<1, 0, 2, 1>, sf::strides<2>, sf::dilations<1, 2>),
+                      sf::depthwise_conv2d(x, d, sf::dilations<2, 1>),
+                      sf::depthwise_conv2d(x, d, sf::padding::same, sf::strides<2>)};
+  });
+  auto run_conv_options = exported("conv_options", conv_options);
+  run_conv_options("image2x9x8", xt::xarray<float>(xt::random::randn<float>({2, 9, 8, 4})),
+                   xt::xarray<float>(xt::random::randn<float>({3, 2, 2, 6})), xt::xarray<float>(xt::random::randn<float>({2, 2, 4, 2})));
 
   // max_pool / avg_pool (graph/pool.hpp): 1-D and 2-D around ONNX's MaxPool / AveragePool,
   // VALID and SAME (SAME's padding not counted in the mean), strides; run-time extents

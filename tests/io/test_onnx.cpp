@@ -158,4 +158,9 @@ TEST_CASE("onnx: what has no ONNX form is an export_error, and no file is writte
   CHECK(export_error_of([&] { sf::onnx::to_model(grow.get_concrete_function()); }) ==
         "staticflow: onnx export: a tensor array with dynamic_size (one that grows) has no ONNX form; give it its size "
         "(tensor_array<T>::with_size(n))");
+
+  auto depthwise = sf::function<sf::spec<float, 1, 4, 4, sf::dyn>, sf::spec<float, 2, 2, sf::dyn, 1>>(
+      [](auto x, auto d) { return sf::depthwise_conv2d(x, d); });
+  CHECK(export_error_of([&] { sf::onnx::to_model(depthwise.get_concrete_function()); }) ==
+        "staticflow: onnx export: depthwise_conv2d with a run-time channel count has no ONNX form (Conv's group is static); give the image a static channel count");
 }

@@ -127,6 +127,77 @@ TEST_CASE("suite: conv2d and its gradients (SAME, strides 2 and 1)", "[suite][gr
   }
 }
 
+TEST_CASE("suite: a grouped, dilated, explicitly padded conv2d and a dilated depthwise_conv2d, with gradients",
+          "[suite][gradients][conv]") {
+  INFO("backend " << suite::name());
+  // L = sum(conv2d(x, f) * m) + sum(depthwise_conv2d(x, d) * k): 2 groups of 2 channels, pads
+  // (1, 0, 0, 1), dilations (2, 1), strides (1, 2); the depthwise one SAME with dilations (1, 2)
+  auto vg = sf::value_and_grad<0, 1, 2>(
+      [](auto x, auto f, auto d, auto m, auto k) {
+        return sf::reduce_sum(
+                   sf::conv2d(x, f, sf::padding::explicit_<1, 0, 0, 1>, sf::dilations<2, 1>, sf::strides<1, 2>) * m) +
+               sf::reduce_sum(sf::depthwise_conv2d(x, d, sf::dilations<1, 2>, sf::padding::same) * k);
+      },
+      suite::backend);
+  const std::size_t n = 2, h = 6, w = 5, c = 4, oh = 5, ow = 3, o = 4, taps = 2, cg = 2;
+  const auto filled = [](std::array<std::size_t, 4> ext, float phase) {
+    auto t = xt::xtensor<float, 4>::from_shape(ext);
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = std::sin(phase + 0.61f * float(i));
+    return t;
+  };
+  const auto x = filled({n, h, w, c}, 0.2f), f = filled({taps, taps, cg, o}, 1.1f), d = filled({taps, taps, c, 1}, 0.7f);
+  const auto m = filled({n, oh, ow, o}, 2.3f), k = filled({n, h, w, c}, 1.9f);
+  const auto [loss, dx, df, dd] = suite::host(vg(suite::in(x), suite::in(f), suite::in(d), suite::in(m), suite::in(k)));
+  xt::xtensor<double, 4> gx = xt::zeros<double>({n, h, w, c}), gf = xt::zeros<double>({taps, taps, cg, o}),
+                         gd = xt::zeros<double>({taps, taps, c, std::size_t{1}});
+  double expected = 0;
+  const auto inside = [&](long ih, long iw) { return ih >= 0 && iw >= 0 && ih < long(h) && iw < long(w); };
+  for (std::size_t b = 0; b < n; ++b)
+    for (std::size_t u = 0; u < taps; ++u)
+      for (std::size_t v = 0; v < taps; ++v) {
+        for (std::size_t i = 0; i < oh; ++i)
+          for (std::size_t j = 0; j < ow; ++j)
+            for (std::size_t q = 0; q < o; ++q) {
+              const long ih = long(i + 2 * u) - 1, iw = long(2 * j + v);
+              if (!inside(ih, iw)) continue;
+              for (std::size_t p = 0; p < cg; ++p) {
+                const std::size_t channel = q / 2 * cg + p;  // 2 outputs per group
+                const double xv = x(b, std::size_t(ih), std::size_t(iw), channel), fv = f(u, v, p, q), mv = m(b, i, j, q);
+                expected += xv * fv * mv;
+                gx(b, std::size_t(ih), std::size_t(iw), channel) += fv * mv;
+                gf(u, v, p, q) += xv * mv;
+              }
+            }
+        for (std::size_t i = 0; i < h; ++i)
+          for (std::size_t j = 0; j < w; ++j) {
+            const long ih = long(i + u), iw = long(j + 2 * v) - 1;
+            if (!inside(ih, iw)) continue;
+            for (std::size_t p = 0; p < c; ++p) {
+              const double xv = x(b, std::size_t(ih), std::size_t(iw), p), dv = d(u, v, p, 0), kv = k(b, i, j, p);
+              expected += xv * dv * kv;
+              gx(b, std::size_t(ih), std::size_t(iw), p) += dv * kv;
+              gd(u, v, p, 0) += xv * kv;
+            }
+          }
+      }
+  CHECK(close(loss(), expected));
+  REQUIRE(dx.size() == gx.size());
+  REQUIRE(df.size() == gf.size());
+  REQUIRE(dd.size() == gd.size());
+  for (std::size_t e = 0; e < gx.size(); ++e) {
+    INFO("dx element " << e);
+    CHECK(close(dx.data()[e], gx.data()[e]));
+  }
+  for (std::size_t e = 0; e < gf.size(); ++e) {
+    INFO("df element " << e);
+    CHECK(close(df.data()[e], gf.data()[e]));
+  }
+  for (std::size_t e = 0; e < gd.size(); ++e) {
+    INFO("dd element " << e);
+    CHECK(close(dd.data()[e], gd.data()[e]));
+  }
+}
+
 TEST_CASE("suite: max_pool / avg_pool and their gradients (SAME, overlapping windows)", "[suite][gradients][pool]") {
   INFO("backend " << suite::name());
   // L = sum(max_pool(x) * m) + sum(avg_pool(x) * m): dL/dx routes m to each window's first maximum

@@ -363,12 +363,12 @@ constexpr auto child_adjoint(const graph::matmul<A, B>& n, const G& g) {
 
 // ---- conv2d ----
 /// TF's Conv2DBackpropInput / Conv2DBackpropFilter, as nodes of their own (backend/cpu/conv.hpp).
-template <std::size_t K, class X, class F, bool Same, std::size_t SH, std::size_t SW, class G>
-constexpr auto child_adjoint(const graph::conv2d<X, F, Same, SH, SW>& n, const G& g) {
+template <std::size_t K, class X, class F, class Opt, class G>
+constexpr auto child_adjoint(const graph::conv2d<X, F, Opt>& n, const G& g) {
   const auto ge = to_value_spec(g, n);
   using E = std::remove_cvref_t<decltype(ge)>;
   using wrt = std::conditional_t<K == 0, graph::conv2d_wrt_image, graph::conv2d_wrt_filter>;
-  return graph::conv2d_gradient<wrt, X, F, E, Same, SH, SW>(n.x, n.f, ge);
+  return graph::conv2d_gradient<wrt, X, F, E, Opt>(n.x, n.f, ge);
 }
 
 // ---- cumsum / cumprod ----
@@ -684,35 +684,35 @@ constexpr auto child_adjoint(const graph::concat_gradient<P, Axis, H, A...>& n, 
 ///   Bi(f, g) = C_f^T g, and <e, Bi(f, g)> = <conv2d(e, f), g>: d/dg = conv2d(e, f), d/df = Bf(e, g);
 ///   Bf(x, g) = D_x^T g, and <e, Bf(x, g)> = <conv2d(x, e), g>: d/dg = conv2d(x, e), d/dx = Bi(e, g).
 /// The operand a gradient is taken for is read for its extents only: none.
-template <std::size_t K, class Wrt, class X, class F, class H, bool Same, std::size_t SH, std::size_t SW, class G>
-constexpr auto child_adjoint(const graph::conv2d_gradient<Wrt, X, F, H, Same, SH, SW>& n, const G& g) {
-  constexpr bool image = graph::conv2d_gradient<Wrt, X, F, H, Same, SH, SW>::wrt_image;
+template <std::size_t K, class Wrt, class X, class F, class H, class Opt, class G>
+constexpr auto child_adjoint(const graph::conv2d_gradient<Wrt, X, F, H, Opt>& n, const G& g) {
+  constexpr bool image = graph::conv2d_gradient<Wrt, X, F, H, Opt>::wrt_image;
   const auto ge = to_value_spec(g, n);
   using E = std::remove_cvref_t<decltype(ge)>;
-  if constexpr (K == 2 && image) return graph::conv2d<E, F, Same, SH, SW>(ge, n.f);
-  else if constexpr (K == 2) return graph::conv2d<X, E, Same, SH, SW>(n.x, ge);
-  else if constexpr (K == 1 && image) return graph::conv2d_gradient<graph::conv2d_wrt_filter, E, F, H, Same, SH, SW>(ge, n.f, n.g);
-  else if constexpr (K == 0 && !image) return graph::conv2d_gradient<graph::conv2d_wrt_image, X, E, H, Same, SH, SW>(n.x, ge, n.g);
+  if constexpr (K == 2 && image) return graph::conv2d<E, F, Opt>(ge, n.f);
+  else if constexpr (K == 2) return graph::conv2d<X, E, Opt>(n.x, ge);
+  else if constexpr (K == 1 && image) return graph::conv2d_gradient<graph::conv2d_wrt_filter, E, F, H, Opt>(ge, n.f, n.g);
+  else if constexpr (K == 0 && !image) return graph::conv2d_gradient<graph::conv2d_wrt_image, X, E, H, Opt>(n.x, ge, n.g);
   else return zero_adjoint{};
 }
 /// depthwise_conv2d and its gradients: the same bilinear identities as conv2d's, with the
 /// depthwise operators (graph/depthwise_conv.hpp).
-template <std::size_t K, class X, class F, bool Same, std::size_t SH, std::size_t SW, class G>
-constexpr auto child_adjoint(const graph::depthwise_conv2d<X, F, Same, SH, SW>& n, const G& g) {
+template <std::size_t K, class X, class F, class Opt, class G>
+constexpr auto child_adjoint(const graph::depthwise_conv2d<X, F, Opt>& n, const G& g) {
   const auto ge = to_value_spec(g, n);
   using E = std::remove_cvref_t<decltype(ge)>;
   using wrt = std::conditional_t<K == 0, graph::conv2d_wrt_image, graph::conv2d_wrt_filter>;
-  return graph::depthwise_conv2d_gradient<wrt, X, F, E, Same, SH, SW>(n.x, n.f, ge);
+  return graph::depthwise_conv2d_gradient<wrt, X, F, E, Opt>(n.x, n.f, ge);
 }
-template <std::size_t K, class Wrt, class X, class F, class H, bool Same, std::size_t SH, std::size_t SW, class G>
-constexpr auto child_adjoint(const graph::depthwise_conv2d_gradient<Wrt, X, F, H, Same, SH, SW>& n, const G& g) {
-  constexpr bool image = graph::depthwise_conv2d_gradient<Wrt, X, F, H, Same, SH, SW>::wrt_image;
+template <std::size_t K, class Wrt, class X, class F, class H, class Opt, class G>
+constexpr auto child_adjoint(const graph::depthwise_conv2d_gradient<Wrt, X, F, H, Opt>& n, const G& g) {
+  constexpr bool image = graph::depthwise_conv2d_gradient<Wrt, X, F, H, Opt>::wrt_image;
   const auto ge = to_value_spec(g, n);
   using E = std::remove_cvref_t<decltype(ge)>;
-  if constexpr (K == 2 && image) return graph::depthwise_conv2d<E, F, Same, SH, SW>(ge, n.f);
-  else if constexpr (K == 2) return graph::depthwise_conv2d<X, E, Same, SH, SW>(n.x, ge);
-  else if constexpr (K == 1 && image) return graph::depthwise_conv2d_gradient<graph::conv2d_wrt_filter, E, F, H, Same, SH, SW>(ge, n.f, n.g);
-  else if constexpr (K == 0 && !image) return graph::depthwise_conv2d_gradient<graph::conv2d_wrt_image, X, E, H, Same, SH, SW>(n.x, ge, n.g);
+  if constexpr (K == 2 && image) return graph::depthwise_conv2d<E, F, Opt>(ge, n.f);
+  else if constexpr (K == 2) return graph::depthwise_conv2d<X, E, Opt>(n.x, ge);
+  else if constexpr (K == 1 && image) return graph::depthwise_conv2d_gradient<graph::conv2d_wrt_filter, E, F, H, Opt>(ge, n.f, n.g);
+  else if constexpr (K == 0 && !image) return graph::depthwise_conv2d_gradient<graph::conv2d_wrt_image, X, E, H, Opt>(n.x, ge, n.g);
   else return zero_adjoint{};
 }
 /// avg_pool's gradient A^T g is linear in g: <e, A^T g> = <A e, g>, so its adjoint is the pooling

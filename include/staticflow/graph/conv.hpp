@@ -1,7 +1,9 @@
-// staticflow/graph/conv.hpp -- sf::conv2d as tf.nn.conv2d: NHWC images, HWIO filters, static
-// strides, VALID or SAME padding; and the two nodes of its gradient (TF's Conv2DBackpropInput and
-// Conv2DBackpropFilter). sf::conv1d (images one row high) and sf::conv2d_transpose (the gradient
-// with respect to the image, as TF defines it) are built from them.
+// staticflow/graph/conv.hpp -- sf::conv2d as tf.nn.conv2d: NHWC or NCHW images, HWIO filters,
+// static strides and dilations, VALID, SAME or explicit padding (graph/conv_options.hpp), groups
+// (a filter with fewer in_channels than the image); and the two nodes of its gradient (TF's
+// Conv2DBackpropInput and Conv2DBackpropFilter). sf::conv1d (images one row high) and
+// sf::conv2d_transpose (the gradient with respect to the image, as TF defines it) are built from
+// them.
 //
 // All three are materialized nodes computed by the backend (backend/cpu/conv.hpp: an implicit
 // im2col, a block of output rows at a time, into the blocked matmul kernel).
@@ -15,117 +17,143 @@
 
 #include "staticflow/core/errors.hpp"
 #include "staticflow/graph/child_refs.hpp"
+#include "staticflow/graph/conv_options.hpp"
 #include "staticflow/graph/creation.hpp"
 #include "staticflow/graph/matmul.hpp"
 #include "staticflow/graph/shape_ops.hpp"
 
 namespace staticflow {
 
-/// A convolution's padding, as tf.nn.conv2d's `padding` argument.
-namespace padding {
-struct valid_t {
-  static constexpr bool same = false;
-};
-struct same_t {
-  static constexpr bool same = true;
-};
-/// No padding: every output reads a whole window of the input.
-inline constexpr valid_t valid{};
-/// Zero padding so that the output has ceil(input / stride) rows and columns (TF's split: the
-/// extra row or column goes to the bottom / right).
-inline constexpr same_t same{};
-}  // namespace padding
-
-/// A convolution's strides along the image's rows and columns.
-template <std::size_t SH, std::size_t SW = SH>
-struct strides_t {
-  static_assert(SH >= 1 && SW >= 1, "staticflow: sf::strides must be at least 1");
-  static constexpr std::size_t rows = SH, cols = SW;
-};
-template <std::size_t SH, std::size_t SW = SH>
-inline constexpr strides_t<SH, SW> strides{};
-
 namespace graph {
 namespace detail {
+/// Dim I of shape S, or dyn past its rank (so that a rank error is the only error).
+template <class S>
+constexpr std::size_t dim_or_dyn(std::size_t i) {
+  if (i < S::rank) return S::dims[i];
+  return dyn;
+}
+/// The input extent a filter of k taps covers at dilation d.
+constexpr std::size_t dilated_extent(std::size_t k, std::size_t d) { return k == 0 ? 0 : (k - 1) * d + 1; }
+
 /// One spatial axis of a convolution: output length and the padding before the first input.
 struct conv_axis {
   std::size_t out = 0, pad_before = 0;
 };
-constexpr conv_axis conv_axis_of(bool same, std::size_t in, std::size_t k, std::size_t stride) {
+/// SAME pads so that out = ceil(in / stride); otherwise `before` and `after` zeros (VALID: none).
+constexpr conv_axis conv_axis_of(bool same, std::size_t in, std::size_t k, std::size_t stride, std::size_t dilation = 1,
+                                 std::size_t before = 0, std::size_t after = 0) {
+  const std::size_t span = dilated_extent(k, dilation);
   if (same) {
     const std::size_t out = (in + stride - 1) / stride;
-    const std::size_t needed = out == 0 ? 0 : (out - 1) * stride + k;
+    const std::size_t needed = out == 0 ? 0 : (out - 1) * stride + span;
     const std::size_t pad = needed > in ? needed - in : 0;
     return {out, pad / 2};
   }
-  return {in >= k ? (in - k) / stride + 1 : 0, 0};
+  const std::size_t padded = in + before + after;
+  return {padded >= span ? (padded - span) / stride + 1 : 0, before};
 }
-constexpr std::size_t conv_out_dim(bool same, std::size_t in, std::size_t k, std::size_t stride) {
+constexpr std::size_t conv_out_dim(bool same, std::size_t in, std::size_t k, std::size_t stride, std::size_t dilation = 1,
+                                   std::size_t before = 0, std::size_t after = 0) {
   if (in == dyn || (k == dyn && !same)) return dyn;
-  return conv_axis_of(same, in, k, stride).out;
+  return conv_axis_of(same, in, k, stride, dilation, before, after).out;
 }
 
-/// Shapes of conv2d(x [N,H,W,C], f [KH,KW,C,O]) and their static checks.
-template <class SX, class SF, bool Same, std::size_t SH, std::size_t SW>
+/// Whether a (padded) image axis of static extent `in` can hold the dilated filter (dyn: maybe).
+template <class Opt>
+constexpr bool conv_fits(std::size_t in, std::size_t k, std::size_t dilation, std::size_t pads) {
+  return Opt::same || in == dyn || k == dyn || in + pads >= dilated_extent(k, dilation);
+}
+
+/// Shapes of conv2d(x [N,H,W,C], f [KH,KW,C/G,O]) and their static checks; G, the groups, is
+/// C / the filter's in_channels (1 when they are equal), and divides O.
+template <class SX, class SF, class Opt>
 struct conv2d_shape {
   static_assert(SX::rank == 4, "staticflow: conv2d needs a rank-4 NHWC image [batch, height, width, channels]");
   static_assert(SF::rank == 4, "staticflow: conv2d needs a rank-4 HWIO filter [height, width, in_channels, out_channels]");
-  static_assert(dims_match(SX::dims[3], SF::dims[2]),
-                "staticflow: conv2d: the filter's in_channels (dim 2) differ from the image's channels (dim 3)");
-  static_assert(Same || SX::dims[1] == dyn || SF::dims[0] == dyn || SX::dims[1] >= SF::dims[0],
-                "staticflow: conv2d with VALID padding: the filter is taller than the image");
-  static_assert(Same || SX::dims[2] == dyn || SF::dims[1] == dyn || SX::dims[2] >= SF::dims[1],
-                "staticflow: conv2d with VALID padding: the filter is wider than the image");
-  using type = shape<SX::dims[0], conv_out_dim(Same, SX::dims[1], SF::dims[0], SH),
-                     conv_out_dim(Same, SX::dims[2], SF::dims[1], SW), SF::dims[3]>;
+  static constexpr std::size_t c = dim_or_dyn<SX>(3), fc = dim_or_dyn<SF>(2), o = dim_or_dyn<SF>(3);
+  static constexpr bool channels = c == dyn || fc == dyn || c == fc || (fc != 0 && c % fc == 0);
+  static_assert(channels, "staticflow: conv2d: the filter's in_channels (dim 2) differ from the image's channels (dim 3) "
+                          "and do not divide them into groups");
+  static constexpr bool groups_fit = !channels || c == dyn || fc == dyn || o == dyn || c == fc || o % (c / fc) == 0;
+  static_assert(groups_fit, "staticflow: conv2d: a grouped convolution's out_channels (the filter's dim 3) must be a "
+                            "multiple of the groups (the image's channels / the filter's in_channels)");
+  static_assert(conv_fits<Opt>(dim_or_dyn<SX>(1), dim_or_dyn<SF>(0), Opt::dh, Opt::pad_top + Opt::pad_bottom),
+                "staticflow: conv2d with VALID or explicit padding: the (dilated) filter is taller than the (padded) image");
+  static_assert(conv_fits<Opt>(dim_or_dyn<SX>(2), dim_or_dyn<SF>(1), Opt::dw, Opt::pad_left + Opt::pad_right),
+                "staticflow: conv2d with VALID or explicit padding: the (dilated) filter is wider than the (padded) image");
+  using type = shape<dim_or_dyn<SX>(0),
+                     conv_out_dim(Opt::same, dim_or_dyn<SX>(1), dim_or_dyn<SF>(0), Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom),
+                     conv_out_dim(Opt::same, dim_or_dyn<SX>(2), dim_or_dyn<SF>(1), Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right),
+                     o>;
 };
 }  // namespace detail
 
-/// Everything a kernel needs of one conv2d call, from the run-time extents.
+/// Everything a kernel needs of one convolution, from the run-time extents. c is the image's
+/// channels, o the filter's out_channels; a grouped convolution (groups > 1) convolves channels
+/// [g * c / groups, (g + 1) * c / groups) with filter columns [g * o / groups, (g + 1) * o / groups).
 struct conv2d_geometry {
   std::size_t n, h, w, c, kh, kw, o, oh, ow, sh, sw, pad_top, pad_left;
-  std::size_t patch() const { return kh * kw * c; }  // the contracted length of each output
+  std::size_t dh = 1, dw = 1, groups = 1;
+  std::size_t group_channels() const { return c / groups; }  // the filter's in_channels
+  std::size_t group_outputs() const { return o / groups; }
+  std::size_t patch() const { return kh * kw * group_channels(); }  // the contracted length of each output
 };
 
-template <bool Same, std::size_t SH, std::size_t SW>
-conv2d_geometry conv2d_geometry_of(const extents<4>& ex, const extents<4>& ef, const char* op) {
-  const auto shapes = [&] {
-    return staticflow::detail::extents_string(ex) + " and filter " + staticflow::detail::extents_string(ef);
-  };
-  if (ex[3] != ef[2])
-    throw shape_error(std::string(op) + ": image " + shapes() + ": the filter's in_channels (" +
-                      std::to_string(ef[2]) + ") differ from the image's channels (" + std::to_string(ex[3]) + ")");
-  if (!Same && (ex[1] < ef[0] || ex[2] < ef[1]))
-    throw shape_error(std::string(op) + ": image " + shapes() + ": with VALID padding the filter must fit in the image");
-  const auto rows = detail::conv_axis_of(Same, ex[1], ef[0], SH), cols = detail::conv_axis_of(Same, ex[2], ef[1], SW);
-  return {ex[0], ex[1], ex[2], ex[3], ef[0], ef[1], ef[3], rows.out, cols.out, SH, SW, rows.pad_before, cols.pad_before};
+namespace detail {
+inline std::string conv_shapes(const extents<4>& ex, const extents<4>& ef) {
+  return staticflow::detail::extents_string(ex) + " and filter " + staticflow::detail::extents_string(ef);
 }
+/// The spatial part of a convolution's geometry (both channel counts checked by the caller).
+template <class Opt>
+conv2d_geometry conv_spatial_geometry(const extents<4>& ex, const extents<4>& ef, std::size_t groups, const char* op) {
+  if (!Opt::same && (ex[1] + Opt::pad_top + Opt::pad_bottom < dilated_extent(ef[0], Opt::dh) ||
+                     ex[2] + Opt::pad_left + Opt::pad_right < dilated_extent(ef[1], Opt::dw)))
+    throw shape_error(std::string(op) + ": image " + conv_shapes(ex, ef) + ": with " + (Opt::is_explicit ? "explicit" : "VALID") +
+                      " padding the " + (Opt::dilated ? "dilated " : "") + "filter must fit in the " +
+                      (Opt::is_explicit ? "padded " : "") + "image");
+  const auto rows = conv_axis_of(Opt::same, ex[1], ef[0], Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom);
+  const auto cols = conv_axis_of(Opt::same, ex[2], ef[1], Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right);
+  return {ex[0],   ex[1],   ex[2],          ex[3],           ef[0],   ef[1],   ef[3], rows.out,
+          cols.out, Opt::sh, Opt::sw, rows.pad_before, cols.pad_before, Opt::dh, Opt::dw, groups};
+}
+}  // namespace detail
 
-template <bool Same, std::size_t SH, std::size_t SW>
-std::string conv2d_attributes() {
-  return std::string("[strides=") + std::to_string(SH) + "," + std::to_string(SW) +
-         (Same ? ", padding=SAME]" : ", padding=VALID]");
+template <class Opt>
+conv2d_geometry conv2d_geometry_of(const extents<4>& ex, const extents<4>& ef, const char* op) {
+  std::size_t groups = 1;
+  if (ex[3] != ef[2]) {
+    if (ef[2] == 0 || ex[3] % ef[2] != 0)
+      throw shape_error(std::string(op) + ": image " + detail::conv_shapes(ex, ef) + ": the filter's in_channels (" +
+                        std::to_string(ef[2]) + ") differ from the image's channels (" + std::to_string(ex[3]) +
+                        ") and do not divide them into groups");
+    groups = ex[3] / ef[2];
+    if (ef[3] % groups != 0)
+      throw shape_error(std::string(op) + ": image " + detail::conv_shapes(ex, ef) + ": the filter's out_channels (" +
+                        std::to_string(ef[3]) + ") are not a multiple of the groups (" + std::to_string(groups) +
+                        " = the image's channels / the filter's in_channels)");
+  }
+  return detail::conv_spatial_geometry<Opt>(ex, ef, groups, op);
 }
 
 /// conv2d(x, f): x [N,H,W,C], f [KH,KW,C,O] -> [N,OH,OW,O]; float32 or float64.
-template <class X, class F, bool Same, std::size_t SH, std::size_t SW>
-struct conv2d : node<conv2d<X, F, Same, SH, SW>> {
+template <class X, class F, class Opt>
+struct conv2d : node<conv2d<X, F, Opt>> {
   static constexpr bool materialized = true;
   using compute_type = promote_t<typename X::value_type, typename F::value_type>;
   static_assert(floating_dtype<compute_type>, "staticflow: conv2d needs float32 or float64 tensors");
   using value_type = compute_type;
-  using shape_type = typename detail::conv2d_shape<typename X::shape_type, typename F::shape_type, Same, SH, SW>::type;
+  using shape_type = typename detail::conv2d_shape<typename X::shape_type, typename F::shape_type, Opt>::type;
   X x;
   F f;
   constexpr conv2d(X x_, F f_) : x(x_), f(f_) {}
   constexpr child_refs<const X&, const F&> children() const { return {x, f}; }
   template <class A, class B>
-  constexpr auto with_children(const A& a, const B& b) const { return conv2d<A, B, Same, SH, SW>(a, b); }
+  constexpr auto with_children(const A& a, const B& b) const { return conv2d<A, B, Opt>(a, b); }
   static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const conv2d&) const { return true; }
-  std::string name() const { return "Conv2D" + conv2d_attributes<Same, SH, SW>(); }
+  std::string name() const { return "Conv2D" + Opt::attributes(); }
   extents<4> result_extents(const extents<4>& ex, const extents<4>& ef) const {
-    const auto g = conv2d_geometry_of<Same, SH, SW>(ex, ef, "conv2d");
+    const auto g = conv2d_geometry_of<Opt>(ex, ef, "conv2d");
     return {g.n, g.oh, g.ow, g.o};
   }
 };
@@ -141,8 +169,8 @@ struct conv2d_wrt_filter {
 /// The gradient of conv2d(x, f) with respect to x (Wrt = conv2d_wrt_image: x's shape) or f
 /// (conv2d_wrt_filter: f's shape), given the output's gradient g. Both read g and the other
 /// operand; the operand itself is a child for its extents.
-template <class Wrt, class X, class F, class G, bool Same, std::size_t SH, std::size_t SW>
-struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Same, SH, SW>> {
+template <class Wrt, class X, class F, class G, class Opt>
+struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Opt>> {
   static constexpr bool materialized = true;
   static constexpr bool wrt_image = std::is_same_v<Wrt, conv2d_wrt_image>;
   using value_type = typename G::value_type;
@@ -154,13 +182,13 @@ struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Same, SH, SW>> {
   constexpr child_refs<const X&, const F&, const G&> children() const { return {x, f, g}; }
   template <class A, class B, class C>
   constexpr auto with_children(const A& a, const B& b, const C& c) const {
-    return conv2d_gradient<Wrt, A, B, C, Same, SH, SW>(a, b, c);
+    return conv2d_gradient<Wrt, A, B, C, Opt>(a, b, c);
   }
   static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const conv2d_gradient&) const { return true; }
-  std::string name() const { return Wrt::name + conv2d_attributes<Same, SH, SW>(); }
+  std::string name() const { return Wrt::name + Opt::attributes(); }
   extents<4> result_extents(const extents<4>& ex, const extents<4>& ef, const extents<4>& eg) const {
-    const auto geo = conv2d_geometry_of<Same, SH, SW>(ex, ef, "conv2d gradient");
+    const auto geo = conv2d_geometry_of<Opt>(ex, ef, "conv2d gradient");
     const extents<4> forward{geo.n, geo.oh, geo.ow, geo.o};
     if (eg != forward)
       throw shape_error("conv2d gradient (conv2d_transpose): the output gradient's shape " + staticflow::detail::extents_string(eg) +
@@ -170,43 +198,82 @@ struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Same, SH, SW>> {
 };
 }  // namespace graph
 
-/// tf.nn.conv2d(input, filters, strides, padding) with `data_format="NHWC"`: x is [batch, height,
-/// width, channels], f is [filter_height, filter_width, in_channels, out_channels] (HWIO, as TF
-/// stores Conv2D kernels). `sf::conv2d(x, f, sf::padding::same, sf::strides<2>)`.
-template <symbolic X, symbolic F, class Padding = padding::valid_t, std::size_t SH = 1, std::size_t SW = 1>
-constexpr auto conv2d(const X& x, const F& f, Padding = {}, strides_t<SH, SW> = {}) {
-  return graph::conv2d<X, F, Padding::same, SH, SW>(x, f);
+namespace detail {
+/// A channels-first (NCHW / NCW) tensor as channels-last, and back: the convolution nodes are
+/// channels-last, so data_format::channels_first is a transpose on each side (TF's CPU kernels
+/// take NHWC only, and XLA's layout assignment does the same). A rank the op does not take is
+/// passed through for the op's own rank diagnostic.
+template <bool ChannelsFirst, class N>
+constexpr auto to_channels_last(const N& x) {
+  constexpr std::size_t rank = N::shape_type::rank;
+  if constexpr (!ChannelsFirst || (rank != 3 && rank != 4)) return x;
+  else if constexpr (rank == 4) return transpose(x, axes<0, 2, 3, 1>{});
+  else return transpose(x, axes<0, 2, 1>{});
 }
-/// ... where either may be an sf::variable (a layer's kernel), read at this point.
-template <detail::tensor_operand X, detail::tensor_operand F, class Padding = padding::valid_t, std::size_t SH = 1,
-          std::size_t SW = 1>
-  requires(!symbolic<X> || !symbolic<F>)
-constexpr auto conv2d(const X& x, const F& f, Padding p = {}, strides_t<SH, SW> s = {}) {
-  return conv2d(detail::as_node<void>(x), detail::as_node<void>(f), p, s);
+template <bool ChannelsFirst, class N>
+constexpr auto from_channels_last(const N& y) {
+  constexpr std::size_t rank = N::shape_type::rank;
+  if constexpr (!ChannelsFirst || (rank != 3 && rank != 4)) return y;
+  else if constexpr (rank == 4) return transpose(y, axes<0, 3, 1, 2>{});
+  else return transpose(y, axes<0, 2, 1>{});
+}
+}  // namespace detail
+
+/// tf.nn.conv2d(input, filters, strides, padding, data_format, dilations): x is [batch, height,
+/// width, channels] (NHWC; `sf::data_format::nchw` for [batch, channels, height, width]), f is
+/// [filter_height, filter_width, in_channels, out_channels] (HWIO, as TF stores Conv2D kernels).
+/// The options come after the filter in any order: `sf::conv2d(x, f, sf::padding::same,
+/// sf::strides<2>)`, `sf::conv2d(x, f, sf::dilations<2>)`, `sf::padding::explicit_<1, 1, 2, 2>`.
+/// A filter with fewer in_channels than the image is a grouped convolution, as in TF: groups =
+/// channels / in_channels, each group of channels convolved with out_channels / groups filters.
+/// Either operand may be an sf::variable (a layer's kernel), read at this point.
+template <detail::tensor_operand X, detail::tensor_operand F, class... Options>
+constexpr auto conv2d(const X& x, const F& f, Options...) {
+  using args = detail::conv_arguments<Options...>;
+  const auto xn = detail::as_node<void>(x);
+  const auto fn = detail::as_node<void>(f);
+  if constexpr (!detail::conv_arguments_check<args::valid, args::padded_axes, 2>::ok) {
+    return xn;
+  } else {
+    const auto image = detail::to_channels_last<args::channels_first>(xn);
+    using XN = std::remove_cvref_t<decltype(image)>;
+    using FN = std::remove_cvref_t<decltype(fn)>;
+    return detail::from_channels_last<args::channels_first>(graph::conv2d<XN, FN, typename args::type>(image, fn));
+  }
 }
 
-/// tf.nn.conv1d(input, filters, stride, padding) with `data_format="NWC"`: x is [batch, width,
-/// channels], f is [filter_width, in_channels, out_channels]; one stride (`sf::strides<2>`). A
-/// conv2d of images one row high (the axes of extent 1 are views, not copies).
-template <detail::tensor_operand X, detail::tensor_operand F, class Padding = padding::valid_t, std::size_t S = 1>
-constexpr auto conv1d(const X& x, const F& f, Padding p = {}, strides_t<S, S> = {}) {
+/// tf.nn.conv1d(input, filters, stride, padding, data_format, dilations): x is [batch, width,
+/// channels] (NWC; `sf::data_format::ncw` for [batch, channels, width]), f is [filter_width,
+/// in_channels, out_channels]; one stride and one dilation (`sf::strides<2>`, `sf::dilations<2>`),
+/// explicit padding `sf::padding::explicit_<left, right>`. A conv2d of images one row high (the
+/// axes of extent 1 are views, not copies).
+template <detail::tensor_operand X, detail::tensor_operand F, class... Options>
+constexpr auto conv1d(const X& x, const F& f, Options...) {
+  using args = detail::conv_arguments<Options...>;
   const auto xn = detail::as_node<void>(x);
   const auto fn = detail::as_node<void>(f);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using FN = std::remove_cvref_t<decltype(fn)>;
   static_assert(XN::shape_type::rank == 3, "staticflow: conv1d needs a rank-3 NWC input [batch, width, channels]");
   static_assert(FN::shape_type::rank == 3, "staticflow: conv1d needs a rank-3 WIO filter [width, in_channels, out_channels]");
-  if constexpr (XN::shape_type::rank != 3 || FN::shape_type::rank != 3) {
+  static_assert(args::strides_type::rows == args::strides_type::cols && args::dilations_type::rows == args::dilations_type::cols,
+                "staticflow: conv1d takes one stride and one dilation: sf::strides<S>, sf::dilations<D>");
+  if constexpr (XN::shape_type::rank != 3 || FN::shape_type::rank != 3 ||
+                !detail::conv_arguments_check<args::valid, args::padded_axes, 1>::ok) {
     return xn;
   } else {
-    const auto rows = conv2d(expand_dims(xn, axes<1>{}), expand_dims(fn, axes<0>{}), p, strides<1, S>);
-    return squeeze(rows, axes<1>{});
+    const auto line = expand_dims(detail::to_channels_last<args::channels_first>(xn), axes<1>{});
+    const auto taps = expand_dims(fn, axes<0>{});
+    using LN = std::remove_cvref_t<decltype(line)>;
+    using TN = std::remove_cvref_t<decltype(taps)>;
+    const auto rows = graph::conv2d<LN, TN, typename args::one_row_type>(line, taps);
+    return detail::from_channels_last<args::channels_first>(squeeze(rows, axes<1>{}));
   }
 }
 
 namespace detail {
 /// The static checks of conv2d_transpose: x must have the shape conv2d gives an output_shape image.
-template <class SX, class SF, class Out, bool Same, std::size_t SH, std::size_t SW>
+template <class SX, class SF, class Out, class Opt>
 struct conv2d_transpose_check {
   static constexpr bool ranks = SX::rank == 4 && SF::rank == 4 && Out::rank == 4;
   static_assert(ranks, "staticflow: conv2d_transpose needs a rank-4 NHWC input, a rank-4 filter [height, width, "
@@ -216,7 +283,7 @@ struct conv2d_transpose_check {
     if constexpr (!ranks || !Out::is_static) {
       return true;
     } else {
-      using forward = typename graph::detail::conv2d_shape<Out, SF, Same, SH, SW>::type;
+      using forward = typename graph::detail::conv2d_shape<Out, SF, Opt>::type;
       for (std::size_t d = 0; d < 4; ++d)
         if (!graph::detail::dims_match(forward::dims[d], SX::dims[d])) return false;
       return true;
@@ -228,29 +295,41 @@ struct conv2d_transpose_check {
 };
 }  // namespace detail
 
-/// tf.nn.conv2d_transpose(input, filters, output_shape, strides, padding), NHWC: the gradient of
-/// conv2d with respect to its image (TF's definition), so `sf::conv2d_transpose(y, f,
-/// sf::shape<1, 8, 8, 3>{}, sf::padding::same, sf::strides<2>)` undoes the shapes of a stride-2
-/// conv2d of a [1, 8, 8, 3] image. x is [batch, height, width, in_channels]; f is [height, width,
-/// output_channels, in_channels] (TF's layout: a conv2d filter of the shape it transposes).
-template <detail::tensor_operand X, detail::tensor_operand F, class Out, class Padding = padding::valid_t, std::size_t SH = 1,
-          std::size_t SW = 1>
+/// tf.nn.conv2d_transpose(input, filters, output_shape, strides, padding, data_format,
+/// dilations): the gradient of conv2d with respect to its image (TF's definition), so
+/// `sf::conv2d_transpose(y, f, sf::shape<1, 8, 8, 3>{}, sf::padding::same, sf::strides<2>)` undoes
+/// the shapes of a stride-2 conv2d of a [1, 8, 8, 3] image. x is [batch, height, width,
+/// in_channels]; f is [height, width, output_channels, in_channels] (TF's layout: a conv2d filter
+/// of the shape it transposes). With `sf::data_format::nchw`, x and output_shape are NCHW.
+template <detail::tensor_operand X, detail::tensor_operand F, class Out, class... Options>
   requires staticflow::detail::is_shape<Out>::value
-constexpr auto conv2d_transpose(const X& x, const F& f, Out, Padding = {}, strides_t<SH, SW> = {}) {
+constexpr auto conv2d_transpose(const X& x, const F& f, Out, Options...) {
+  using args = detail::conv_arguments<Options...>;
   const auto xn = detail::as_node<void>(x);
   const auto fn = detail::as_node<void>(f);
-  using XN = std::remove_cvref_t<decltype(xn)>;
   using FN = std::remove_cvref_t<decltype(fn)>;
-  using T = typename XN::value_type;
+  using T = typename decltype(xn)::value_type;
   static_assert(floating_dtype<T> && std::is_same_v<T, typename FN::value_type>,
                 "staticflow: conv2d_transpose needs float32 or float64 tensors of one dtype");
-  if constexpr (!detail::conv2d_transpose_check<typename XN::shape_type, typename FN::shape_type, Out, Padding::same, SH, SW>::ok ||
-                !floating_dtype<T> || !std::is_same_v<T, typename FN::value_type>) {
+  if constexpr (!detail::conv_arguments_check<args::valid, args::padded_axes, 2>::ok) {
     return xn;
   } else {
-    const auto image = zeros<T>(Out{});  // the output's extents (read for its shape only)
-    return graph::conv2d_gradient<graph::conv2d_wrt_image, std::remove_cvref_t<decltype(image)>, FN, XN, Padding::same, SH, SW>(
-        image, fn, xn);
+    const auto image_grad = detail::to_channels_last<args::channels_first>(xn);
+    using XN = std::remove_cvref_t<decltype(image_grad)>;
+    using OutNHWC = std::conditional_t<args::channels_first && Out::rank == 4,
+                                       shape<Out::dims[0], Out::dims[Out::rank > 2 ? 2 : 0], Out::dims[Out::rank > 3 ? 3 : 0],
+                                             Out::dims[Out::rank > 1 ? 1 : 0]>,
+                                       Out>;
+    using opt = typename args::type;
+    if constexpr (!detail::conv2d_transpose_check<typename XN::shape_type, typename FN::shape_type, OutNHWC, opt>::ok ||
+                  !floating_dtype<T> || !std::is_same_v<T, typename FN::value_type>) {
+      return xn;
+    } else {
+      const auto image = zeros<T>(OutNHWC{});  // the output's extents (read for its shape only)
+      using IN = std::remove_cvref_t<decltype(image)>;
+      return detail::from_channels_last<args::channels_first>(
+          graph::conv2d_gradient<graph::conv2d_wrt_image, IN, FN, XN, opt>(image, fn, image_grad));
+    }
   }
 }
 

@@ -1,9 +1,10 @@
 // staticflow/graph/depthwise_conv.hpp -- sf::depthwise_conv2d as tf.nn.depthwise_conv2d: each
 // input channel convolved with its own M filters (the channel multiplier), NHWC images, filters
-// [height, width, in_channels, M], static strides, VALID or SAME padding (conv2d's geometry);
+// [height, width, in_channels, M], conv2d's options (strides, dilations, VALID / SAME / explicit
+// padding, NHWC or NCHW) and geometry;
 // and the two nodes of its gradient (TF's DepthwiseConv2dNativeBackpropInput / ...Filter).
 //
-//   y[b, i, j, c*M + m] = sum over (u, v) of x[b, i*SH+u-pt, j*SW+v-pl, c] f[u, v, c, m]
+//   y[b, i, j, c*M + m] = sum over (u, v) of x[b, i*SH+u*DH-pt, j*SW+v*DW-pl, c] f[u, v, c, m]
 //
 // Like conv2d's, the gradients are bilinear in (the other operand, the output's gradient), so
 // their own adjoints are the forward op and the other gradient (autodiff/rules.hpp): second
@@ -23,7 +24,7 @@ namespace staticflow {
 namespace graph {
 namespace detail {
 /// Shapes of depthwise_conv2d(x [N,H,W,C], f [KH,KW,C,M]) -> [N,OH,OW,C*M], and their checks.
-template <class SX, class SF, bool Same, std::size_t SH, std::size_t SW>
+template <class SX, class SF, class Opt>
 struct depthwise_shape {
   static constexpr bool ranks = SX::rank == 4 && SF::rank == 4;
   static_assert(ranks, "staticflow: depthwise_conv2d needs a rank-4 NHWC image and a rank-4 filter [height, width, "
@@ -31,40 +32,45 @@ struct depthwise_shape {
   static constexpr std::size_t c = ranks ? SX::dims[3] : 0, m = ranks ? SF::dims[3] : 0;
   static constexpr bool channels = !ranks || dims_match(c, SF::dims[2]);
   static_assert(channels, "staticflow: depthwise_conv2d: the filter's in_channels (dim 2) differ from the image's channels (dim 3)");
-  static constexpr bool fits = !ranks || Same ||
-                               ((SX::dims[1] == dyn || SF::dims[0] == dyn || SX::dims[1] >= SF::dims[0]) &&
-                                (SX::dims[2] == dyn || SF::dims[1] == dyn || SX::dims[2] >= SF::dims[1]));
-  static_assert(!ranks || !channels || fits, "staticflow: depthwise_conv2d with VALID padding: the filter is larger than the image");
+  static constexpr bool fits = !ranks || (conv_fits<Opt>(SX::dims[1], SF::dims[0], Opt::dh, Opt::pad_top + Opt::pad_bottom) &&
+                                          conv_fits<Opt>(SX::dims[2], SF::dims[1], Opt::dw, Opt::pad_left + Opt::pad_right));
+  static_assert(!ranks || !channels || fits,
+                "staticflow: depthwise_conv2d with VALID or explicit padding: the (dilated) filter is larger than the (padded) image");
   static constexpr bool ok = ranks && channels && fits;
-  using type = std::conditional_t<ok,
-                                  shape<(ranks ? SX::dims[0] : 0), conv_out_dim(Same, ranks ? SX::dims[1] : 0, ranks ? SF::dims[0] : 0, SH),
-                                        conv_out_dim(Same, ranks ? SX::dims[2] : 0, ranks ? SF::dims[1] : 0, SW),
-                                        (c == dyn || m == dyn) ? dyn : c * m>,
-                                  shape<>>;
+  using type = std::conditional_t<
+      ok,
+      shape<(ranks ? SX::dims[0] : 0),
+            conv_out_dim(Opt::same, ranks ? SX::dims[1] : 0, ranks ? SF::dims[0] : 0, Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom),
+            conv_out_dim(Opt::same, ranks ? SX::dims[2] : 0, ranks ? SF::dims[1] : 0, Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right),
+            (c == dyn || m == dyn) ? dyn : c * m>,
+      shape<>>;
 };
-template <bool Same, std::size_t SH, std::size_t SW>
+template <class Opt>
 conv2d_geometry depthwise_geometry_of(const extents<4>& ex, const extents<4>& ef, const char* op) {
-  return conv2d_geometry_of<Same, SH, SW>(ex, ef, op);  // (g.o is the channel multiplier M)
+  if (ex[3] != ef[2])
+    throw shape_error(std::string(op) + ": image " + conv_shapes(ex, ef) + ": the filter's in_channels (" + std::to_string(ef[2]) +
+                      ") differ from the image's channels (" + std::to_string(ex[3]) + ")");
+  return conv_spatial_geometry<Opt>(ex, ef, 1, op);  // (g.o is the channel multiplier M)
 }
 }  // namespace detail
 
 /// depthwise_conv2d(x, f): x [N,H,W,C], f [KH,KW,C,M] -> [N,OH,OW,C*M]; float32 or float64.
-template <class X, class F, bool Same, std::size_t SH, std::size_t SW>
-struct depthwise_conv2d : node<depthwise_conv2d<X, F, Same, SH, SW>> {
+template <class X, class F, class Opt>
+struct depthwise_conv2d : node<depthwise_conv2d<X, F, Opt>> {
   static constexpr bool materialized = true;
   using value_type = typename X::value_type;
-  using shape_type = typename detail::depthwise_shape<typename X::shape_type, typename F::shape_type, Same, SH, SW>::type;
+  using shape_type = typename detail::depthwise_shape<typename X::shape_type, typename F::shape_type, Opt>::type;
   X x;
   F f;
   constexpr depthwise_conv2d(X x_, F f_) : x(x_), f(f_) {}
   constexpr child_refs<const X&, const F&> children() const { return {x, f}; }
   template <class A, class B>
-  constexpr auto with_children(const A& a, const B& b) const { return depthwise_conv2d<A, B, Same, SH, SW>(a, b); }
+  constexpr auto with_children(const A& a, const B& b) const { return depthwise_conv2d<A, B, Opt>(a, b); }
   static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const depthwise_conv2d&) const { return true; }
-  std::string name() const { return "DepthwiseConv2dNative" + conv2d_attributes<Same, SH, SW>(); }
+  std::string name() const { return "DepthwiseConv2dNative" + Opt::attributes(); }
   extents<4> result_extents(const extents<4>& ex, const extents<4>& ef) const {
-    const auto g = detail::depthwise_geometry_of<Same, SH, SW>(ex, ef, "depthwise_conv2d");
+    const auto g = detail::depthwise_geometry_of<Opt>(ex, ef, "depthwise_conv2d");
     return {g.n, g.oh, g.ow, g.c * g.o};
   }
 };
@@ -72,8 +78,8 @@ struct depthwise_conv2d : node<depthwise_conv2d<X, F, Same, SH, SW>> {
 /// The gradient of depthwise_conv2d(x, f) with respect to x (Wrt = conv2d_wrt_image: x's shape)
 /// or f (conv2d_wrt_filter: f's shape), given the output's gradient g; the operand itself is a
 /// child for its extents.
-template <class Wrt, class X, class F, class G, bool Same, std::size_t SH, std::size_t SW>
-struct depthwise_conv2d_gradient : node<depthwise_conv2d_gradient<Wrt, X, F, G, Same, SH, SW>> {
+template <class Wrt, class X, class F, class G, class Opt>
+struct depthwise_conv2d_gradient : node<depthwise_conv2d_gradient<Wrt, X, F, G, Opt>> {
   static constexpr bool materialized = true;
   static constexpr bool wrt_image = std::is_same_v<Wrt, conv2d_wrt_image>;
   using value_type = typename G::value_type;
@@ -85,16 +91,16 @@ struct depthwise_conv2d_gradient : node<depthwise_conv2d_gradient<Wrt, X, F, G, 
   constexpr child_refs<const X&, const F&, const G&> children() const { return {x, f, g}; }
   template <class A, class B, class C>
   constexpr auto with_children(const A& a, const B& b, const C& c) const {
-    return depthwise_conv2d_gradient<Wrt, A, B, C, Same, SH, SW>(a, b, c);
+    return depthwise_conv2d_gradient<Wrt, A, B, C, Opt>(a, b, c);
   }
   static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const depthwise_conv2d_gradient&) const { return true; }
   std::string name() const {
     return std::string(wrt_image ? "DepthwiseConv2dNativeBackpropInput" : "DepthwiseConv2dNativeBackpropFilter") +
-           conv2d_attributes<Same, SH, SW>();
+           Opt::attributes();
   }
   extents<4> result_extents(const extents<4>& ex, const extents<4>& ef, const extents<4>& eg) const {
-    const auto geo = detail::depthwise_geometry_of<Same, SH, SW>(ex, ef, "depthwise_conv2d gradient");
+    const auto geo = detail::depthwise_geometry_of<Opt>(ex, ef, "depthwise_conv2d gradient");
     const extents<4> forward{geo.n, geo.oh, geo.ow, geo.c * geo.o};
     if (eg != forward)
       throw shape_error("depthwise_conv2d gradient: the output gradient's shape " + staticflow::detail::extents_string(eg) +
@@ -104,25 +110,31 @@ struct depthwise_conv2d_gradient : node<depthwise_conv2d_gradient<Wrt, X, F, G, 
 };
 }  // namespace graph
 
-/// tf.nn.depthwise_conv2d(input, filter, strides, padding) with `data_format="NHWC"`: x is
-/// [batch, height, width, channels], f is [filter_height, filter_width, channels,
-/// channel_multiplier]; output channel c * M + m is channel c convolved with filter m of its own.
-/// `sf::depthwise_conv2d(x, f, sf::padding::same, sf::strides<2>)`.
-template <detail::tensor_operand X, detail::tensor_operand F, class Padding = padding::valid_t, std::size_t SH = 1,
-          std::size_t SW = 1>
-constexpr auto depthwise_conv2d(const X& x, const F& f, Padding = {}, strides_t<SH, SW> = {}) {
+/// tf.nn.depthwise_conv2d(input, filter, strides, padding, data_format, dilations): x is [batch,
+/// height, width, channels] (NHWC; `sf::data_format::nchw` for NCHW), f is [filter_height,
+/// filter_width, channels, channel_multiplier]; output channel c * M + m is channel c convolved
+/// with filter m of its own. Options as conv2d's, in any order:
+/// `sf::depthwise_conv2d(x, f, sf::padding::same, sf::strides<2>, sf::dilations<2>)`.
+template <detail::tensor_operand X, detail::tensor_operand F, class... Options>
+constexpr auto depthwise_conv2d(const X& x, const F& f, Options...) {
+  using args = detail::conv_arguments<Options...>;
   const auto xn = detail::as_node<void>(x);
   const auto fn = detail::as_node<void>(f);
-  using XN = std::remove_cvref_t<decltype(xn)>;
   using FN = std::remove_cvref_t<decltype(fn)>;
-  using T = typename XN::value_type;
+  using T = typename decltype(xn)::value_type;
   constexpr bool dtypes = floating_dtype<T> && std::is_same_v<T, typename FN::value_type>;
   static_assert(dtypes, "staticflow: depthwise_conv2d needs float32 or float64 tensors of one dtype");
-  if constexpr (!dtypes ||
-                !graph::detail::depthwise_shape<typename XN::shape_type, typename FN::shape_type, Padding::same, SH, SW>::ok) {
+  if constexpr (!dtypes || !detail::conv_arguments_check<args::valid, args::padded_axes, 2>::ok) {
     return xn;
   } else {
-    return graph::depthwise_conv2d<XN, FN, Padding::same, SH, SW>(xn, fn);
+    const auto image = detail::to_channels_last<args::channels_first>(xn);
+    using XN = std::remove_cvref_t<decltype(image)>;
+    using opt = typename args::type;
+    if constexpr (!graph::detail::depthwise_shape<typename XN::shape_type, typename FN::shape_type, opt>::ok) {
+      return xn;
+    } else {
+      return detail::from_channels_last<args::channels_first>(graph::depthwise_conv2d<XN, FN, opt>(image, fn));
+    }
   }
 }
 

@@ -24,16 +24,11 @@
 
 #include "staticflow/io/onnx_data_movement.hpp"
 #include "staticflow/io/onnx_elementwise.hpp"
+#include "staticflow/io/onnx_error.hpp"
 #include "staticflow/io/onnx_nn.hpp"
 #include "staticflow/staticflow.hpp"
 
 namespace staticflow::onnx {
-
-/// What cannot be exported, found at run time (a function with effects, a growing tensor array,
-/// a file that cannot be written).
-struct export_error : std::runtime_error {
-  explicit export_error(const std::string& what) : std::runtime_error("staticflow: " + what) {}
-};
 
 /// A variable and the name its initializer gets in the model.
 struct named_variable {
@@ -407,10 +402,26 @@ class exporter {
     return op("MatMul", {emit_as<T>(n.a), emit_as<T>(n.b)});
   }
 
-  template <class X, class F, bool Same, std::size_t SH, std::size_t SW>
-  std::string lower_op(const graph::conv2d<X, F, Same, SH, SW>& n) {
-    using T = typename graph::conv2d<X, F, Same, SH, SW>::compute_type;
-    return lower_conv2d<Same, SH, SW>(*this, emit_as<T>(n.x), emit_as<T>(n.f));
+  /// conv2d's groups (image channels / filter in_channels) are ONNX's static `group`: when the
+  /// types do not give both counts, the model says 1, and onnxruntime checks the channels on
+  /// every run (a grouped convolution needs static channels to export).
+  template <class X, class F, class Opt>
+  std::string lower_op(const graph::conv2d<X, F, Opt>& n) {
+    using T = typename graph::conv2d<X, F, Opt>::compute_type;
+    constexpr std::size_t c = X::shape_type::dims[3], fc = F::shape_type::dims[2];
+    constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
+    return lower_conv2d<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.x), emit_as<T>(n.f), groups);
+  }
+
+  template <class X, class F, class Opt>
+  std::string lower_op(const graph::depthwise_conv2d<X, F, Opt>& n) {
+    constexpr std::size_t c = X::shape_type::dims[3];
+    if constexpr (c == dyn) {
+      throw export_error("onnx export: depthwise_conv2d with a run-time channel count has no ONNX form (Conv's group is "
+                         "static); give the image a static channel count");
+    } else {
+      return lower_depthwise_conv2d<Opt, typename X::shape_type, typename F::shape_type>(*this, emit(n.x), emit(n.f), c);
+    }
   }
 
   /// cumsum is ONNX's CumSum (axis a run-time input, exclusive / reverse attributes); cumprod has

@@ -11,6 +11,9 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "staticflow/core/shape.hpp"
+#include "staticflow/io/onnx_error.hpp"
+
 namespace staticflow::onnx::detail {
 
 /// ONNX's auto_pad for TF's padding: SAME_UPPER puts the odd padding row or column at the end,
@@ -22,19 +25,72 @@ inline void set_auto_pad(::onnx::NodeProto& node, bool same) {
   pad->set_s(same ? "SAME_UPPER" : "VALID");
 }
 
+/// SAME padding of one axis as explicit pads (before, after), for a dilated filter: onnxruntime's
+/// Conv takes no dilations with auto_pad SAME_*. Static where stride 1 (the total is the dilated
+/// filter's extent - 1 whatever the input) or the input extent is static; `ok` false otherwise.
+struct same_pads {
+  bool ok = false;
+  std::int64_t before = 0, after = 0;
+};
+inline same_pads same_pads_of(std::size_t in, std::size_t k, std::size_t stride, std::size_t dilation) {
+  if (k == staticflow::dyn || (stride != 1 && in == staticflow::dyn)) return {};
+  const std::size_t span = k == 0 ? 0 : (k - 1) * dilation + 1;
+  std::size_t total = span == 0 ? 0 : span - 1;
+  if (stride != 1) {
+    const std::size_t out = (in + stride - 1) / stride, needed = out == 0 ? 0 : (out - 1) * stride + span;
+    total = needed > in ? needed - in : 0;
+  }
+  return {true, static_cast<std::int64_t>(total / 2), static_cast<std::int64_t>(total - total / 2)};
+}
+
 /// conv2d(x, f) as Transpose -> Conv -> Transpose. SAME is ONNX's auto_pad SAME_UPPER (the odd
-/// padding row or column at the end, as TF), VALID its VALID: both work for any input extents.
-template <bool Same, std::size_t SH, std::size_t SW, class Exporter>
-std::string lower_conv2d(Exporter& e, const std::string& x, const std::string& f) {
-  const std::string nchw = e.fresh("image_nchw"), oihw = e.fresh("filter_oihw"), conv = e.fresh("conv"),
-                    out = e.fresh("conv_nhwc");
+/// padding row or column at the end, as TF), VALID its VALID: both work for any input extents;
+/// explicit padding (and SAME with dilations, see same_pads_of) is `pads` (ONNX's order: top,
+/// left, bottom, right), dilations `dilations`, groups `group` (the weight's dim 1 is then
+/// in_channels / group, as the HWIO filter's dim 2). XS / FS: the image's and filter's static
+/// shapes. `weight_oihw`, when given, is the filter already in ONNX's [O, I, KH, KW] layout.
+template <class Opt, class XS, class FS, class Exporter>
+std::string lower_conv2d(Exporter& e, const std::string& x, const std::string& f, std::size_t groups,
+                         const std::string& weight_oihw = {}) {
+  const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+  std::vector<std::int64_t> pads;
+  if constexpr (Opt::is_explicit) {
+    pads = {i(Opt::pad_top), i(Opt::pad_left), i(Opt::pad_bottom), i(Opt::pad_right)};
+  } else if constexpr (Opt::same && Opt::dilated) {
+    const auto rows = same_pads_of(XS::dims[1], FS::dims[0], Opt::sh, Opt::dh);
+    const auto cols = same_pads_of(XS::dims[2], FS::dims[1], Opt::sw, Opt::dw);
+    if (!rows.ok || !cols.ok)
+      throw export_error(
+          "onnx export: a convolution with SAME padding, dilations and strides over a run-time image extent has no ONNX "
+          "form (onnxruntime's Conv takes no dilations with auto_pad SAME); give the image a static height and width, "
+          "or use stride 1");
+    pads = {rows.before, cols.before, rows.after, cols.after};
+  }
+  const std::string nchw = e.fresh("image_nchw"), conv = e.fresh("conv"), out = e.fresh("conv_nhwc");
+  std::string oihw = weight_oihw;
   e.set_ints(e.add_node("Transpose", {x}, {nchw}), "perm", {0, 3, 1, 2});
-  e.set_ints(e.add_node("Transpose", {f}, {oihw}), "perm", {3, 2, 0, 1});
+  if (oihw.empty()) {
+    oihw = e.fresh("filter_oihw");
+    e.set_ints(e.add_node("Transpose", {f}, {oihw}), "perm", {3, 2, 0, 1});
+  }
   auto& node = e.add_node("Conv", {nchw, oihw}, {conv});
-  e.set_ints(node, "strides", {static_cast<std::int64_t>(SH), static_cast<std::int64_t>(SW)});
-  set_auto_pad(node, Same);
+  e.set_ints(node, "strides", {i(Opt::sh), i(Opt::sw)});
+  if (Opt::dilated) e.set_ints(node, "dilations", {i(Opt::dh), i(Opt::dw)});
+  if (groups != 1) e.set_int(node, "group", i(groups));
+  if (!pads.empty()) e.set_ints(node, "pads", pads);
+  else set_auto_pad(node, Opt::same);
   e.set_ints(e.add_node("Transpose", {conv}, {out}), "perm", {0, 2, 3, 1});
   return out;
+}
+
+/// depthwise_conv2d(x, f [KH, KW, C, M]) as a Conv of C groups: the filter reshaped to
+/// [KH, KW, 1, C*M] (the same memory: output channel c*M + m) and transposed to [C*M, 1, KH, KW].
+template <class Opt, class XS, class FS, class Exporter>
+std::string lower_depthwise_conv2d(Exporter& e, const std::string& x, const std::string& f, std::size_t channels) {
+  const std::string hwio = e.fresh("depthwise_hwio"), oihw = e.fresh("depthwise_oihw");
+  e.set_int(e.add_node("Reshape", {f, e.ints({0, 0, 1, -1})}, {hwio}), "allowzero", 0);  // 0: keep that extent
+  e.set_ints(e.add_node("Transpose", {hwio}, {oihw}), "perm", {3, 2, 0, 1});
+  return lower_conv2d<Opt, XS, FS>(e, x, f, channels, oihw);
 }
 
 /// max_pool / avg_pool as Transpose -> MaxPool / AveragePool -> Transpose, 1-D (rank 3) or 2-D.

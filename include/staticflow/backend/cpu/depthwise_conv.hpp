@@ -25,12 +25,12 @@ void depthwise_row(const graph::conv2d_geometry& g, const T* x, const T* f, std:
   const std::size_t cm = channels * multiplier;
   std::fill_n(y, g.ow * cm, T(0));
   for (std::size_t u = 0; u < g.kh; ++u) {
-    const std::ptrdiff_t ih = std::ptrdiff_t(i * g.sh + u) - std::ptrdiff_t(g.pad_top);
+    const std::ptrdiff_t ih = std::ptrdiff_t(i * g.sh + u * g.dh) - std::ptrdiff_t(g.pad_top);
     if (ih < 0 || ih >= std::ptrdiff_t(g.h)) continue;
     for (std::size_t v = 0; v < g.kw; ++v) {
       const T* tap = f + (u * g.kw + v) * cm;
       for (std::size_t j = 0; j < g.ow; ++j) {
-        const std::ptrdiff_t iw = std::ptrdiff_t(j * g.sw + v) - std::ptrdiff_t(g.pad_left);
+        const std::ptrdiff_t iw = std::ptrdiff_t(j * g.sw + v * g.dw) - std::ptrdiff_t(g.pad_left);
         if (iw < 0 || iw >= std::ptrdiff_t(g.w)) continue;
         // (restrict: the output row never overlaps the image or the filter; without it g++ does
         // not vectorize a channel loop of run-time length)
@@ -54,13 +54,13 @@ void depthwise_input_gradient_row(const graph::conv2d_geometry& g, const T* f, c
   const std::size_t cm = g.c * g.o;
   std::fill_n(dx, g.w * g.c, T(0));
   for (std::size_t u = 0; u < g.kh; ++u) {
-    const std::ptrdiff_t row = std::ptrdiff_t(ih + g.pad_top) - std::ptrdiff_t(u);  // = i * sh
+    const std::ptrdiff_t row = std::ptrdiff_t(ih + g.pad_top) - std::ptrdiff_t(u * g.dh);  // = i * sh
     if (row < 0 || std::size_t(row) % g.sh != 0 || std::size_t(row) / g.sh >= g.oh) continue;
     const std::size_t i = std::size_t(row) / g.sh;
     for (std::size_t v = 0; v < g.kw; ++v) {
       const T* tap = f + (u * g.kw + v) * cm;
       for (std::size_t iw = 0; iw < g.w; ++iw) {
-        const std::ptrdiff_t col = std::ptrdiff_t(iw + g.pad_left) - std::ptrdiff_t(v);
+        const std::ptrdiff_t col = std::ptrdiff_t(iw + g.pad_left) - std::ptrdiff_t(v * g.dw);
         if (col < 0 || std::size_t(col) % g.sw != 0 || std::size_t(col) / g.sw >= g.ow) continue;
         const T* pg = dy + ((b * g.oh + i) * g.ow + std::size_t(col) / g.sw) * cm;
         T* px = dx + iw * g.c;
@@ -85,10 +85,10 @@ void depthwise_filter_gradient_tap(const graph::conv2d_geometry& g, const T* x, 
   std::fill_n(df, cm, T(0));
   for (std::size_t b = 0; b < g.n; ++b)
     for (std::size_t i = 0; i < g.oh; ++i) {
-      const std::ptrdiff_t ih = std::ptrdiff_t(i * g.sh + u) - std::ptrdiff_t(g.pad_top);
+      const std::ptrdiff_t ih = std::ptrdiff_t(i * g.sh + u * g.dh) - std::ptrdiff_t(g.pad_top);
       if (ih < 0 || ih >= std::ptrdiff_t(g.h)) continue;
       for (std::size_t j = 0; j < g.ow; ++j) {
-        const std::ptrdiff_t iw = std::ptrdiff_t(j * g.sw + v) - std::ptrdiff_t(g.pad_left);
+        const std::ptrdiff_t iw = std::ptrdiff_t(j * g.sw + v * g.dw) - std::ptrdiff_t(g.pad_left);
         if (iw < 0 || iw >= std::ptrdiff_t(g.w)) continue;
         const T* px = x + ((b * g.h + std::size_t(ih)) * g.w + std::size_t(iw)) * g.c;
         const T* pg = dy + ((b * g.oh + i) * g.ow + j) * cm;
@@ -103,11 +103,11 @@ void depthwise_filter_gradient_tap(const graph::conv2d_geometry& g, const T* x, 
 }
 }  // namespace detail
 
-template <class Sig, class X, class F, bool Same, std::size_t SH, std::size_t SW, class Views, std::size_t R, class T>
-void materialize(const graph::depthwise_conv2d<X, F, Same, SH, SW>& n, const Views& views, const extents<R>& out_ext, T* out) {
+template <class Sig, class X, class F, class Opt, class Views, std::size_t R, class T>
+void materialize(const graph::depthwise_conv2d<X, F, Opt>& n, const Views& views, const extents<R>& out_ext, T* out) {
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
-  const graph::conv2d_geometry g = graph::detail::depthwise_geometry_of<Same, SH, SW>(ex, ef, "depthwise_conv2d");
+  const graph::conv2d_geometry g = graph::detail::depthwise_geometry_of<Opt>(ex, ef, "depthwise_conv2d");
   if (staticflow::detail::product(out_ext) == 0) return;
   const T* x = detail::contiguous_operand<T, Sig>(n.x, views, ex);
   const T* f = detail::contiguous_operand<T, Sig>(n.f, views, ef);
@@ -119,12 +119,12 @@ void materialize(const graph::depthwise_conv2d<X, F, Same, SH, SW>& n, const Vie
   });
 }
 
-template <class Sig, class Wrt, class X, class F, class G, bool Same, std::size_t SH, std::size_t SW, class Views, std::size_t R, class T>
-void materialize(const graph::depthwise_conv2d_gradient<Wrt, X, F, G, Same, SH, SW>& n, const Views& views, const extents<R>& out_ext,
+template <class Sig, class Wrt, class X, class F, class G, class Opt, class Views, std::size_t R, class T>
+void materialize(const graph::depthwise_conv2d_gradient<Wrt, X, F, G, Opt>& n, const Views& views, const extents<R>& out_ext,
                  T* out) {
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
-  const graph::conv2d_geometry g = graph::detail::depthwise_geometry_of<Same, SH, SW>(ex, ef, "depthwise_conv2d gradient");
+  const graph::conv2d_geometry g = graph::detail::depthwise_geometry_of<Opt>(ex, ef, "depthwise_conv2d gradient");
   const std::size_t total = staticflow::detail::product(out_ext);
   if (total == 0) return;
   const std::size_t forward = g.n * g.oh * g.ow * g.c * g.o;
@@ -134,7 +134,7 @@ void materialize(const graph::depthwise_conv2d_gradient<Wrt, X, F, G, Same, SH, 
     return;
   }
   const std::size_t work = forward * g.kh * g.kw;
-  if constexpr (graph::depthwise_conv2d_gradient<Wrt, X, F, G, Same, SH, SW>::wrt_image) {
+  if constexpr (graph::depthwise_conv2d_gradient<Wrt, X, F, G, Opt>::wrt_image) {
     const T* f = detail::contiguous_operand<T, Sig>(n.f, views, ef);
     parallel_for(g.n * g.h, threads_for(work), [&](std::size_t b, std::size_t e) {
       for (std::size_t r = b; r < e; ++r) detail::depthwise_input_gradient_row(g, f, dy, r / g.h, r % g.h, out + r * g.w * g.c);

@@ -32,10 +32,10 @@ struct depthwise_forward_kernel {
                b = long(e) / (cm * d.ow * d.oh), c = k / d.o;
     T acc = T(0);
     for (long u = 0; u < d.kh; ++u) {
-      const long ih = i * d.sh + u - d.pt;
+      const long ih = i * d.sh + u * d.dh - d.pt;
       if (ih < 0 || ih >= d.h) continue;
       for (long v = 0; v < d.kw; ++v) {
-        const long iw = j * d.sw + v - d.pl;
+        const long iw = j * d.sw + v * d.dw - d.pl;
         if (iw < 0 || iw >= d.w) continue;
         acc = fma_step(x[((b * d.h + ih) * d.w + iw) * d.c + c], f[(u * d.kw + v) * cm + k], acc);
       }
@@ -55,10 +55,10 @@ struct depthwise_input_gradient_kernel {
                b = long(e) / (d.c * d.w * d.h);
     T acc = T(0);
     for (long u = 0; u < d.kh; ++u) {
-      const long row = ih + d.pt - u;
+      const long row = ih + d.pt - u * d.dh;
       if (row < 0 || row % d.sh != 0 || row / d.sh >= d.oh) continue;
       for (long v = 0; v < d.kw; ++v) {
-        const long col = iw + d.pl - v;
+        const long col = iw + d.pl - v * d.dw;
         if (col < 0 || col % d.sw != 0 || col / d.sw >= d.ow) continue;
         const T* g = dy + ((b * d.oh + row / d.sh) * d.ow + col / d.sw) * cm + c * d.o;
         const T* tap = f + (u * d.kw + v) * cm + c * d.o;
@@ -82,10 +82,10 @@ struct depthwise_filter_gradient_kernel {
     T acc = T(0);
     for (long b = 0; b < d.n; ++b)
       for (long i = 0; i < d.oh; ++i) {
-        const long ih = i * d.sh + u - d.pt;
+        const long ih = i * d.sh + u * d.dh - d.pt;
         if (ih < 0 || ih >= d.h) continue;
         for (long j = 0; j < d.ow; ++j) {
-          const long iw = j * d.sw + v - d.pl;
+          const long iw = j * d.sw + v * d.dw - d.pl;
           if (iw < 0 || iw >= d.w) continue;
           acc = fma_step(x[((b * d.h + ih) * d.w + iw) * d.c + c], dy[((b * d.oh + i) * d.ow + j) * cm + k], acc);
         }
@@ -96,11 +96,11 @@ struct depthwise_filter_gradient_kernel {
 
 }  // namespace detail
 
-template <class X, class F, bool Same, std::size_t SH, std::size_t SW, class Views, std::size_t R, class T>
-void materialize(const graph::depthwise_conv2d<X, F, Same, SH, SW>& n, const Views& views, const extents<R>& out_ext, T* out) {
+template <class X, class F, class Opt, class Views, std::size_t R, class T>
+void materialize(const graph::depthwise_conv2d<X, F, Opt>& n, const Views& views, const extents<R>& out_ext, T* out) {
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
-  const detail::conv_dims d(graph::detail::depthwise_geometry_of<Same, SH, SW>(ex, ef, "depthwise_conv2d"));
+  const detail::conv_dims d(graph::detail::depthwise_geometry_of<Opt>(ex, ef, "depthwise_conv2d"));
   const std::size_t total = staticflow::detail::product(out_ext);
   if (total == 0) return;
   const T* x = detail::contiguous_operand<T>(n.x, views, ex);
@@ -108,12 +108,12 @@ void materialize(const graph::depthwise_conv2d<X, F, Same, SH, SW>& n, const Vie
   detail::run_conv_kernel(detail::depthwise_forward_kernel<T>{x, f, out, d}, total);
 }
 
-template <class Wrt, class X, class F, class G, bool Same, std::size_t SH, std::size_t SW, class Views, std::size_t R, class T>
-void materialize(const graph::depthwise_conv2d_gradient<Wrt, X, F, G, Same, SH, SW>& n, const Views& views, const extents<R>& out_ext,
+template <class Wrt, class X, class F, class G, class Opt, class Views, std::size_t R, class T>
+void materialize(const graph::depthwise_conv2d_gradient<Wrt, X, F, G, Opt>& n, const Views& views, const extents<R>& out_ext,
                  T* out) {
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
-  const graph::conv2d_geometry g = graph::detail::depthwise_geometry_of<Same, SH, SW>(ex, ef, "depthwise_conv2d gradient");
+  const graph::conv2d_geometry g = graph::detail::depthwise_geometry_of<Opt>(ex, ef, "depthwise_conv2d gradient");
   const detail::conv_dims d(g);
   const std::size_t total = staticflow::detail::product(out_ext);
   if (total == 0) return;
@@ -122,7 +122,7 @@ void materialize(const graph::depthwise_conv2d_gradient<Wrt, X, F, G, Same, SH, 
     return;
   }
   const T* dy = detail::contiguous_operand<T>(n.g, views, graph::node_extents(n.g, ext_views));
-  if constexpr (graph::depthwise_conv2d_gradient<Wrt, X, F, G, Same, SH, SW>::wrt_image)
+  if constexpr (graph::depthwise_conv2d_gradient<Wrt, X, F, G, Opt>::wrt_image)
     detail::run_conv_kernel(detail::depthwise_input_gradient_kernel<T>{detail::contiguous_operand<T>(n.f, views, ef), dy, out, d}, total);
   else
     detail::run_conv_kernel(detail::depthwise_filter_gradient_kernel<T>{detail::contiguous_operand<T>(n.x, views, ex), dy, out, d}, total);
