@@ -139,6 +139,17 @@ TEST_CASE("conv2d options: a grouped convolution over several blocks gives the s
   CHECK(two_threads == one_thread);
 }
 
+TEST_CASE("conv2d options: groups of 16 outputs or more take the per-group GEMM, fewer the direct kernel", "[graph][conv]") {
+  std::mt19937 rng(4);
+  auto conv = sf::function([](auto a, auto b) { return sf::conv2d(a, b, sf::padding::explicit_<1, 0, 2, 1>, sf::dilations<1, 2>); });
+  const auto x = random4<double>({2, 7, 6, 6}, rng);
+  for (const std::size_t outputs : {3, 15, 16, 33}) {  // per group, 3 groups of 2 channels
+    INFO(outputs << " outputs per group");
+    const auto f = random4<double>({2, 3, 2, 3 * outputs}, rng);
+    CHECK(close(conv(x, f), reference_conv(x, f, {false, 1, 1, 1, 2, 1, 0, 2, 1})));
+  }
+}
+
 TEST_CASE("conv1d options: dilations, explicit padding, groups and data_format ncw", "[graph][conv]") {
   std::mt19937 rng(12);
   auto dilated = sf::function([](auto x, auto f) { return sf::conv1d(x, f, sf::dilations<3>, sf::padding::explicit_<2, 1>); });

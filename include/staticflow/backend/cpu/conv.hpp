@@ -6,7 +6,8 @@
 // [KH*KW*C, O] matrix, with the blocked matmul kernel (matmul.hpp, split across threads when the
 // product is big). There is no whole-image im2col buffer. A 1x1 filter at stride 1 reads the image
 // itself as the patch matrix. A grouped convolution does this per group: the window's channels of
-// that group, times the group's columns of the filter.
+// that group, times the group's columns of the filter; groups of fewer than 16 outputs, whose
+// GEMMs would be narrower than a register tile, take a direct kernel over expanded input rows.
 // The input gradient is the transpose: dy's rows times the filter's transpose, scattered back
 // (col2im, adding where windows overlap); the filter gradient is the sum over row blocks of the
 // patch matrix's transpose (gathered in that layout directly) times dy's rows.
@@ -78,6 +79,75 @@ inline bool pointwise(const graph::conv2d_geometry& g) {
          g.oh == g.h && g.ow == g.w;
 }
 
+/// Groups with fewer outputs than this take the direct kernel below: their GEMMs would be O/G
+/// columns wide, narrower than a register tile (ResNeXt's 32 groups of 4: 3.2x slower that way).
+inline constexpr std::size_t conv_direct_group_outputs = 16;
+
+/// Input rows expanded for the direct grouped kernel: e[iw][p][q] = x[b, ih, iw, group(q) * C/G
+/// + p] (the input channel that output q reads as its p-th), so that each filter tap is a
+/// multiply-add of whole contiguous rows of O values with no gather in the inner loop. One slot
+/// per row of the dilated filter's extent, indexed by ih modulo that extent: consecutive output
+/// rows of one thread find the rows they share already expanded.
+template <class T>
+class expanded_rows {
+ public:
+  expanded_rows(const graph::conv2d_geometry& g, const T* x)
+      : g_(g), x_(x), row_size_(g.w * g.group_channels() * g.o), slots_(graph::detail::dilated_extent(g.kh, g.dh)) {
+    data_ = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * row_size_ * slots_));
+    keys_ = static_cast<std::size_t*>(plan::arena::local().allocate(sizeof(std::size_t) * slots_));
+    std::fill_n(keys_, slots_, std::size_t(-1));
+  }
+  /// The expansion of input row ih of image b.
+  const T* row(std::size_t b, std::size_t ih) {
+    const std::size_t key = b * g_.h + ih, slot = ih % slots_;
+    T* e = data_ + slot * row_size_;
+    if (keys_[slot] == key) return e;
+    keys_[slot] = key;
+    const std::size_t cg = g_.group_channels(), og = g_.group_outputs();
+    const T* in = x_ + key * g_.w * g_.c;
+    for (std::size_t iw = 0; iw < g_.w; ++iw, in += g_.c)
+      for (std::size_t p = 0; p < cg; ++p, e += g_.o)
+        for (std::size_t group = 0; group < g_.groups; ++group) {
+          const T value = in[group * cg + p];
+          for (std::size_t m = 0; m < og; ++m) e[group * og + m] = value;
+        }
+    return data_ + slot * row_size_;
+  }
+
+ private:
+  const graph::conv2d_geometry& g_;
+  const T* x_;
+  std::size_t row_size_, slots_;
+  T* data_;
+  std::size_t* keys_;
+};
+
+/// Output row (b, i) of a grouped convolution with few outputs per group: for each tap (u, v)
+/// and output pixel j, y[b, i, j, :] += e[iw][p][:] * f[u, v, p, :] over the group's channels p.
+template <class T>
+void conv2d_direct_row(const graph::conv2d_geometry& g, const T* f, std::size_t b, std::size_t i, expanded_rows<T>& rows, T* y) {
+  const std::size_t cg = g.group_channels(), O = g.o;
+  std::fill_n(y, g.ow * O, T(0));
+  for (std::size_t u = 0; u < g.kh; ++u) {
+    const std::ptrdiff_t ih = std::ptrdiff_t(i * g.sh + u * g.dh) - std::ptrdiff_t(g.pad_top);
+    if (ih < 0 || ih >= std::ptrdiff_t(g.h)) continue;
+    const T* expanded = rows.row(b, std::size_t(ih));
+    for (std::size_t v = 0; v < g.kw; ++v) {
+      const T* tap = f + (u * g.kw + v) * cg * O;
+      for (std::size_t j = 0; j < g.ow; ++j) {
+        const std::ptrdiff_t iw = std::ptrdiff_t(j * g.sw + v * g.dw) - std::ptrdiff_t(g.pad_left);
+        if (iw < 0 || iw >= std::ptrdiff_t(g.w)) continue;
+        T* __restrict out = y + j * O;
+        for (std::size_t p = 0; p < cg; ++p) {
+          const T* __restrict e = expanded + (std::size_t(iw) * cg + p) * O;
+          const T* __restrict fp = tap + p * O;
+          for (std::size_t q = 0; q < O; ++q) out[q] += e[q] * fp[q];
+        }
+      }
+    }
+  }
+}
+
 /// y [N,OH,OW,O] = conv2d(x [N,H,W,C], f [KH,KW,C/G,O]). Group j's outputs are the columns
 /// [j * O/G, (j + 1) * O/G) of y and f: one matmul per group and row block, with f's and y's rows
 /// O apart.
@@ -91,6 +161,14 @@ void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* 
   }
   if (pointwise(g)) {  // the image's rows are the patch rows
     matmul(x, K, f, g.o, y, g.o, outputs, g.o, K, threads_for(outputs * g.o * K));
+    return;
+  }
+  if (g.groups > 1 && og < conv_direct_group_outputs) {  // output rows across threads, one thread each
+    parallel_for(g.n * g.oh, threads_for(outputs * g.o * K), [&](std::size_t begin, std::size_t end) {
+      const plan::arena_scope scratch;
+      expanded_rows<T> rows(g, x);
+      for (std::size_t r = begin; r < end; ++r) conv2d_direct_row(g, f, r / g.oh, r % g.oh, rows, y + r * g.ow * g.o);
+    });
     return;
   }
   // Blocks of output rows are independent: with several threads each thread takes whole blocks
