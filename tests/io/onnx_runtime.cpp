@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, conv2d and depthwise_conv2d with their options, pooling, cumsum, range / linspace / eye, gather, boolean_mask / where, moments and layer normalization,
+// integers, reductions, matmul, conv2d, depthwise_conv2d and conv2d_transpose with their options, pooling, cumsum, range / linspace / eye, gather, boolean_mask / where, moments and layer normalization,
 // reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
@@ -133,6 +133,19 @@ int main(int argc, char** argv) {
   auto run_conv_options = exported("conv_options", conv_options);
   run_conv_options("image2x9x8", xt::xarray<float>(xt::random::randn<float>({2, 9, 8, 4})),
                    xt::xarray<float>(xt::random::randn<float>({3, 2, 2, 6})), xt::xarray<float>(xt::random::randn<float>({2, 2, 4, 2})));
+
+  // conv2d_transpose (conv2d's image gradient) as ConvTranspose: SAME stride 2, VALID stride 2
+  // with and without a remainder (output_padding), and explicit padding with dilations
+  auto conv_transpose = sf::function<sf::spec<float, 1, 4, 4, 6>, sf::spec<float, 3, 3, 3, 6>, sf::spec<float, 1, 2, 5, 6>>(
+      [](auto y, auto f, auto z) {
+        return std::tuple{sf::conv2d_transpose(y, f, sf::shape<1, 8, 8, 3>{}, sf::padding::same, sf::strides<2>),
+                          sf::conv2d_transpose(y, f, sf::shape<1, 9, 9, 3>{}, sf::strides<2>),
+                          sf::conv2d_transpose(y, f, sf::shape<1, 10, 10, 3>{}, sf::strides<2>),
+                          sf::conv2d_transpose(z, f, sf::shape<1, 5, 6, 3>{}, sf::padding::explicit_<1, 0, 2, 1>, sf::dilations<2>)};
+      });
+  auto run_conv_transpose = exported("conv_transpose", conv_transpose);
+  run_conv_transpose("y1x4x4", xt::xarray<float>(xt::random::randn<float>({1, 4, 4, 6})),
+                     xt::xarray<float>(xt::random::randn<float>({3, 3, 3, 6})), xt::xarray<float>(xt::random::randn<float>({1, 2, 5, 6})));
 
   // max_pool / avg_pool (graph/pool.hpp): 1-D and 2-D around ONNX's MaxPool / AveragePool,
   // VALID and SAME (SAME's padding not counted in the mean), strides; run-time extents

@@ -163,4 +163,9 @@ TEST_CASE("onnx: what has no ONNX form is an export_error, and no file is writte
       [](auto x, auto d) { return sf::depthwise_conv2d(x, d); });
   CHECK(export_error_of([&] { sf::onnx::to_model(depthwise.get_concrete_function()); }) ==
         "staticflow: onnx export: depthwise_conv2d with a run-time channel count has no ONNX form (Conv's group is static); give the image a static channel count");
+
+  auto upsample = sf::function<sf::spec<float, 1, 4, 4, 6>, sf::spec<float, sf::dyn, 3, 3, 6>>(
+      [](auto y, auto k) { return sf::conv2d_transpose(y, k, sf::shape<1, 8, 8, 3>{}, sf::padding::same, sf::strides<2>); });
+  CHECK(export_error_of([&] { sf::onnx::to_model(upsample.get_concrete_function()); }) ==
+        "staticflow: onnx export: conv2d_transpose (conv2d's image gradient) needs a static image height and width and static filter extents: ConvTranspose's pads are static");
 }

@@ -1,7 +1,7 @@
 // staticflow/io/onnx_nn.hpp -- the ONNX form of the neural-network layers' ops (graph/conv.hpp,
-// graph/pool.hpp), used by io/onnx_lowering.hpp. ONNX's Conv and pools are channels-first (NCHW,
-// OIHW weights), staticflow's (and TF's) channels-last (NHWC, HWIO filters): each lowering
-// transposes in and out around one ONNX node.
+// graph/depthwise_conv.hpp, graph/pool.hpp), used by io/onnx_lowering.hpp. ONNX's Conv,
+// ConvTranspose and pools are channels-first (NCHW, OIHW weights), staticflow's (and TF's)
+// channels-last (NHWC, HWIO filters): each lowering transposes in and out around one ONNX node.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "staticflow/core/shape.hpp"
+#include "staticflow/graph/conv.hpp"
 #include "staticflow/io/onnx_error.hpp"
 
 namespace staticflow::onnx::detail {
@@ -91,6 +92,54 @@ std::string lower_depthwise_conv2d(Exporter& e, const std::string& x, const std:
   e.set_int(e.add_node("Reshape", {f, e.ints({0, 0, 1, -1})}, {hwio}), "allowzero", 0);  // 0: keep that extent
   e.set_ints(e.add_node("Transpose", {hwio}, {oihw}), "perm", {3, 2, 0, 1});
   return lower_conv2d<Opt, XS, FS>(e, x, f, channels, oihw);
+}
+
+/// One spatial axis of conv2d's image gradient as ONNX's ConvTranspose: the transposed
+/// convolution of conv2d's `n` outputs covers stride * (n - 1) + the dilated filter extent rows,
+/// starting `before` rows above the image (conv2d's padding before it, cropped by pads' start);
+/// what it covers past the image's end is cropped (pads' end), the image rows past its end that
+/// no window reads (VALID with a remainder: fewer than the stride) are output_padding. `ok` is
+/// false unless the image's and the filter's extents are static.
+struct transpose_axis {
+  bool ok = false;
+  std::int64_t before = 0, after = 0, output_padding = 0;
+};
+inline transpose_axis transpose_axis_of(bool same, std::size_t image, std::size_t k, std::size_t stride, std::size_t dilation,
+                                        std::size_t pad_before, std::size_t pad_after) {
+  if (image == staticflow::dyn || k == staticflow::dyn) return {};
+  const auto axis = graph::detail::conv_axis_of(same, image, k, stride, dilation, pad_before, pad_after);
+  if (axis.out == 0) return {};
+  const auto covered = static_cast<std::int64_t>(stride * (axis.out - 1) + graph::detail::dilated_extent(k, dilation));
+  const std::int64_t end = covered - static_cast<std::int64_t>(axis.pad_before) - static_cast<std::int64_t>(image);
+  return {true, static_cast<std::int64_t>(axis.pad_before), end >= 0 ? end : 0, end >= 0 ? 0 : -end};
+}
+
+/// conv2d's image gradient (conv2d_transpose, Conv2DBackpropInput) of dy, as Transpose ->
+/// ConvTranspose -> Transpose. The weight is the conv2d filter in Conv's layout (ConvTranspose
+/// reads Conv's weight as is); pads and output_padding are static (transpose_axis_of), so the
+/// image's height and width and the filter's extents must be. XS / FS: the image's and the
+/// filter's static shapes.
+template <class Opt, class XS, class FS, class Exporter>
+std::string lower_conv2d_transpose(Exporter& e, const std::string& dy, const std::string& f, std::size_t groups) {
+  const auto rows = transpose_axis_of(Opt::same, XS::dims[1], FS::dims[0], Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom);
+  const auto cols = transpose_axis_of(Opt::same, XS::dims[2], FS::dims[1], Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right);
+  if (!rows.ok || !cols.ok)
+    throw export_error(
+        "onnx export: conv2d_transpose (conv2d's image gradient) needs a static image height and width and static filter "
+        "extents: ConvTranspose's pads are static");
+  const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+  const std::string nchw = e.fresh("gradient_nchw"), oihw = e.fresh("filter_oihw"), conv = e.fresh("conv_transpose"),
+                    out = e.fresh("conv_transpose_nhwc");
+  e.set_ints(e.add_node("Transpose", {dy}, {nchw}), "perm", {0, 3, 1, 2});
+  e.set_ints(e.add_node("Transpose", {f}, {oihw}), "perm", {3, 2, 0, 1});
+  auto& node = e.add_node("ConvTranspose", {nchw, oihw}, {conv});
+  e.set_ints(node, "strides", {i(Opt::sh), i(Opt::sw)});
+  if (Opt::dilated) e.set_ints(node, "dilations", {i(Opt::dh), i(Opt::dw)});
+  if (groups != 1) e.set_int(node, "group", i(groups));
+  e.set_ints(node, "pads", {rows.before, cols.before, rows.after, cols.after});
+  if (rows.output_padding != 0 || cols.output_padding != 0) e.set_ints(node, "output_padding", {rows.output_padding, cols.output_padding});
+  e.set_ints(e.add_node("Transpose", {conv}, {out}), "perm", {0, 2, 3, 1});
+  return out;
 }
 
 /// max_pool / avg_pool as Transpose -> MaxPool / AveragePool -> Transpose, 1-D (rank 3) or 2-D.
