@@ -1,4 +1,4 @@
-// expect: static assertion failed: staticflow: a pooling takes its input, sf::ksize<...>, then at most one sf::strides<...> and at most one sf::padding
+// expect: static assertion failed: staticflow: a pooling takes its input, sf::ksize<...>, then at most one sf::strides<...>, at most one sf::padding \(valid or same\) and at most one sf::data_format
 // Two paddings given to one pooling.
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;

@@ -101,6 +101,22 @@ TEST_CASE("pooling: static shapes keep their shape in the type; strides default 
   CHECK(xt::allclose(xt::xtensor<float, 4>(z), reference_pool(xt::xtensor<float, 4>(x), false, 3, 3, 2, 2, true)));
 }
 
+TEST_CASE("pooling: data_format nchw / ncw is the NHWC pooling transposed on both sides") {
+  std::mt19937 rng(19);
+  const auto x = random4<double>({2, 7, 6, 3}, rng);
+  const xt::xtensor<double, 4> x_nchw = xt::transpose(x, {0, 3, 1, 2});
+  auto pool = sf::function([](auto a) { return sf::max_pool2d(a, sf::ksize<3>, sf::data_format::nchw, sf::strides<2>, sf::padding::same); });
+  const xt::xtensor<double, 4> y = pool(x_nchw);
+  const xt::xtensor<double, 4> expected = xt::transpose(reference_pool(x, true, 3, 3, 2, 2, true), {0, 3, 1, 2});
+  CHECK(y.shape() == expected.shape());
+  CHECK(y == expected);
+  auto line = sf::function([](auto a) { return sf::avg_pool1d(a, sf::ksize<2>, sf::data_format::ncw); });
+  const xt::xtensor<double, 3> s = xt::view(x_nchw, 0, xt::all(), xt::all(), xt::all());  // [channels 3, 7, width 6] as NCW
+  const xt::xtensor<double, 3> pooled = line(s);
+  REQUIRE(pooled.shape() == std::array<std::size_t, 3>{3, 7, 3});
+  CHECK(pooled(1, 4, 2) == Approx((s(1, 4, 4) + s(1, 4, 5)) / 2));
+}
+
 TEST_CASE("max_pool2d: integers, NaN propagates, infinities are ordinary values") {
   auto pool = sf::function([](auto a) { return sf::max_pool2d(a, sf::ksize<2>); });
   const xt::xtensor<int, 4> ints = xt::xtensor<int, 4>({{{{-5}, {7}, {3}, {-9}}, {{2}, {-1}, {8}, {8}}}});

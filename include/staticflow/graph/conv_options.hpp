@@ -127,6 +127,8 @@ inline constexpr bool is_dilations_option<dilations_t<A, B>> = true;
 template <class O>
 inline constexpr bool is_data_format_option =
     std::is_same_v<O, data_format::channels_last_t> || std::is_same_v<O, data_format::channels_first_t>;
+template <class O>
+inline constexpr bool channels_first_option = std::is_same_v<O, data_format::channels_first_t>;
 
 template <template <class> class, class Default, class... Options>
 struct pick_option;

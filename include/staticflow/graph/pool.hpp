@@ -183,23 +183,23 @@ struct pool_gradient : node<pool_gradient<Kind, X, G, P>> {
 
 namespace detail {
 template <class O>
-inline constexpr bool is_strides = false;
-template <std::size_t A, std::size_t B>
-inline constexpr bool is_strides<strides_t<A, B>> = true;
-template <class O>
 inline constexpr bool is_padding = std::is_same_v<O, padding::valid_t> || std::is_same_v<O, padding::same_t>;
 
-/// The optional arguments of a pooling after its window: sf::strides and sf::padding, in either
-/// order, each at most once. Strides default to the window (Keras's MaxPool2D / AvgPool2D).
+/// The optional arguments of a pooling after its window: sf::strides, sf::padding (VALID or
+/// SAME) and sf::data_format, in any order, each at most once. Strides default to the window
+/// (Keras's MaxPool2D / AvgPool2D).
 template <std::size_t KH, std::size_t KW, class... Options>
 struct pool_options {
-  static constexpr std::size_t strides_given = (std::size_t{is_strides<Options>} + ... + 0);
+  static constexpr std::size_t strides_given = (std::size_t{is_strides_option<Options>} + ... + 0);
   static constexpr std::size_t paddings_given = (std::size_t{is_padding<Options>} + ... + 0);
-  static constexpr bool valid = strides_given + paddings_given == sizeof...(Options) && strides_given <= 1 && paddings_given <= 1;
+  static constexpr std::size_t formats_given = (std::size_t{is_data_format_option<Options>} + ... + 0);
+  static constexpr bool valid = strides_given + paddings_given + formats_given == sizeof...(Options) &&
+                                strides_given <= 1 && paddings_given <= 1 && formats_given <= 1;
+  static constexpr bool channels_first = (false || ... || channels_first_option<Options>);
   template <class O>
   static constexpr void pick(std::size_t& sh, std::size_t& sw, bool& same) {
     if constexpr (is_padding<O>) same = O::same;
-    else if constexpr (is_strides<O>) sh = O::rows, sw = O::cols;
+    else if constexpr (is_strides_option<O>) sh = O::rows, sw = O::cols;
   }
   static constexpr auto resolve() {
     std::size_t sh = KH, sw = KW;
@@ -218,16 +218,23 @@ struct pool_arguments_check {
   static_assert(Wanted != 4 || Rank == 4, "staticflow: a 2-D pooling needs a rank-4 [batch, height, width, channels] input");
   static_assert(Wanted != 3 || Rank == 3, "staticflow: a 1-D pooling needs a rank-3 [batch, width, channels] input");
   static_assert(OptionsValid,
-                "staticflow: a pooling takes its input, sf::ksize<...>, then at most one sf::strides<...> and at most "
-                "one sf::padding");
+                "staticflow: a pooling takes its input, sf::ksize<...>, then at most one sf::strides<...>, at most "
+                "one sf::padding (valid or same) and at most one sf::data_format");
   static constexpr bool ok = Wanted == Rank && OptionsValid;
 };
 
+/// The pooling node over x, channels-last; sf::data_format::nchw / ncw transposes on each side,
+/// as the convolutions do.
 template <class Kind, std::size_t Rank, std::size_t KH, std::size_t KW, class X, class... Options>
 constexpr auto make_pool(const X& x) {
   using options = pool_options<KH, KW, Options...>;
-  if constexpr (!pool_arguments_check<Rank, X::shape_type::rank, options::valid>::ok) return x;
-  else return graph::pool<Kind, X, typename options::type>(x);
+  if constexpr (!pool_arguments_check<Rank, X::shape_type::rank, options::valid>::ok) {
+    return x;
+  } else {
+    const auto input = to_channels_last<options::channels_first>(x);
+    using XN = std::remove_cvref_t<decltype(input)>;
+    return from_channels_last<options::channels_first>(graph::pool<Kind, XN, typename options::type>(input));
+  }
 }
 }  // namespace detail
 
