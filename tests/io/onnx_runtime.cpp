@@ -288,6 +288,17 @@ int main(int argc, char** argv) {
   run_gradient("batch7", xt::xarray<float>(xt::random::randn<float>({3, 2})), xt::xarray<float>{0.5f, -0.25f},
                xt::xarray<float>(xt::random::randn<float>({7, 3})), xt::xarray<float>(xt::random::randn<float>({7, 2})));
 
+  // ... and a convolution layer's: conv2d's image gradient (ConvTranspose) and filter gradient
+  // (a Conv with image and gradient as input and weight), SAME strided and explicit dilated
+  auto conv_gradient = sf::function<sf::spec<float, 2, 7, 6, 3>, sf::spec<float, 3, 2, 3, 4>>(
+      sf::value_and_grad_fn<0, 1>([](auto x, auto f) {
+        return sf::reduce_mean(sf::tanh(sf::conv2d(x, f, sf::padding::same, sf::strides<2>))) +
+               sf::reduce_mean(sf::square(sf::conv2d(x, f, sf::padding::explicit_<1, 0, 0, 2>, sf::dilations<2, 1>)));
+      }));
+  auto run_conv_gradient = exported("conv_value_and_grad", conv_gradient);
+  run_conv_gradient("image2x7x6", xt::xarray<float>(xt::random::randn<float>({2, 7, 6, 3})),
+                    xt::xarray<float>(xt::random::randn<float>({3, 2, 3, 4})));
+
   const std::string command = std::string("\"") + argv[1] + "\" \"" + argv[2] + "\" \"" + dir + "\"";
   const int status = std::system(command.c_str());
   if (status == -1 || !WIFEXITED(status)) return 1;

@@ -168,4 +168,9 @@ TEST_CASE("onnx: what has no ONNX form is an export_error, and no file is writte
       [](auto y, auto k) { return sf::conv2d_transpose(y, k, sf::shape<1, 8, 8, 3>{}, sf::padding::same, sf::strides<2>); });
   CHECK(export_error_of([&] { sf::onnx::to_model(upsample.get_concrete_function()); }) ==
         "staticflow: onnx export: conv2d_transpose (conv2d's image gradient) needs a static image height and width and static filter extents: ConvTranspose's pads are static");
+
+  auto grouped_gradient = sf::function<sf::spec<float, 1, 6, 6, 4>, sf::spec<float, 3, 3, 2, 4>>(
+      sf::value_and_grad_fn<1>([](auto x, auto k) { return sf::reduce_sum(sf::conv2d(x, k)); }));
+  CHECK(export_error_of([&] { sf::onnx::to_model(grouped_gradient.get_concrete_function()); }) ==
+        "staticflow: onnx export: conv2d's filter gradient needs a static image height and width, static filter extents and one group");
 }

@@ -413,8 +413,7 @@ class exporter {
     return lower_conv2d<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.x), emit_as<T>(n.f), groups);
   }
 
-  /// conv2d_transpose (TF's Conv2DBackpropInput) is ONNX's ConvTranspose; the filter's gradient
-  /// (Conv2DBackpropFilter) has no lowering yet.
+  /// conv2d_transpose (TF's Conv2DBackpropInput) is ONNX's ConvTranspose.
   template <class X, class F, class G, class Opt>
   std::string lower_op(const graph::conv2d_gradient<graph::conv2d_wrt_image, X, F, G, Opt>& n) {
     using T = typename graph::conv2d_gradient<graph::conv2d_wrt_image, X, F, G, Opt>::value_type;
@@ -422,6 +421,17 @@ class exporter {
     constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
     return lower_conv2d_transpose<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.g), emit_as<T>(n.f),
                                                                                         groups);
+  }
+
+  /// The filter's gradient (Conv2DBackpropFilter) is a Conv with image and gradient as input and
+  /// weight (onnx_nn.hpp): a value_and_grad of a convolution layer exports.
+  template <class X, class F, class G, class Opt>
+  std::string lower_op(const graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>& n) {
+    using T = typename graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>::value_type;
+    constexpr std::size_t c = X::shape_type::dims[3], fc = F::shape_type::dims[2];
+    constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
+    return lower_conv2d_filter_gradient<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.x),
+                                                                                            emit_as<T>(n.g), groups);
   }
 
   template <class X, class F, class Opt>

@@ -142,6 +142,41 @@ std::string lower_conv2d_transpose(Exporter& e, const std::string& dy, const std
   return out;
 }
 
+/// conv2d's filter gradient (Conv2DBackpropFilter) of image x and dy as one Conv with the roles
+/// turned around: df[u, v, p, q] = sum over (b, i, j) of x[b, i*SH + u*DH - pt, j*SW + v*DW - pl,
+/// p] dy[b, i, j, q] is a Conv of x as [C, N, H, W] (channels as the batch) with dy as the weight
+/// [O, N, OH, OW], conv2d's dilations as its strides and conv2d's strides as its dilations,
+/// padded by conv2d's padding before and as much after as makes KH x KW outputs (a Slice where it
+/// covers more), then transposed to HWIO. Static image, filter and output extents, one group.
+template <class Opt, class XS, class FS, class Exporter>
+std::string lower_conv2d_filter_gradient(Exporter& e, const std::string& x, const std::string& dy, std::size_t groups) {
+  constexpr std::size_t h = XS::dims[1], w = XS::dims[2], kh = FS::dims[0], kw = FS::dims[1];
+  if (h == staticflow::dyn || w == staticflow::dyn || kh == staticflow::dyn || kw == staticflow::dyn || groups != 1)
+    throw export_error(
+        "onnx export: conv2d's filter gradient needs a static image height and width, static filter extents and one "
+        "group");
+  const auto rows = graph::detail::conv_axis_of(Opt::same, h, kh, Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom);
+  const auto cols = graph::detail::conv_axis_of(Opt::same, w, kw, Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right);
+  const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+  // rows after the image so that the output has at least KH rows: (KH-1) DH + (OH-1) SH + 1 in all
+  const auto after = [&](std::size_t in, std::size_t k, std::size_t d, std::size_t out, std::size_t s, std::size_t before) {
+    const std::int64_t needed = i((k - 1) * d + (out - 1) * s + 1) - i(in) - i(before);
+    return needed > 0 ? needed : std::int64_t{0};
+  };
+  const std::string cnhw = e.fresh("image_cnhw"), onhw = e.fresh("gradient_onhw"), conv = e.fresh("filter_gradient");
+  e.set_ints(e.add_node("Transpose", {x}, {cnhw}), "perm", {3, 0, 1, 2});
+  e.set_ints(e.add_node("Transpose", {dy}, {onhw}), "perm", {3, 0, 1, 2});
+  auto& node = e.add_node("Conv", {cnhw, onhw}, {conv});
+  e.set_ints(node, "strides", {i(Opt::dh), i(Opt::dw)});
+  e.set_ints(node, "dilations", {i(Opt::sh), i(Opt::sw)});
+  e.set_ints(node, "pads", {i(rows.pad_before), i(cols.pad_before), after(h, kh, Opt::dh, rows.out, Opt::sh, rows.pad_before),
+                            after(w, kw, Opt::dw, cols.out, Opt::sw, cols.pad_before)});
+  const std::string cropped = e.op("Slice", {conv, e.ints({0, 0}), e.ints({i(kh), i(kw)}), e.ints({2, 3})});
+  const std::string out = e.fresh("filter_gradient_hwio");
+  e.set_ints(e.add_node("Transpose", {cropped}, {out}), "perm", {2, 3, 0, 1});
+  return out;
+}
+
 /// max_pool / avg_pool as Transpose -> MaxPool / AveragePool -> Transpose, 1-D (rank 3) or 2-D.
 /// AveragePool's count_include_pad is 0 (its default): SAME's padding is not counted, as TF.
 template <bool Max, class P, std::size_t Rank, class Exporter>
