@@ -12,6 +12,16 @@
 namespace {
 bool close(double a, double b, double rel = 1e-4) { return std::fabs(a - b) <= rel * std::max(1.0, std::fabs(b)); }
 
+/// Every element of a backend's gradient `got` (float) close to the reference `want` (double).
+template <class Got, class Want>
+void check_elements(const char* name, const Got& got, const Want& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t e = 0; e < want.size(); ++e) {
+    INFO(name << " element " << e);
+    CHECK(close(got.data()[e], want.data()[e]));
+  }
+}
+
 xt::xtensor<float, 2> pattern(std::size_t rows, std::size_t cols, float scale, float phase) {
   auto t = xt::xtensor<float, 2>::from_shape({rows, cols});
   for (std::size_t i = 0; i < rows; ++i)
@@ -115,16 +125,8 @@ TEST_CASE("suite: conv2d and its gradients (SAME, strides 2 and 1)", "[suite][gr
               }
             }
   CHECK(close(loss(), expected));
-  REQUIRE(dx.size() == gx.size());
-  REQUIRE(df.size() == gf.size());
-  for (std::size_t e = 0; e < gx.size(); ++e) {
-    INFO("dx element " << e);
-    CHECK(close(dx.data()[e], gx.data()[e]));
-  }
-  for (std::size_t e = 0; e < gf.size(); ++e) {
-    INFO("df element " << e);
-    CHECK(close(df.data()[e], gf.data()[e]));
-  }
+  check_elements("dx", dx, gx);
+  check_elements("df", df, gf);
 }
 
 TEST_CASE("suite: a grouped, dilated, explicitly padded conv2d and a dilated depthwise_conv2d, with gradients",
@@ -181,21 +183,9 @@ TEST_CASE("suite: a grouped, dilated, explicitly padded conv2d and a dilated dep
           }
       }
   CHECK(close(loss(), expected));
-  REQUIRE(dx.size() == gx.size());
-  REQUIRE(df.size() == gf.size());
-  REQUIRE(dd.size() == gd.size());
-  for (std::size_t e = 0; e < gx.size(); ++e) {
-    INFO("dx element " << e);
-    CHECK(close(dx.data()[e], gx.data()[e]));
-  }
-  for (std::size_t e = 0; e < gf.size(); ++e) {
-    INFO("df element " << e);
-    CHECK(close(df.data()[e], gf.data()[e]));
-  }
-  for (std::size_t e = 0; e < gd.size(); ++e) {
-    INFO("dd element " << e);
-    CHECK(close(dd.data()[e], gd.data()[e]));
-  }
+  check_elements("dx", dx, gx);
+  check_elements("df", df, gf);
+  check_elements("dd", dd, gd);
 }
 
 TEST_CASE("suite: max_pool / avg_pool and their gradients (SAME, overlapping windows)", "[suite][gradients][pool]") {
@@ -239,11 +229,7 @@ TEST_CASE("suite: max_pool / avg_pool and their gradients (SAME, overlapping win
             for (std::size_t q = c0; q < c1; ++q) gx(b, r, q, k) += mv / count;
         }
   CHECK(close(loss(), expected));
-  REQUIRE(dx.size() == gx.size());
-  for (std::size_t e = 0; e < gx.size(); ++e) {
-    INFO("dx element " << e);
-    CHECK(close(dx.data()[e], gx.data()[e]));
-  }
+  check_elements("dx", dx, gx);
 }
 
 TEST_CASE("suite: gradients of slice, concat and x[i]", "[suite][gradients][shape_ops]") {
@@ -445,14 +431,6 @@ TEST_CASE("suite: depthwise_conv2d and its gradients (SAME, strides 2 and 1, mul
               }
           }
   CHECK(close(loss(), expected));
-  REQUIRE(dx.size() == gx.size());
-  REQUIRE(df.size() == gf.size());
-  for (std::size_t e = 0; e < gx.size(); ++e) {
-    INFO("dx element " << e);
-    CHECK(close(dx.data()[e], gx.data()[e]));
-  }
-  for (std::size_t e = 0; e < gf.size(); ++e) {
-    INFO("df element " << e);
-    CHECK(close(df.data()[e], gf.data()[e]));
-  }
+  check_elements("dx", dx, gx);
+  check_elements("df", df, gf);
 }
