@@ -29,3 +29,13 @@ TEST_CASE("depthwise_conv2d second derivatives: a Hessian-vector product through
   CHECK(hvp_error([](auto b, auto a) { return sf::reduce_sum(sf::tanh(sf::depthwise_conv2d(a, b * b))); }, f, random_tensor<4>({2, 2, 2, 2}), x) <
         1e-6);
 }
+
+TEST_CASE("separable_conv2d gradients: the depthwise and the pointwise filter and the image") {
+  const auto x = random_tensor<4>({1, extent(4, 6), extent(4, 6), 3});
+  const auto dw = random_tensor<4>({2, 2, 3, 2});
+  const auto pw = random_tensor<4>({1, 1, 6, 2});
+  const auto separable = [](auto a, auto d, auto p) {
+    return sf::tanh(sf::separable_conv2d(a, d, p, sf::padding::same, sf::dilations<2>));
+  };
+  CHECK(check_gradients(separable, x, dw, pw) == x.size() + dw.size() + pw.size());
+}

@@ -113,3 +113,25 @@ TEST_CASE("depthwise_conv2d: two threads and eager mode give the same values", "
   CHECK((eager == one));
   CHECK(xt::allclose(one, reference_depthwise(x, k, true, 1, 1)));
 }
+
+TEST_CASE("separable_conv2d: a depthwise convolution then a 1x1 conv2d, as TF's", "[graph][conv]") {
+  const auto x = integers4({2, 7, 6, 3});
+  const auto dw = integers4({3, 3, 3, 2});
+  const auto pw = integers4({1, 1, 6, 4});
+  auto separable = sf::function([](auto a, auto d, auto p) { return sf::separable_conv2d(a, d, p, sf::padding::same, sf::strides<2>); });
+  const xt::xtensor<double, 4> y = separable(x, dw, pw);
+  const auto mixed = reference_depthwise(x, dw, true, 2, 2);
+  REQUIRE(y.shape() == std::array<std::size_t, 4>{2, 4, 3, 4});
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t j = 0; j < 3; ++j)
+        for (std::size_t q = 0; q < 4; ++q) {
+          double acc = 0;
+          for (std::size_t p = 0; p < 6; ++p) acc += mixed(b, i, j, p) * pw(0, 0, p, q);
+          CHECK(y(b, i, j, q) == acc);  // small integers: exact
+        }
+  auto nchw = sf::function([](auto a, auto d, auto p) { return sf::separable_conv2d(a, d, p, sf::data_format::nchw, sf::padding::same, sf::strides<2>); });
+  const xt::xtensor<double, 4> x_nchw = xt::transpose(x, {0, 3, 1, 2});
+  CHECK((xt::xtensor<double, 4>(nchw(x_nchw, dw, pw)) == xt::xtensor<double, 4>(xt::transpose(y, {0, 3, 1, 2}))));
+  CHECK_THROWS_WITH(separable(x, dw, integers4({3, 3, 6, 4})), "staticflow: squeeze: axis 0 of shape (3, 3, 6, 4) has extent 3, not 1");
+}

@@ -1,8 +1,9 @@
 // staticflow/graph/depthwise_conv.hpp -- sf::depthwise_conv2d as tf.nn.depthwise_conv2d: each
 // input channel convolved with its own M filters (the channel multiplier), NHWC images, filters
 // [height, width, in_channels, M], conv2d's options (strides, dilations, VALID / SAME / explicit
-// padding, NHWC or NCHW) and geometry;
-// and the two nodes of its gradient (TF's DepthwiseConv2dNativeBackpropInput / ...Filter).
+// padding, NHWC or NCHW) and geometry; the two nodes of its gradient (TF's
+// DepthwiseConv2dNativeBackpropInput / ...Filter); and sf::separable_conv2d, a depthwise
+// convolution followed by a 1x1 conv2d.
 //
 //   y[b, i, j, c*M + m] = sum over (u, v) of x[b, i*SH+u*DH-pt, j*SW+v*DW-pl, c] f[u, v, c, m]
 //
@@ -135,6 +136,43 @@ constexpr auto depthwise_conv2d(const X& x, const F& f, Options...) {
     } else {
       return detail::from_channels_last<args::channels_first>(graph::depthwise_conv2d<XN, FN, opt>(image, fn));
     }
+  }
+}
+
+namespace detail {
+/// separable_conv2d's pointwise filter is [1, 1, C*M, O]: a class, so that the diagnostic appears
+/// once however many traces (traced and eager) make the mistake.
+template <class PS>
+struct pointwise_filter_check {
+  static constexpr bool ok = PS::rank == 4 && graph::detail::dims_match(graph::detail::dim_or_dyn<PS>(0), 1) &&
+                             graph::detail::dims_match(graph::detail::dim_or_dyn<PS>(1), 1);
+  static_assert(ok, "staticflow: separable_conv2d: the pointwise filter is [1, 1, in_channels * channel_multiplier, "
+                    "out_channels]");
+};
+}  // namespace detail
+
+/// tf.nn.separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,
+/// data_format, dilations): a depthwise_conv2d with the options, then a 1x1 conv2d mixing its
+/// C*M channels into O. depthwise_filter is [KH, KW, C, M], pointwise_filter [1, 1, C*M, O]
+/// (MobileNet's and Xception's layers). Two nodes: the depthwise result is materialized, as TF's
+/// two kernels do; gradients, Thrust and ONNX are those of the two convolutions.
+template <detail::tensor_operand X, detail::tensor_operand D, detail::tensor_operand P, class... Options>
+constexpr auto separable_conv2d(const X& x, const D& depthwise_filter, const P& pointwise_filter, Options... options) {
+  using args = detail::conv_arguments<Options...>;
+  const auto pn = detail::as_node<void>(pointwise_filter);
+  using PS = typename decltype(pn)::shape_type;
+  constexpr bool pointwise = detail::pointwise_filter_check<PS>::ok;
+  const auto mixed = depthwise_conv2d(x, depthwise_filter, options...);
+  if constexpr (!pointwise) {
+    return mixed;
+  } else {
+    // run-time extents: squeeze checks that the filter's first two are 1 (a shape_error if not)
+    const auto taps = [&] {
+      if constexpr (PS::dims[0] == 1 && PS::dims[1] == 1) return pn;
+      else return expand_dims(expand_dims(squeeze(pn, axes<0, 1>{}), axes<0>{}), axes<0>{});
+    }();
+    if constexpr (args::channels_first) return conv2d(mixed, taps, data_format::nchw);
+    else return conv2d(mixed, taps);
   }
 }
 
