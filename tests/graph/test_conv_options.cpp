@@ -253,4 +253,6 @@ TEST_CASE("conv2d options: size-0 and size-1 extents", "[graph][conv]") {
   const xt::xtensor<double, 4> y = conv(pixel, f);  // only the centre tap reads the one pixel
   CHECK(y.shape() == std::array<std::size_t, 4>{1, 1, 1, 4});
   CHECK(xt::all(xt::equal(y, 2.0)));
+  const xt::xtensor<double, 4> no_channels = xt::zeros<double>({1, 5, 5, 0});  // against 2 in_channels: an error, not 0 groups
+  CHECK_THROWS_WITH(conv(no_channels, f), "staticflow: conv2d: image (1, 5, 5, 0) and filter (3, 3, 2, 4): the filter's in_channels (2) differ from the image's channels (0) and do not divide them into groups");
 }

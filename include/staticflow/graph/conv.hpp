@@ -71,7 +71,7 @@ struct conv2d_shape {
   static_assert(SX::rank == 4, "staticflow: conv2d needs a rank-4 NHWC image [batch, height, width, channels]");
   static_assert(SF::rank == 4, "staticflow: conv2d needs a rank-4 HWIO filter [height, width, in_channels, out_channels]");
   static constexpr std::size_t c = dim_or_dyn<SX>(3), fc = dim_or_dyn<SF>(2), o = dim_or_dyn<SF>(3);
-  static constexpr bool channels = c == dyn || fc == dyn || c == fc || (fc != 0 && c % fc == 0);
+  static constexpr bool channels = c == dyn || fc == dyn || c == fc || (fc != 0 && c != 0 && c % fc == 0);
   static_assert(channels, "staticflow: conv2d: the filter's in_channels (dim 2) differ from the image's channels (dim 3) "
                           "and do not divide them into groups");
   static constexpr bool groups_fit = !channels || c == dyn || fc == dyn || o == dyn || c == fc || o % (c / fc) == 0;
@@ -122,7 +122,7 @@ template <class Opt>
 conv2d_geometry conv2d_geometry_of(const extents<4>& ex, const extents<4>& ef, const char* op) {
   std::size_t groups = 1;
   if (ex[3] != ef[2]) {
-    if (ef[2] == 0 || ex[3] % ef[2] != 0)
+    if (ef[2] == 0 || ex[3] == 0 || ex[3] % ef[2] != 0)  // (no channels against some: not 0 groups)
       throw shape_error(std::string(op) + ": image " + detail::conv_shapes(ex, ef) + ": the filter's in_channels (" +
                         std::to_string(ef[2]) + ") differ from the image's channels (" + std::to_string(ex[3]) +
                         ") and do not divide them into groups");
