@@ -134,4 +134,6 @@ TEST_CASE("separable_conv2d: a depthwise convolution then a 1x1 conv2d, as TF's"
   const xt::xtensor<double, 4> x_nchw = xt::transpose(x, {0, 3, 1, 2});
   CHECK((xt::xtensor<double, 4>(nchw(x_nchw, dw, pw)) == xt::xtensor<double, 4>(xt::transpose(y, {0, 3, 1, 2}))));
   CHECK_THROWS_WITH(separable(x, dw, integers4({3, 3, 6, 4})), "staticflow: squeeze: axis 0 of shape (3, 3, 6, 4) has extent 3, not 1");
+  // a pointwise filter of fewer in_channels than the depthwise result's 6 is an error, not 2 groups
+  CHECK_THROWS_WITH(separable(x, dw, integers4({1, 1, 3, 4})), "staticflow: conv2d: image (2, 4, 3, 6) and filter (1, 1, 3, 4): the pointwise filter's in_channels (3) differ from the depthwise result's channels (6)");
 }

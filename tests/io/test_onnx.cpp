@@ -162,7 +162,7 @@ TEST_CASE("onnx: what has no ONNX form is an export_error, and no file is writte
   auto depthwise = sf::function<sf::spec<float, 1, 4, 4, sf::dyn>, sf::spec<float, 2, 2, sf::dyn, 1>>(
       [](auto x, auto d) { return sf::depthwise_conv2d(x, d); });
   CHECK(export_error_of([&] { sf::onnx::to_model(depthwise.get_concrete_function()); }) ==
-        "staticflow: onnx export: depthwise_conv2d with a run-time channel count has no ONNX form (Conv's group is static); give the image a static channel count");
+        "staticflow: onnx export: depthwise_conv2d with a run-time (or zero) channel count has no ONNX form (Conv's group is static); give the image a static channel count");
 
   auto upsample = sf::function<sf::spec<float, 1, 4, 4, 6>, sf::spec<float, sf::dyn, 3, 3, 6>>(
       [](auto y, auto k) { return sf::conv2d_transpose(y, k, sf::shape<1, 8, 8, 3>{}, sf::padding::same, sf::strides<2>); });
@@ -172,5 +172,15 @@ TEST_CASE("onnx: what has no ONNX form is an export_error, and no file is writte
   auto grouped_gradient = sf::function<sf::spec<float, 1, 6, 6, 4>, sf::spec<float, 3, 3, 2, 4>>(
       sf::value_and_grad_fn<1>([](auto x, auto k) { return sf::reduce_sum(sf::conv2d(x, k)); }));
   CHECK(export_error_of([&] { sf::onnx::to_model(grouped_gradient.get_concrete_function()); }) ==
-        "staticflow: onnx export: conv2d's filter gradient needs a static image height and width, static filter extents and one group");
+        "staticflow: onnx export: conv2d's filter gradient needs static, non-empty image and filter extents and one group");
+
+  auto dyn_channels_gradient = sf::function<sf::spec<float, 1, 6, 6, sf::dyn>, sf::spec<float, 3, 3, sf::dyn, 4>>(
+      sf::value_and_grad_fn<1>([](auto x, auto k) { return sf::reduce_sum(sf::conv2d(x, k)); }));
+  CHECK(export_error_of([&] { sf::onnx::to_model(dyn_channels_gradient.get_concrete_function()); }) ==
+        "staticflow: onnx export: conv2d's gradients need static channel counts (the image's and the filter's in_channels): ONNX's group is static");
+
+  auto dilated_same = sf::function<sf::spec<float, 1, 6, 6, 3>, sf::spec<float, sf::dyn, 3, 3, 4>>(
+      [](auto x, auto k) { return sf::conv2d(x, k, sf::padding::same, sf::dilations<2>); });
+  CHECK(export_error_of([&] { sf::onnx::to_model(dilated_same.get_concrete_function()); }) ==
+        "staticflow: onnx export: a convolution with SAME padding and dilations is written with explicit pads (onnxruntime's Conv takes no dilations with auto_pad SAME): it needs static filter extents, and with strides a static image height and width");
 }

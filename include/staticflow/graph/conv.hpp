@@ -71,9 +71,13 @@ struct conv2d_shape {
   static_assert(SX::rank == 4, "staticflow: conv2d needs a rank-4 NHWC image [batch, height, width, channels]");
   static_assert(SF::rank == 4, "staticflow: conv2d needs a rank-4 HWIO filter [height, width, in_channels, out_channels]");
   static constexpr std::size_t c = dim_or_dyn<SX>(3), fc = dim_or_dyn<SF>(2), o = dim_or_dyn<SF>(3);
-  static constexpr bool channels = c == dyn || fc == dyn || c == fc || (fc != 0 && c != 0 && c % fc == 0);
-  static_assert(channels, "staticflow: conv2d: the filter's in_channels (dim 2) differ from the image's channels (dim 3) "
-                          "and do not divide them into groups");
+  static constexpr bool channels =
+      c == dyn || fc == dyn || c == fc || (Opt::grouped && fc != 0 && c != 0 && c % fc == 0);
+  static_assert(channels || !Opt::grouped, "staticflow: conv2d: the filter's in_channels (dim 2) differ from the image's "
+                                           "channels (dim 3) and do not divide them into groups");
+  static_assert(channels || Opt::grouped,
+                "staticflow: separable_conv2d: the pointwise filter's in_channels (dim 2) differ from the depthwise "
+                "result's channels (in_channels * channel_multiplier)");
   static constexpr bool groups_fit = !channels || c == dyn || fc == dyn || o == dyn || c == fc || o % (c / fc) == 0;
   static_assert(groups_fit, "staticflow: conv2d: a grouped convolution's out_channels (the filter's dim 3) must be a "
                             "multiple of the groups (the image's channels / the filter's in_channels)");
@@ -122,6 +126,9 @@ template <class Opt>
 conv2d_geometry conv2d_geometry_of(const extents<4>& ex, const extents<4>& ef, const char* op) {
   std::size_t groups = 1;
   if (ex[3] != ef[2]) {
+    if constexpr (!Opt::grouped)
+      throw shape_error(std::string(op) + ": image " + detail::conv_shapes(ex, ef) + ": the pointwise filter's in_channels (" +
+                        std::to_string(ef[2]) + ") differ from the depthwise result's channels (" + std::to_string(ex[3]) + ")");
     if (ef[2] == 0 || ex[3] == 0 || ex[3] % ef[2] != 0)  // (no channels against some: not 0 groups)
       throw shape_error(std::string(op) + ": image " + detail::conv_shapes(ex, ef) + ": the filter's in_channels (" +
                         std::to_string(ef[2]) + ") differ from the image's channels (" + std::to_string(ex[3]) +
@@ -135,7 +142,7 @@ conv2d_geometry conv2d_geometry_of(const extents<4>& ex, const extents<4>& ef, c
   return detail::conv_spatial_geometry<Opt>(ex, ef, groups, op);
 }
 
-/// conv2d(x, f): x [N,H,W,C], f [KH,KW,C,O] -> [N,OH,OW,O]; float32 or float64.
+/// conv2d(x, f): x [N,H,W,C], f [KH,KW,C/G,O] -> [N,OH,OW,O]; float32 or float64.
 template <class X, class F, class Opt>
 struct conv2d : node<conv2d<X, F, Opt>> {
   static constexpr bool materialized = true;

@@ -35,10 +35,12 @@ struct explicit_t {
                 "staticflow: sf::padding::explicit_<...> takes the zeros before and after each spatial axis: <top, "
                 "bottom, left, right> for a 2-D convolution, <left, right> for a 1-D one");
   static constexpr bool same = false, is_explicit = true;
-  static constexpr std::size_t spatial_axes = sizeof...(P) / 2;
-  static constexpr std::array<std::size_t, sizeof...(P)> values{P...};
-  static constexpr std::size_t top = spatial_axes == 2 ? values[0] : 0, bottom = spatial_axes == 2 ? values[1] : 0,
-                               left = values[sizeof...(P) - 2], right = values[sizeof...(P) - 1];
+  static constexpr std::size_t count = sizeof...(P), spatial_axes = count / 2;
+  // (a trailing 0, so that a wrong count reads no element past the end: the assertion above is
+  // then the one error)
+  static constexpr std::array<std::size_t, count + 1> values{P..., 0};
+  static constexpr std::size_t top = count == 4 ? values[0] : 0, bottom = count == 4 ? values[1] : 0,
+                               left = count >= 2 ? values[count - 2] : 0, right = count >= 2 ? values[count - 1] : 0;
 };
 /// No padding: every output reads a whole window of the input.
 inline constexpr valid_t valid{};
@@ -83,10 +85,13 @@ inline constexpr channels_first_t channels_first{}, nchw{}, ncw{};
 }  // namespace data_format
 
 namespace graph {
-/// What a convolution node keeps of its options: padding, strides and dilations, all static.
-template <class Padding, std::size_t SH, std::size_t SW, std::size_t DH = 1, std::size_t DW = 1>
+/// What a convolution node keeps of its options: padding, strides and dilations, all static;
+/// Grouped false for a convolution whose filter must take every channel (separable_conv2d's
+/// pointwise stage: fewer in_channels is then an error, not groups).
+template <class Padding, std::size_t SH, std::size_t SW, std::size_t DH = 1, std::size_t DW = 1, bool Grouped = true>
 struct conv_options {
   using padding_type = Padding;
+  static constexpr bool grouped = Grouped;
   static constexpr bool same = Padding::same, is_explicit = Padding::is_explicit;
   static constexpr std::size_t sh = SH, sw = SW, dh = DH, dw = DW;
   static constexpr std::size_t pad_top = Padding::top, pad_bottom = Padding::bottom, pad_left = Padding::left,
@@ -107,8 +112,8 @@ struct conv_options {
 
 template <class O>
 inline constexpr bool is_conv_options = false;
-template <class P, std::size_t SH, std::size_t SW, std::size_t DH, std::size_t DW>
-inline constexpr bool is_conv_options<conv_options<P, SH, SW, DH, DW>> = true;
+template <class P, std::size_t SH, std::size_t SW, std::size_t DH, std::size_t DW, bool G>
+inline constexpr bool is_conv_options<conv_options<P, SH, SW, DH, DW, G>> = true;
 }  // namespace graph
 
 namespace detail {
@@ -129,6 +134,10 @@ inline constexpr bool is_data_format_option =
     std::is_same_v<O, data_format::channels_last_t> || std::is_same_v<O, data_format::channels_first_t>;
 template <class O>
 inline constexpr bool channels_first_option = std::is_same_v<O, data_format::channels_first_t>;
+/// Internal option: the filter takes every channel, never groups (separable_conv2d's 1x1 stage).
+struct one_group_t {};
+template <class O>
+inline constexpr bool is_one_group_option = std::is_same_v<O, one_group_t>;
 
 template <template <class> class, class Default, class... Options>
 struct pick_option;
@@ -157,9 +166,11 @@ struct conv_arguments {
   static constexpr std::size_t paddings = (std::size_t{is_padding_option<Options>} + ... + 0),
                                strides_given = (std::size_t{is_strides_option<Options>} + ... + 0),
                                dilations_given = (std::size_t{is_dilations_option<Options>} + ... + 0),
-                               formats = (std::size_t{is_data_format_option<Options>} + ... + 0);
+                               formats = (std::size_t{is_data_format_option<Options>} + ... + 0),
+                               one_group = (std::size_t{is_one_group_option<Options>} + ... + 0);
   static constexpr bool valid = paddings <= 1 && strides_given <= 1 && dilations_given <= 1 && formats <= 1 &&
-                                paddings + strides_given + dilations_given + formats == sizeof...(Options);
+                                one_group <= 1 &&
+                                paddings + strides_given + dilations_given + formats + one_group == sizeof...(Options);
   using padding_type = typename pick_option<padding_option_test, padding::valid_t, Options...>::type;
   using strides_type = typename pick_option<strides_option_test, strides_t<1, 1>, Options...>::type;
   using dilations_type = typename pick_option<dilations_option_test, dilations_t<1, 1>, Options...>::type;
@@ -171,7 +182,7 @@ struct conv_arguments {
     else return std::size_t{0};
   }();
   using type = graph::conv_options<padding_type, strides_type::rows, strides_type::cols, dilations_type::rows,
-                                   dilations_type::cols>;
+                                   dilations_type::cols, one_group == 0>;
   /// The options of a 1-D convolution run as a 2-D one over images one row high: strides,
   /// dilations and padding along the width only.
   using one_row_type = graph::conv_options<

@@ -154,8 +154,9 @@ struct pointwise_filter_check {
 /// tf.nn.separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,
 /// data_format, dilations): a depthwise_conv2d with the options, then a 1x1 conv2d mixing its
 /// C*M channels into O. depthwise_filter is [KH, KW, C, M], pointwise_filter [1, 1, C*M, O]
-/// (MobileNet's and Xception's layers). Two nodes: the depthwise result is materialized, as TF's
-/// two kernels do; gradients, Thrust and ONNX are those of the two convolutions.
+/// (MobileNet's and Xception's layers); a pointwise filter of fewer in_channels is an error (not
+/// a grouped convolution). Two nodes: the depthwise result is materialized, as TF's two kernels
+/// do; gradients, Thrust and ONNX are those of the two convolutions.
 template <detail::tensor_operand X, detail::tensor_operand D, detail::tensor_operand P, class... Options>
 constexpr auto separable_conv2d(const X& x, const D& depthwise_filter, const P& pointwise_filter, Options... options) {
   using args = detail::conv_arguments<Options...>;
@@ -171,8 +172,8 @@ constexpr auto separable_conv2d(const X& x, const D& depthwise_filter, const P& 
       if constexpr (PS::dims[0] == 1 && PS::dims[1] == 1) return pn;
       else return expand_dims(expand_dims(squeeze(pn, axes<0, 1>{}), axes<0>{}), axes<0>{});
     }();
-    if constexpr (args::channels_first) return conv2d(mixed, taps, data_format::nchw);
-    else return conv2d(mixed, taps);
+    if constexpr (args::channels_first) return conv2d(mixed, taps, data_format::nchw, detail::one_group_t{});
+    else return conv2d(mixed, taps, detail::one_group_t{});
   }
 }
 

@@ -1,7 +1,8 @@
 // staticflow/graph/pool.hpp -- sf::max_pool1d/2d and sf::avg_pool1d/2d as tf.nn's: channels-last
-// inputs ([batch, width, channels] or [batch, height, width, channels]), a static window
-// (`sf::ksize<KH, KW>`), static strides (the window's size when not given, as Keras's pooling
-// layers), VALID or SAME padding; and the node of their gradient (TF's MaxPoolGrad / AvgPoolGrad).
+// inputs ([batch, width, channels] or [batch, height, width, channels]; `sf::data_format::nchw` /
+// `ncw` transpose around the node), a static window (`sf::ksize<KH, KW>`), static strides (the
+// window's size when not given, as Keras's pooling layers), VALID or SAME padding; and the node
+// of their gradient (TF's MaxPoolGrad / AvgPoolGrad).
 //
 // Both are materialized nodes computed by the backend (backend/cpu/pool.hpp). A 1-D pooling is
 // the 2-D one over a height of 1: one node type for both, told apart by the input's rank.
@@ -238,7 +239,8 @@ constexpr auto make_pool(const X& x) {
 }
 }  // namespace detail
 
-/// tf.nn.max_pool2d(input, ksize, strides, padding), NHWC: `sf::max_pool2d(x, sf::ksize<2>)`,
+/// tf.nn.max_pool2d(input, ksize, strides, padding, data_format), NHWC (or NCHW with
+/// `sf::data_format::nchw`): `sf::max_pool2d(x, sf::ksize<2>)`,
 /// `sf::max_pool2d(x, sf::ksize<3>, sf::strides<2>, sf::padding::same)`. Strides default to the
 /// window. SAME ignores the padding (never a maximum); NaN propagates as in reduce_max.
 template <detail::tensor_operand X, std::size_t KH, std::size_t KW, class... Options>

@@ -413,12 +413,23 @@ class exporter {
     return lower_conv2d<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.x), emit_as<T>(n.f), groups);
   }
 
+  /// The groups of a convolution's gradient node, which ONNX needs statically: unlike the
+  /// forward Conv, onnxruntime has no channel count to check them against on a run (a wrong
+  /// group would give wrong results, not an error), so both channel counts must be static.
+  template <class X, class F>
+  static std::size_t static_groups() {
+    constexpr std::size_t c = X::shape_type::dims[3], fc = F::shape_type::dims[2];
+    if (c == dyn || fc == dyn || fc == 0)
+      throw export_error("onnx export: conv2d's gradients need static channel counts (the image's and the filter's "
+                         "in_channels): ONNX's group is static");
+    return c / fc;
+  }
+
   /// conv2d_transpose (TF's Conv2DBackpropInput) is ONNX's ConvTranspose.
   template <class X, class F, class G, class Opt>
   std::string lower_op(const graph::conv2d_gradient<graph::conv2d_wrt_image, X, F, G, Opt>& n) {
     using T = typename graph::conv2d_gradient<graph::conv2d_wrt_image, X, F, G, Opt>::value_type;
-    constexpr std::size_t c = X::shape_type::dims[3], fc = F::shape_type::dims[2];
-    constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
+    const std::size_t groups = static_groups<X, F>();
     return lower_conv2d_transpose<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.g), emit_as<T>(n.f),
                                                                                         groups);
   }
@@ -428,8 +439,7 @@ class exporter {
   template <class X, class F, class G, class Opt>
   std::string lower_op(const graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>& n) {
     using T = typename graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>::value_type;
-    constexpr std::size_t c = X::shape_type::dims[3], fc = F::shape_type::dims[2];
-    constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
+    const std::size_t groups = static_groups<X, F>();
     return lower_conv2d_filter_gradient<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.x),
                                                                                             emit_as<T>(n.g), groups);
   }
@@ -437,9 +447,9 @@ class exporter {
   template <class X, class F, class Opt>
   std::string lower_op(const graph::depthwise_conv2d<X, F, Opt>& n) {
     constexpr std::size_t c = X::shape_type::dims[3];
-    if constexpr (c == dyn) {
-      throw export_error("onnx export: depthwise_conv2d with a run-time channel count has no ONNX form (Conv's group is "
-                         "static); give the image a static channel count");
+    if constexpr (c == dyn || c == 0) {
+      throw export_error("onnx export: depthwise_conv2d with a run-time (or zero) channel count has no ONNX form (Conv's "
+                         "group is static); give the image a static channel count");
     } else {
       return lower_depthwise_conv2d<Opt, typename X::shape_type, typename F::shape_type>(*this, emit(n.x), emit(n.f), c);
     }

@@ -62,9 +62,9 @@ std::string lower_conv2d(Exporter& e, const std::string& x, const std::string& f
     const auto cols = same_pads_of(XS::dims[2], FS::dims[1], Opt::sw, Opt::dw);
     if (!rows.ok || !cols.ok)
       throw export_error(
-          "onnx export: a convolution with SAME padding, dilations and strides over a run-time image extent has no ONNX "
-          "form (onnxruntime's Conv takes no dilations with auto_pad SAME); give the image a static height and width, "
-          "or use stride 1");
+          "onnx export: a convolution with SAME padding and dilations is written with explicit pads (onnxruntime's Conv "
+          "takes no dilations with auto_pad SAME): it needs static filter extents, and with strides a static image "
+          "height and width");
     pads = {rows.before, cols.before, rows.after, cols.after};
   }
   const std::string nchw = e.fresh("image_nchw"), conv = e.fresh("conv"), out = e.fresh("conv_nhwc");
@@ -151,12 +151,12 @@ std::string lower_conv2d_transpose(Exporter& e, const std::string& dy, const std
 template <class Opt, class XS, class FS, class Exporter>
 std::string lower_conv2d_filter_gradient(Exporter& e, const std::string& x, const std::string& dy, std::size_t groups) {
   constexpr std::size_t h = XS::dims[1], w = XS::dims[2], kh = FS::dims[0], kw = FS::dims[1];
-  if (h == staticflow::dyn || w == staticflow::dyn || kh == staticflow::dyn || kw == staticflow::dyn || groups != 1)
+  const bool static_extents = h != staticflow::dyn && w != staticflow::dyn && kh != staticflow::dyn && kw != staticflow::dyn;
+  const auto rows = graph::detail::conv_axis_of(Opt::same, static_extents ? h : 0, kh, Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom);
+  const auto cols = graph::detail::conv_axis_of(Opt::same, static_extents ? w : 0, kw, Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right);
+  if (!static_extents || groups != 1 || kh == 0 || kw == 0 || rows.out == 0 || cols.out == 0)
     throw export_error(
-        "onnx export: conv2d's filter gradient needs a static image height and width, static filter extents and one "
-        "group");
-  const auto rows = graph::detail::conv_axis_of(Opt::same, h, kh, Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom);
-  const auto cols = graph::detail::conv_axis_of(Opt::same, w, kw, Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right);
+        "onnx export: conv2d's filter gradient needs static, non-empty image and filter extents and one group");
   const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
   // rows after the image so that the output has at least KH rows: (KH-1) DH + (OH-1) SH + 1 in all
   const auto after = [&](std::size_t in, std::size_t k, std::size_t d, std::size_t out, std::size_t s, std::size_t before) {

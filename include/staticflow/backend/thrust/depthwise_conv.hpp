@@ -2,10 +2,10 @@
 // (graph/depthwise_conv.hpp) on the device: one thread per result element, a direct sum in the
 // CPU kernels' order (taps ascending, then m; or images, rows, columns), no atomics.
 //
-//   forward        y[b,i,j,c*M+m] = sum over (u, v) of x[b, i*SH+u-pt, j*SW+v-pl, c] f[u,v,c,m]
+//   forward        y[b,i,j,c*M+m] = sum over (u, v) of x[b, i*SH+u*DH-pt, j*SW+v*DW-pl, c] f[u,v,c,m]
 //   input grad     dx[b,h,w,c]    = sum over (u, v, m) of dy[b, i, j, c*M+m] f[u,v,c,m] for the
 //                                   outputs (i, j) whose window puts (h, w) under tap (u, v)
-//   filter grad    df[u,v,c,m]    = sum over (b, i, j) of x[b, i*SH+u-pt, j*SW+v-pl, c] dy[b,i,j,c*M+m]
+//   filter grad    df[u,v,c,m]    = sum over (b, i, j) of x[b, i*SH+u*DH-pt, j*SW+v*DW-pl, c] dy[b,i,j,c*M+m]
 #pragma once
 
 #include <cstddef>
