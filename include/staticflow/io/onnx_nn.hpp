@@ -35,13 +35,11 @@ struct same_pads {
 };
 inline same_pads same_pads_of(std::size_t in, std::size_t k, std::size_t stride, std::size_t dilation) {
   if (k == staticflow::dyn || (stride != 1 && in == staticflow::dyn)) return {};
-  const std::size_t span = k == 0 ? 0 : (k - 1) * dilation + 1;
-  std::size_t total = span == 0 ? 0 : span - 1;
-  if (stride != 1) {
-    const std::size_t out = (in + stride - 1) / stride, needed = out == 0 ? 0 : (out - 1) * stride + span;
-    total = needed > in ? needed - in : 0;
-  }
-  return {true, static_cast<std::int64_t>(total / 2), static_cast<std::int64_t>(total - total / 2)};
+  const std::size_t n = stride == 1 ? k : in;  // (stride 1: any extent gives the same pads; k is one)
+  const auto axis = graph::detail::conv_axis_of(true, n, k, stride, dilation);  // conv2d's SAME, split as TF
+  const std::size_t covered = axis.out == 0 ? 0 : (axis.out - 1) * stride + graph::detail::dilated_extent(k, dilation);
+  const std::size_t total = covered > n ? covered - n : 0;
+  return {true, static_cast<std::int64_t>(axis.pad_before), static_cast<std::int64_t>(total - axis.pad_before)};
 }
 
 /// conv2d(x, f) as Transpose -> Conv -> Transpose. SAME is ONNX's auto_pad SAME_UPPER (the odd
