@@ -35,6 +35,7 @@ ROWS = [
     ("matmul", "256x256 float32", "bench_matmul_kernel", "Matmul/256", None, "EigenMatmul/256", "Eigen"),
     ("einsum bkj,bij->bki", "8x128x64 twice", "bench_einsum", "Einsum", "HandLoop", "EigenBatched", "Eigen"),
     ("conv2d 3x3 SAME (ResNet layer)", "1x56x56x64, 64 filters", "bench_conv", "ResNet_Staticflow", "ResNet_HandLoop", "ResNet_Im2colEigen", "im2col + Eigen"),
+    ("conv3d 3x3x3 SAME (C3D layer)", "1x8x56x56x64, 64 filters", "bench_conv3d", "Video_Staticflow", "Video_HandLoop", "Video_Im2colEigen", "im2col + Eigen"),
     ("max_pool2d 3x3 stride 2", "1x112x112x64", "bench_pool", "Max_Staticflow", "Max_HandLoop", "Max_EigenTensor", "Eigen Tensor"),
     ("gather (embedding lookup)", "4096 of 50000x64", "bench_gather", "Lookup_Staticflow", "Lookup_HandLoop", "Lookup_Eigen", "Eigen"),
     ("cumsum along rows", "1000x1000 float32", "bench_cumulative", "Rows_Staticflow", "Rows_HandLoop", "Rows_EigenTensor", "Eigen Tensor"),

@@ -1,4 +1,4 @@
-// expect: static assertion failed: staticflow: conv2d: the filter's in_channels \(dim 2\) differ from the image's channels \(dim 3\)
+// expect: static assertion failed: staticflow: conv2d: the filter's in_channels \(dim 2\) differ from the image's channels \(its last dim\)
 // An RGB image [N, H, W, 3] convolved with a filter made for 4 input channels.
 #include <staticflow/staticflow.hpp>
 namespace sf = staticflow;

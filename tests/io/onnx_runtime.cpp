@@ -134,6 +134,19 @@ int main(int argc, char** argv) {
   run_conv_options("image2x9x8", xt::xarray<float>(xt::random::randn<float>({2, 9, 8, 4})),
                    xt::xarray<float>(xt::random::randn<float>({3, 2, 2, 6})), xt::xarray<float>(xt::random::randn<float>({2, 2, 4, 2})));
 
+  // conv3d as a Conv of three spatial axes: SAME strided, explicit padding with dilations, groups
+  // (2 in_channels on 4 channels); conv2d over two batch axes (a Reshape to one and back)
+  auto conv3d = sf::function<sf::spec<float, sf::dyn, sf::dyn, sf::dyn, sf::dyn, 4>, sf::spec<float, 2, 3, 2, 2, 6>,
+                             sf::spec<float, 2, 3, 5, 6, 4>, sf::spec<float, 3, 3, 4, 5>>([](auto x, auto f, auto b, auto k) {
+    return std::tuple{sf::conv3d(x, f, sf::padding::same, sf::strides<2, 1, 2>),
+                      sf::conv3d(x, f, sf::padding::explicit_<1, 0, 0, 2, 1, 1>, sf::dilations<2, 1, 2>),
+                      sf::conv3d(x, f, sf::padding::same, sf::dilations<1, 2, 1>), sf::conv2d(b, k, sf::padding::same)};
+  });
+  auto run_conv3d = exported("conv3d", conv3d);
+  run_conv3d("volume2x5x7x6", xt::xarray<float>(xt::random::randn<float>({2, 5, 7, 6, 4})),
+             xt::xarray<float>(xt::random::randn<float>({2, 3, 2, 2, 6})), xt::xarray<float>(xt::random::randn<float>({2, 3, 5, 6, 4})),
+             xt::xarray<float>(xt::random::randn<float>({3, 3, 4, 5})));
+
   // conv2d_transpose (conv2d's image gradient) as ConvTranspose: SAME stride 2, VALID stride 2
   // with and without a remainder (output_padding), and explicit padding with dilations
   auto conv_transpose = sf::function<sf::spec<float, 1, 4, 4, 6>, sf::spec<float, 3, 3, 3, 6>, sf::spec<float, 1, 2, 5, 6>>(

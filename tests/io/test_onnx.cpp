@@ -183,4 +183,9 @@ TEST_CASE("onnx: what has no ONNX form is an export_error, and no file is writte
       [](auto x, auto k) { return sf::conv2d(x, k, sf::padding::same, sf::dilations<2>); });
   CHECK(export_error_of([&] { sf::onnx::to_model(dilated_same.get_concrete_function()); }) ==
         "staticflow: onnx export: a convolution with SAME padding and dilations is written with explicit pads (onnxruntime's Conv takes no dilations with auto_pad SAME): it needs static filter extents, and with strides a static image height and width");
+
+  auto batch_axes = sf::function<sf::spec<float, 2, sf::dyn, 6, 6, 3>, sf::spec<float, 3, 3, 3, 4>>(
+      [](auto x, auto k) { return sf::conv2d(x, k); });
+  CHECK(export_error_of([&] { sf::onnx::to_model(batch_axes.get_concrete_function()); }) ==
+        "staticflow: onnx export: conv2d over more than one batch axis needs a static image shape (ONNX's Conv takes one: the batch axes are reshaped into one and back)");
 }

@@ -188,6 +188,52 @@ TEST_CASE("suite: a grouped, dilated, explicitly padded conv2d and a dilated dep
   check_elements("dd", dd, gd);
 }
 
+TEST_CASE("suite: a grouped, strided, dilated, explicitly padded conv3d, with gradients", "[suite][gradients][conv]") {
+  INFO("backend " << suite::name());
+  // L = sum(conv3d(x, f) * m): 2 groups of 2 channels (3 outputs each), pads (front 1, back 0,
+  // top 0, bottom 1, left 1, right 0), strides (2, 1, 1), dilations (1, 2, 1)
+  auto vg = sf::value_and_grad<0, 1>(
+      [](auto x, auto f, auto m) {
+        return sf::reduce_sum(sf::conv3d(x, f, sf::padding::explicit_<1, 0, 0, 1, 1, 0>, sf::strides<2, 1, 1>,
+                                         sf::dilations<1, 2, 1>) *
+                              m);
+      },
+      suite::backend);
+  const std::size_t n = 2, dp = 5, h = 5, w = 4, c = 4, kd = 2, kh = 2, kw = 2, cg = 2, o = 6, og = 3;
+  const std::size_t od = 3, oh = 4, ow = 4;  // (5 + 1 - 2) / 2 + 1, 5 + 1 - 3 + 1, 4 + 1 - 2 + 1
+  const auto filled = [](std::array<std::size_t, 5> ext, float phase) {
+    auto t = xt::xtensor<float, 5>::from_shape(ext);
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = std::sin(phase + 0.61f * float(i));
+    return t;
+  };
+  const auto x = filled({n, dp, h, w, c}, 0.2f), f = filled({kd, kh, kw, cg, o}, 1.1f), m = filled({n, od, oh, ow, o}, 2.3f);
+  const auto [loss, dx, df] = suite::host(vg(suite::in(x), suite::in(f), suite::in(m)));
+  xt::xtensor<double, 5> gx = xt::zeros<double>({n, dp, h, w, c}), gf = xt::zeros<double>({kd, kh, kw, cg, o});
+  double expected = 0;
+  for (std::size_t b = 0; b < n; ++b)
+    for (std::size_t i = 0; i < od; ++i)
+      for (std::size_t j = 0; j < oh; ++j)
+        for (std::size_t l = 0; l < ow; ++l)
+          for (std::size_t q = 0; q < o; ++q)
+            for (std::size_t t = 0; t < kd; ++t)
+              for (std::size_t u = 0; u < kh; ++u)
+                for (std::size_t v = 0; v < kw; ++v) {
+                  const long iz = long(2 * i + t) - 1, ih = long(j + 2 * u), iw = long(l + v) - 1;
+                  if (iz < 0 || ih < 0 || iw < 0 || iz >= long(dp) || ih >= long(h) || iw >= long(w)) continue;
+                  for (std::size_t p = 0; p < cg; ++p) {
+                    const std::size_t channel = q / og * cg + p;
+                    const double xv = x(b, std::size_t(iz), std::size_t(ih), std::size_t(iw), channel);
+                    const double fv = f(t, u, v, p, q), mv = m(b, i, j, l, q);
+                    expected += xv * fv * mv;
+                    gx(b, std::size_t(iz), std::size_t(ih), std::size_t(iw), channel) += fv * mv;
+                    gf(t, u, v, p, q) += xv * mv;
+                  }
+                }
+  CHECK(close(loss(), expected));
+  check_elements("dx", dx, gx);
+  check_elements("df", df, gf);
+}
+
 TEST_CASE("suite: max_pool / avg_pool and their gradients (SAME, overlapping windows)", "[suite][gradients][pool]") {
   INFO("backend " << suite::name());
   // L = sum(max_pool(x) * m) + sum(avg_pool(x) * m): dL/dx routes m to each window's first maximum

@@ -30,6 +30,7 @@
 #include "staticflow/graph/cumulative.hpp"
 #include "staticflow/graph/data_movement.hpp"
 #include "staticflow/graph/gather.hpp"
+#include "staticflow/graph/conv3d.hpp"
 #include "staticflow/graph/depthwise_conv.hpp"
 #include "staticflow/graph/linalg.hpp"
 #include "staticflow/graph/scatter.hpp"
@@ -713,6 +714,25 @@ constexpr auto child_adjoint(const graph::depthwise_conv2d_gradient<Wrt, X, F, H
   else if constexpr (K == 2) return graph::depthwise_conv2d<X, E, Opt>(n.x, ge);
   else if constexpr (K == 1 && image) return graph::depthwise_conv2d_gradient<graph::conv2d_wrt_filter, E, F, H, Opt>(ge, n.f, n.g);
   else if constexpr (K == 0 && !image) return graph::depthwise_conv2d_gradient<graph::conv2d_wrt_image, X, E, H, Opt>(n.x, ge, n.g);
+  else return zero_adjoint{};
+}
+/// conv3d and its gradients: conv2d's rules with the 3-D nodes (graph/conv3d.hpp).
+template <std::size_t K, class X, class F, class Opt, class G>
+constexpr auto child_adjoint(const graph::conv3d<X, F, Opt>& n, const G& g) {
+  const auto ge = to_value_spec(g, n);
+  using E = std::remove_cvref_t<decltype(ge)>;
+  using wrt = std::conditional_t<K == 0, graph::conv2d_wrt_image, graph::conv2d_wrt_filter>;
+  return graph::conv3d_gradient<wrt, X, F, E, Opt>(n.x, n.f, ge);
+}
+template <std::size_t K, class Wrt, class X, class F, class H, class Opt, class G>
+constexpr auto child_adjoint(const graph::conv3d_gradient<Wrt, X, F, H, Opt>& n, const G& g) {
+  constexpr bool image = graph::conv3d_gradient<Wrt, X, F, H, Opt>::wrt_image;
+  const auto ge = to_value_spec(g, n);
+  using E = std::remove_cvref_t<decltype(ge)>;
+  if constexpr (K == 2 && image) return graph::conv3d<E, F, Opt>(ge, n.f);
+  else if constexpr (K == 2) return graph::conv3d<X, E, Opt>(n.x, ge);
+  else if constexpr (K == 1 && image) return graph::conv3d_gradient<graph::conv2d_wrt_filter, E, F, H, Opt>(ge, n.f, n.g);
+  else if constexpr (K == 0 && !image) return graph::conv3d_gradient<graph::conv2d_wrt_image, X, E, H, Opt>(n.x, ge, n.g);
   else return zero_adjoint{};
 }
 /// avg_pool's gradient A^T g is linear in g: <e, A^T g> = <A e, g>, so its adjoint is the pooling

@@ -64,31 +64,37 @@ constexpr bool conv_fits(std::size_t in, std::size_t k, std::size_t dilation, st
   return Opt::same || in == dyn || k == dyn || in + pads >= dilated_extent(k, dilation);
 }
 
+/// x's leading (batch) dims, then A, B, C: a conv2d's result over a [batch..., H, W, C] image.
+template <class S, std::size_t A, std::size_t B, std::size_t C, std::size_t... I>
+shape<dim_or_dyn<S>(I)..., A, B, C> batch_dims_then(std::index_sequence<I...>);
+
 /// Shapes of conv2d(x [N,H,W,C], f [KH,KW,C/G,O]) and their static checks; G, the groups, is
-/// C / the filter's in_channels (1 when they are equal), and divides O.
+/// C / the filter's in_channels (1 when they are equal), and divides O. As in TF, axes before
+/// the last three are all batch axes ([batch..., H, W, C]).
 template <class SX, class SF, class Opt>
 struct conv2d_shape {
-  static_assert(SX::rank == 4, "staticflow: conv2d needs a rank-4 NHWC image [batch, height, width, channels]");
+  static_assert(SX::rank >= 4, "staticflow: conv2d needs an NHWC image of rank 4 or more [batch..., height, width, channels]");
   static_assert(SF::rank == 4, "staticflow: conv2d needs a rank-4 HWIO filter [height, width, in_channels, out_channels]");
-  static constexpr std::size_t c = dim_or_dyn<SX>(3), fc = dim_or_dyn<SF>(2), o = dim_or_dyn<SF>(3);
+  static constexpr std::size_t b = SX::rank >= 4 ? SX::rank - 4 : 0;  // batch axes beyond the first
+  static constexpr std::size_t c = dim_or_dyn<SX>(b + 3), fc = dim_or_dyn<SF>(2), o = dim_or_dyn<SF>(3);
   static constexpr bool channels =
       c == dyn || fc == dyn || c == fc || (Opt::grouped && fc != 0 && c != 0 && c % fc == 0);
   static_assert(channels || !Opt::grouped, "staticflow: conv2d: the filter's in_channels (dim 2) differ from the image's "
-                                           "channels (dim 3) and do not divide them into groups");
+                                           "channels (its last dim) and do not divide them into groups");
   static_assert(channels || Opt::grouped,
                 "staticflow: separable_conv2d: the pointwise filter's in_channels (dim 2) differ from the depthwise "
                 "result's channels (in_channels * channel_multiplier)");
   static constexpr bool groups_fit = !channels || c == dyn || fc == dyn || o == dyn || c == fc || o % (c / fc) == 0;
   static_assert(groups_fit, "staticflow: conv2d: a grouped convolution's out_channels (the filter's dim 3) must be a "
                             "multiple of the groups (the image's channels / the filter's in_channels)");
-  static_assert(conv_fits<Opt>(dim_or_dyn<SX>(1), dim_or_dyn<SF>(0), Opt::dh, Opt::pad_top + Opt::pad_bottom),
+  static_assert(conv_fits<Opt>(dim_or_dyn<SX>(b + 1), dim_or_dyn<SF>(0), Opt::dh, Opt::pad_top + Opt::pad_bottom),
                 "staticflow: conv2d with VALID or explicit padding: the (dilated) filter is taller than the (padded) image");
-  static_assert(conv_fits<Opt>(dim_or_dyn<SX>(2), dim_or_dyn<SF>(1), Opt::dw, Opt::pad_left + Opt::pad_right),
+  static_assert(conv_fits<Opt>(dim_or_dyn<SX>(b + 2), dim_or_dyn<SF>(1), Opt::dw, Opt::pad_left + Opt::pad_right),
                 "staticflow: conv2d with VALID or explicit padding: the (dilated) filter is wider than the (padded) image");
-  using type = shape<dim_or_dyn<SX>(0),
-                     conv_out_dim(Opt::same, dim_or_dyn<SX>(1), dim_or_dyn<SF>(0), Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom),
-                     conv_out_dim(Opt::same, dim_or_dyn<SX>(2), dim_or_dyn<SF>(1), Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right),
-                     o>;
+  using type = decltype(batch_dims_then<
+                        SX, conv_out_dim(Opt::same, dim_or_dyn<SX>(b + 1), dim_or_dyn<SF>(0), Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom),
+                        conv_out_dim(Opt::same, dim_or_dyn<SX>(b + 2), dim_or_dyn<SF>(1), Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right),
+                        o>(std::make_index_sequence<b + 1>{}));
 };
 }  // namespace detail
 
@@ -104,15 +110,25 @@ struct conv2d_geometry {
 };
 
 namespace detail {
-inline std::string conv_shapes(const extents<4>& ex, const extents<4>& ef) {
+template <std::size_t R>
+std::string conv_shapes(const extents<R>& ex, const extents<4>& ef) {
   return staticflow::detail::extents_string(ex) + " and filter " + staticflow::detail::extents_string(ef);
 }
+/// A [batch..., H, W, C] image's extents as [N, H, W, C], N the product of the batch axes.
+template <std::size_t R>
+extents<4> batch_flattened(const extents<R>& ex) {
+  static_assert(R >= 4);
+  std::size_t n = 1;
+  for (std::size_t i = 0; i + 3 < R; ++i) n *= ex[i];
+  return {n, ex[R - 3], ex[R - 2], ex[R - 1]};
+}
 /// The spatial part of a convolution's geometry (both channel counts checked by the caller).
-template <class Opt>
-conv2d_geometry conv_spatial_geometry(const extents<4>& ex, const extents<4>& ef, std::size_t groups, const char* op) {
+template <class Opt, std::size_t R>
+conv2d_geometry conv_spatial_geometry(const extents<R>& image, const extents<4>& ef, std::size_t groups, const char* op) {
+  const extents<4> ex = batch_flattened(image);
   if (!Opt::same && (ex[1] + Opt::pad_top + Opt::pad_bottom < dilated_extent(ef[0], Opt::dh) ||
                      ex[2] + Opt::pad_left + Opt::pad_right < dilated_extent(ef[1], Opt::dw)))
-    throw shape_error(std::string(op) + ": image " + conv_shapes(ex, ef) + ": with " + (Opt::is_explicit ? "explicit" : "VALID") +
+    throw shape_error(std::string(op) + ": image " + conv_shapes(image, ef) + ": with " + (Opt::is_explicit ? "explicit" : "VALID") +
                       " padding the " + (Opt::dilated ? "dilated " : "") + "filter must fit in the " +
                       (Opt::is_explicit ? "padded " : "") + "image");
   const auto rows = conv_axis_of(Opt::same, ex[1], ef[0], Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom);
@@ -120,26 +136,40 @@ conv2d_geometry conv_spatial_geometry(const extents<4>& ex, const extents<4>& ef
   return {ex[0],   ex[1],   ex[2],          ex[3],           ef[0],   ef[1],   ef[3], rows.out,
           cols.out, Opt::sh, Opt::sw, rows.pad_before, cols.pad_before, Opt::dh, Opt::dw, groups};
 }
+/// A conv2d's result extents: the image's batch axes, then the geometry's [OH, OW, O].
+template <std::size_t R>
+extents<R> conv2d_result_extents(const extents<R>& image, const conv2d_geometry& g) {
+  extents<R> out = image;
+  out[R - 3] = g.oh, out[R - 2] = g.ow, out[R - 1] = g.o;
+  return out;
+}
 }  // namespace detail
 
-template <class Opt>
-conv2d_geometry conv2d_geometry_of(const extents<4>& ex, const extents<4>& ef, const char* op) {
-  std::size_t groups = 1;
-  if (ex[3] != ef[2]) {
-    if constexpr (!Opt::grouped)
-      throw shape_error(std::string(op) + ": image " + detail::conv_shapes(ex, ef) + ": the pointwise filter's in_channels (" +
-                        std::to_string(ef[2]) + ") differ from the depthwise result's channels (" + std::to_string(ex[3]) + ")");
-    if (ef[2] == 0 || ex[3] == 0 || ex[3] % ef[2] != 0)  // (no channels against some: not 0 groups)
-      throw shape_error(std::string(op) + ": image " + detail::conv_shapes(ex, ef) + ": the filter's in_channels (" +
-                        std::to_string(ef[2]) + ") differ from the image's channels (" + std::to_string(ex[3]) +
-                        ") and do not divide them into groups");
-    groups = ex[3] / ef[2];
-    if (ef[3] % groups != 0)
-      throw shape_error(std::string(op) + ": image " + detail::conv_shapes(ex, ef) + ": the filter's out_channels (" +
-                        std::to_string(ef[3]) + ") are not a multiple of the groups (" + std::to_string(groups) +
-                        " = the image's channels / the filter's in_channels)");
-  }
-  return detail::conv_spatial_geometry<Opt>(ex, ef, groups, op);
+namespace detail {
+/// A convolution's groups: the image's c channels over the filter's fc in_channels (1 when equal;
+/// o, the out_channels, a multiple of them). `shapes` says the operands' shapes for the messages.
+template <bool Grouped, class Shapes>
+std::size_t conv_groups_of(std::size_t c, std::size_t fc, std::size_t o, const char* op, const Shapes& shapes) {
+  if (c == fc) return 1;
+  if constexpr (!Grouped)
+    throw shape_error(std::string(op) + ": image " + shapes() + ": the pointwise filter's in_channels (" + std::to_string(fc) +
+                      ") differ from the depthwise result's channels (" + std::to_string(c) + ")");
+  if (fc == 0 || c == 0 || c % fc != 0)  // (no channels against some: not 0 groups)
+    throw shape_error(std::string(op) + ": image " + shapes() + ": the filter's in_channels (" + std::to_string(fc) +
+                      ") differ from the image's channels (" + std::to_string(c) + ") and do not divide them into groups");
+  if (o % (c / fc) != 0)
+    throw shape_error(std::string(op) + ": image " + shapes() + ": the filter's out_channels (" + std::to_string(o) +
+                      ") are not a multiple of the groups (" + std::to_string(c / fc) +
+                      " = the image's channels / the filter's in_channels)");
+  return c / fc;
+}
+}  // namespace detail
+
+template <class Opt, std::size_t R>
+conv2d_geometry conv2d_geometry_of(const extents<R>& image, const extents<4>& ef, const char* op) {
+  const std::size_t groups = detail::conv_groups_of<Opt::grouped>(image[R - 1], ef[2], ef[3], op,
+                                                                   [&] { return detail::conv_shapes(image, ef); });
+  return detail::conv_spatial_geometry<Opt>(image, ef, groups, op);
 }
 
 /// conv2d(x, f): x [N,H,W,C], f [KH,KW,C/G,O] -> [N,OH,OW,O]; float32 or float64.
@@ -159,9 +189,8 @@ struct conv2d : node<conv2d<X, F, Opt>> {
   static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const conv2d&) const { return true; }
   std::string name() const { return "Conv2D" + Opt::attributes(); }
-  extents<4> result_extents(const extents<4>& ex, const extents<4>& ef) const {
-    const auto g = conv2d_geometry_of<Opt>(ex, ef, "conv2d");
-    return {g.n, g.oh, g.ow, g.o};
+  extents<shape_type::rank> result_extents(const extents<shape_type::rank>& ex, const extents<4>& ef) const {
+    return detail::conv2d_result_extents(ex, conv2d_geometry_of<Opt>(ex, ef, "conv2d"));
   }
 };
 
@@ -194,40 +223,50 @@ struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Opt>> {
   static constexpr bool parameters_in_type = true;
   constexpr bool same_parameters(const conv2d_gradient&) const { return true; }
   std::string name() const { return Wrt::name + Opt::attributes(); }
-  extents<4> result_extents(const extents<4>& ex, const extents<4>& ef, const extents<4>& eg) const {
-    const auto geo = conv2d_geometry_of<Opt>(ex, ef, "conv2d gradient");
-    const extents<4> forward{geo.n, geo.oh, geo.ow, geo.o};
+  static constexpr std::size_t image_rank = X::shape_type::rank;
+  extents<shape_type::rank> result_extents(const extents<image_rank>& ex, const extents<4>& ef,
+                                           const extents<image_rank>& eg) const {
+    const auto forward = detail::conv2d_result_extents(ex, conv2d_geometry_of<Opt>(ex, ef, "conv2d gradient"));
     if (eg != forward)
       throw shape_error("conv2d gradient (conv2d_transpose): the output gradient's shape " + staticflow::detail::extents_string(eg) +
                         " is not the convolution's output shape " + staticflow::detail::extents_string(forward));
-    return wrt_image ? ex : ef;
+    if constexpr (wrt_image) return ex;
+    else return ef;
   }
 };
 }  // namespace graph
 
 namespace detail {
-/// A channels-first (NCHW / NCW) tensor as channels-last, and back: the convolution nodes are
-/// channels-last, so data_format::channels_first is a transpose on each side (TF's CPU kernels
-/// take NHWC only, and XLA's layout assignment does the same). A rank the op does not take is
-/// passed through for the op's own rank diagnostic.
-template <bool ChannelsFirst, class N>
-constexpr auto to_channels_last(const N& x) {
-  constexpr std::size_t rank = N::shape_type::rank;
-  if constexpr (!ChannelsFirst || (rank != 3 && rank != 4)) return x;
-  else if constexpr (rank == 4) return transpose(x, axes<0, 2, 3, 1>{});
-  else return transpose(x, axes<0, 2, 1>{});
+/// A channels-first (NCHW / NCW / NCDHW) tensor as channels-last, and back: the convolution
+/// nodes are channels-last, so data_format::channels_first is a transpose on each side (TF's CPU
+/// kernels take NHWC only, and XLA's layout assignment does the same). Spatial: the op's spatial
+/// axes (0: by rank, 1 for rank 3, 2 for rank 4); the channels are the axis before them. A rank
+/// the op does not take is passed through for the op's own rank diagnostic.
+template <std::size_t R, std::size_t Spatial, bool ToLast>
+constexpr auto channels_permutation() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    constexpr std::size_t c = R - Spatial - 1;
+    if constexpr (ToLast) return axes<static_cast<int>(I < c ? I : I + 1 < R ? I + 1 : c)...>{};
+    else return axes<static_cast<int>(I < c ? I : I == c ? R - 1 : I - 1)...>{};
+  }(std::make_index_sequence<R>{});
 }
-template <bool ChannelsFirst, class N>
+template <bool ChannelsFirst, std::size_t Spatial = 0, class N>
+constexpr auto to_channels_last(const N& x) {
+  constexpr std::size_t rank = N::shape_type::rank, spatial = Spatial ? Spatial : rank - 2;
+  if constexpr (!ChannelsFirst || (Spatial == 0 && rank != 3 && rank != 4) || rank < spatial + 2) return x;
+  else return transpose(x, channels_permutation<rank, spatial, true>());
+}
+template <bool ChannelsFirst, std::size_t Spatial = 0, class N>
 constexpr auto from_channels_last(const N& y) {
-  constexpr std::size_t rank = N::shape_type::rank;
-  if constexpr (!ChannelsFirst || (rank != 3 && rank != 4)) return y;
-  else if constexpr (rank == 4) return transpose(y, axes<0, 3, 1, 2>{});
-  else return transpose(y, axes<0, 2, 1>{});
+  constexpr std::size_t rank = N::shape_type::rank, spatial = Spatial ? Spatial : rank - 2;
+  if constexpr (!ChannelsFirst || (Spatial == 0 && rank != 3 && rank != 4) || rank < spatial + 2) return y;
+  else return transpose(y, channels_permutation<rank, spatial, false>());
 }
 }  // namespace detail
 
 /// tf.nn.conv2d(input, filters, strides, padding, data_format, dilations): x is [batch, height,
-/// width, channels] (NHWC; `sf::data_format::nchw` for [batch, channels, height, width]), f is
+/// width, channels] (NHWC; `sf::data_format::nchw` for [batch, channels, height, width]; as in TF,
+/// more leading axes are more batch axes, [batch..., height, width, channels]), f is
 /// [filter_height, filter_width, in_channels, out_channels] (HWIO, as TF stores Conv2D kernels).
 /// The options come after the filter in any order: `sf::conv2d(x, f, sf::padding::same,
 /// sf::strides<2>)`, `sf::conv2d(x, f, sf::dilations<2>)`, `sf::padding::explicit_<1, 1, 2, 2>`.
@@ -239,13 +278,13 @@ constexpr auto conv2d(const X& x, const F& f, Options...) {
   using args = detail::conv_arguments<Options...>;
   const auto xn = detail::as_node<void>(x);
   const auto fn = detail::as_node<void>(f);
-  if constexpr (!detail::conv_arguments_check<args::valid, args::padded_axes, 2>::ok) {
+  if constexpr (!detail::conv_arguments_check<args, 2>::ok) {
     return xn;
   } else {
-    const auto image = detail::to_channels_last<args::channels_first>(xn);
+    const auto image = detail::to_channels_last<args::channels_first, 2>(xn);
     using XN = std::remove_cvref_t<decltype(image)>;
     using FN = std::remove_cvref_t<decltype(fn)>;
-    return detail::from_channels_last<args::channels_first>(graph::conv2d<XN, FN, typename args::type>(image, fn));
+    return detail::from_channels_last<args::channels_first, 2>(graph::conv2d<XN, FN, typename args::type>(image, fn));
   }
 }
 
@@ -266,7 +305,7 @@ constexpr auto conv1d(const X& x, const F& f, Options...) {
   static_assert(args::strides_type::rows == args::strides_type::cols && args::dilations_type::rows == args::dilations_type::cols,
                 "staticflow: conv1d takes one stride and one dilation: sf::strides<S>, sf::dilations<D>");
   if constexpr (XN::shape_type::rank != 3 || FN::shape_type::rank != 3 ||
-                !detail::conv_arguments_check<args::valid, args::padded_axes, 1>::ok) {
+                !detail::conv_arguments_check<args, 1>::ok) {
     return xn;
   } else {
     const auto line = expand_dims(detail::to_channels_last<args::channels_first>(xn), axes<1>{});
@@ -318,7 +357,7 @@ constexpr auto conv2d_transpose(const X& x, const F& f, Out, Options...) {
   using T = typename decltype(xn)::value_type;
   static_assert(floating_dtype<T> && std::is_same_v<T, typename FN::value_type>,
                 "staticflow: conv2d_transpose needs float32 or float64 tensors of one dtype");
-  if constexpr (!detail::conv_arguments_check<args::valid, args::padded_axes, 2>::ok) {
+  if constexpr (!detail::conv_arguments_check<args, 2>::ok) {
     return xn;
   } else {
     const auto image_grad = detail::to_channels_last<args::channels_first>(xn);

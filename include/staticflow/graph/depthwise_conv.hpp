@@ -125,7 +125,7 @@ constexpr auto depthwise_conv2d(const X& x, const F& f, Options...) {
   using T = typename decltype(xn)::value_type;
   constexpr bool dtypes = floating_dtype<T> && std::is_same_v<T, typename FN::value_type>;
   static_assert(dtypes, "staticflow: depthwise_conv2d needs float32 or float64 tensors of one dtype");
-  if constexpr (!dtypes || !detail::conv_arguments_check<args::valid, args::padded_axes, 2>::ok) {
+  if constexpr (!dtypes || !detail::conv_arguments_check<args, 2>::ok) {
     return xn;
   } else {
     const auto image = detail::to_channels_last<args::channels_first>(xn);

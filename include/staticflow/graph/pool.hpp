@@ -186,6 +186,12 @@ namespace detail {
 template <class O>
 inline constexpr bool is_padding = std::is_same_v<O, padding::valid_t> || std::is_same_v<O, padding::same_t>;
 
+/// Strides a 2-D pooling can take: one value, or <rows, cols>.
+template <class O>
+inline constexpr bool two_dimensional_strides = true;
+template <std::size_t... S>
+inline constexpr bool two_dimensional_strides<strides_t<S...>> = sizeof...(S) <= 2;
+
 /// The optional arguments of a pooling after its window: sf::strides, sf::padding (VALID or
 /// SAME) and sf::data_format, in any order, each at most once. Strides default to the window
 /// (Keras's MaxPool2D / AvgPool2D).
@@ -195,7 +201,8 @@ struct pool_options {
   static constexpr std::size_t paddings_given = (std::size_t{is_padding<Options>} + ... + 0);
   static constexpr std::size_t formats_given = (std::size_t{is_data_format_option<Options>} + ... + 0);
   static constexpr bool valid = strides_given + paddings_given + formats_given == sizeof...(Options) &&
-                                strides_given <= 1 && paddings_given <= 1 && formats_given <= 1;
+                                strides_given <= 1 && paddings_given <= 1 && formats_given <= 1 &&
+                                (two_dimensional_strides<Options> && ...);
   static constexpr bool channels_first = (false || ... || channels_first_option<Options>);
   template <class O>
   static constexpr void pick(std::size_t& sh, std::size_t& sw, bool& same) {

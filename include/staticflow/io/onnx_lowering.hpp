@@ -405,12 +405,36 @@ class exporter {
   /// conv2d's groups (image channels / filter in_channels) are ONNX's static `group`: when the
   /// types do not give both counts, the model says 1, and onnxruntime checks the channels on
   /// every run (a grouped convolution needs static channels to export).
+  /// An image of more batch axes ([batch..., H, W, C]) is reshaped to one and back: its shape
+  /// must be static.
   template <class X, class F, class Opt>
   std::string lower_op(const graph::conv2d<X, F, Opt>& n) {
     using T = typename graph::conv2d<X, F, Opt>::compute_type;
-    constexpr std::size_t c = X::shape_type::dims[3], fc = F::shape_type::dims[2];
+    using XS = typename X::shape_type;
+    constexpr std::size_t rank = XS::rank, c = XS::dims[rank - 1], fc = F::shape_type::dims[2];
     constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
-    return lower_conv2d<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.x), emit_as<T>(n.f), groups);
+    if constexpr (rank == 4) {
+      return lower_conv2d<Opt, XS, typename F::shape_type>(*this, emit_as<T>(n.x), emit_as<T>(n.f), groups);
+    } else if constexpr (!XS::is_static || !graph::conv2d<X, F, Opt>::shape_type::is_static) {
+      throw export_error("onnx export: conv2d over more than one batch axis needs a static image shape (ONNX's Conv "
+                         "takes one: the batch axes are reshaped into one and back)");
+    } else {
+      using flat = shape<dyn, XS::dims[rank - 3], XS::dims[rank - 2], c>;
+      const auto dims = [](const auto& d) { return std::vector<std::int64_t>(d.begin(), d.end()); };
+      const std::string image =
+          op("Reshape", {emit_as<T>(n.x), ints({-1, std::int64_t(flat::dims[1]), std::int64_t(flat::dims[2]), std::int64_t(c)})});
+      const std::string y = lower_conv2d<Opt, flat, typename F::shape_type>(*this, image, emit_as<T>(n.f), groups);
+      return op("Reshape", {y, ints(dims(graph::conv2d<X, F, Opt>::shape_type::dims))});
+    }
+  }
+
+  /// conv3d is ONNX's Conv with three spatial axes (its gradients have no lowering yet).
+  template <class X, class F, class Opt>
+  std::string lower_op(const graph::conv3d<X, F, Opt>& n) {
+    using T = typename graph::conv3d<X, F, Opt>::compute_type;
+    constexpr std::size_t c = X::shape_type::dims[4], fc = F::shape_type::dims[3];
+    constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
+    return lower_conv3d<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.x), emit_as<T>(n.f), groups);
   }
 
   /// The groups of a convolution's gradient node, which ONNX needs statically: unlike the
@@ -419,6 +443,8 @@ class exporter {
   template <class X, class F>
   static std::size_t static_groups() {
     constexpr std::size_t c = X::shape_type::dims[3], fc = F::shape_type::dims[2];
+    if (X::shape_type::rank != 4)
+      throw export_error("onnx export: conv2d's gradients over more than one batch axis have no ONNX lowering yet");
     if (c == dyn || fc == dyn || fc == 0)
       throw export_error("onnx export: conv2d's gradients need static channel counts (the image's and the filter's "
                          "in_channels): ONNX's group is static");

@@ -1,5 +1,5 @@
 // staticflow/io/onnx_nn.hpp -- the ONNX form of the neural-network layers' ops (graph/conv.hpp,
-// graph/depthwise_conv.hpp, graph/pool.hpp), used by io/onnx_lowering.hpp. ONNX's Conv,
+// graph/conv3d.hpp, graph/depthwise_conv.hpp, graph/pool.hpp), used by io/onnx_lowering.hpp. ONNX's Conv,
 // ConvTranspose and pools are channels-first (NCHW, OIHW weights), staticflow's (and TF's)
 // channels-last (NHWC, HWIO filters): each lowering transposes in and out around one ONNX node.
 #pragma once
@@ -13,6 +13,7 @@
 
 #include "staticflow/core/shape.hpp"
 #include "staticflow/graph/conv.hpp"
+#include "staticflow/graph/conv3d.hpp"
 #include "staticflow/io/onnx_error.hpp"
 
 namespace staticflow::onnx::detail {
@@ -42,6 +43,13 @@ inline same_pads same_pads_of(std::size_t in, std::size_t k, std::size_t stride,
   return {true, static_cast<std::int64_t>(axis.pad_before), static_cast<std::int64_t>(total - axis.pad_before)};
 }
 
+inline export_error same_with_dilations_error() {
+  return export_error(
+      "onnx export: a convolution with SAME padding and dilations is written with explicit pads (onnxruntime's Conv "
+      "takes no dilations with auto_pad SAME): it needs static filter extents, and with strides a static image "
+      "height and width");
+}
+
 /// conv2d(x, f) as Transpose -> Conv -> Transpose. SAME is ONNX's auto_pad SAME_UPPER (the odd
 /// padding row or column at the end, as TF), VALID its VALID: both work for any input extents;
 /// explicit padding (and SAME with dilations, see same_pads_of) is `pads` (ONNX's order: top,
@@ -58,11 +66,7 @@ std::string lower_conv2d(Exporter& e, const std::string& x, const std::string& f
   } else if constexpr (Opt::same && Opt::dilated) {
     const auto rows = same_pads_of(XS::dims[1], FS::dims[0], Opt::sh, Opt::dh);
     const auto cols = same_pads_of(XS::dims[2], FS::dims[1], Opt::sw, Opt::dw);
-    if (!rows.ok || !cols.ok)
-      throw export_error(
-          "onnx export: a convolution with SAME padding and dilations is written with explicit pads (onnxruntime's Conv "
-          "takes no dilations with auto_pad SAME): it needs static filter extents, and with strides a static image "
-          "height and width");
+    if (!rows.ok || !cols.ok) throw same_with_dilations_error();
     pads = {rows.before, cols.before, rows.after, cols.after};
   }
   const std::string nchw = e.fresh("image_nchw"), conv = e.fresh("conv"), out = e.fresh("conv_nhwc");
@@ -79,6 +83,37 @@ std::string lower_conv2d(Exporter& e, const std::string& x, const std::string& f
   if (!pads.empty()) e.set_ints(node, "pads", pads);
   else set_auto_pad(node, Opt::same);
   e.set_ints(e.add_node("Transpose", {conv}, {out}), "perm", {0, 2, 3, 1});
+  return out;
+}
+
+/// conv3d(x, f) as Transpose -> Conv (three spatial axes) -> Transpose, as lower_conv2d: pads in
+/// ONNX's order (front, top, left, back, bottom, right), the DHWIO filter as [O, I, KD, KH, KW].
+template <class Opt, class XS, class FS, class Exporter>
+std::string lower_conv3d(Exporter& e, const std::string& x, const std::string& f, std::size_t groups) {
+  using D = typename Opt::depth;
+  using P = typename Opt::plane;
+  const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+  std::vector<std::int64_t> pads;
+  if constexpr (P::is_explicit) {
+    pads = {i(D::pad_top), i(P::pad_top), i(P::pad_left), i(D::pad_bottom), i(P::pad_bottom), i(P::pad_right)};
+  } else if constexpr (P::same && (P::dilated || D::dh != 1)) {
+    const auto depth = same_pads_of(XS::dims[1], FS::dims[0], D::sh, D::dh);
+    const auto rows = same_pads_of(XS::dims[2], FS::dims[1], P::sh, P::dh);
+    const auto cols = same_pads_of(XS::dims[3], FS::dims[2], P::sw, P::dw);
+    if (!depth.ok || !rows.ok || !cols.ok) throw same_with_dilations_error();
+    pads = {depth.before, rows.before, cols.before, depth.after, rows.after, cols.after};
+  }
+  const std::string ncdhw = e.fresh("volume_ncdhw"), oidhw = e.fresh("filter_oidhw"), conv = e.fresh("conv3d"),
+                    out = e.fresh("conv3d_ndhwc");
+  e.set_ints(e.add_node("Transpose", {x}, {ncdhw}), "perm", {0, 4, 1, 2, 3});
+  e.set_ints(e.add_node("Transpose", {f}, {oidhw}), "perm", {4, 3, 0, 1, 2});
+  auto& node = e.add_node("Conv", {ncdhw, oidhw}, {conv});
+  e.set_ints(node, "strides", {i(D::sh), i(P::sh), i(P::sw)});
+  if (P::dilated || D::dh != 1) e.set_ints(node, "dilations", {i(D::dh), i(P::dh), i(P::dw)});
+  if (groups != 1) e.set_int(node, "group", i(groups));
+  if (!pads.empty()) e.set_ints(node, "pads", pads);
+  else set_auto_pad(node, P::same);
+  e.set_ints(e.add_node("Transpose", {conv}, {out}), "perm", {0, 2, 3, 4, 1});
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "staticflow/backend/cpu/conv.hpp"
 #include "staticflow/backend/cpu/cumulative.hpp"
+#include "staticflow/backend/cpu/conv3d.hpp"
 #include "staticflow/backend/cpu/depthwise_conv.hpp"
 #include "staticflow/backend/cpu/data_movement.hpp"
 #include "staticflow/backend/cpu/diagonal.hpp"

@@ -19,6 +19,7 @@
 #include "staticflow/backend/thrust/arena.hpp"
 #include "staticflow/backend/thrust/conv.hpp"
 #include "staticflow/backend/thrust/cumulative.hpp"
+#include "staticflow/backend/thrust/conv3d.hpp"
 #include "staticflow/backend/thrust/depthwise_conv.hpp"
 #include "staticflow/backend/thrust/data_movement.hpp"
 #include "staticflow/backend/thrust/diagonal.hpp"

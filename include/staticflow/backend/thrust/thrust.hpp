@@ -18,6 +18,7 @@
 #include "staticflow/backend/thrust/concrete_function.hpp"
 #include "staticflow/backend/thrust/conv.hpp"
 #include "staticflow/backend/thrust/cumulative.hpp"
+#include "staticflow/backend/thrust/conv3d.hpp"
 #include "staticflow/backend/thrust/depthwise_conv.hpp"
 #include "staticflow/backend/thrust/expr.hpp"
 #include "staticflow/backend/thrust/data_movement.hpp"

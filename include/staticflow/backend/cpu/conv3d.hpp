@@ -1,0 +1,129 @@
+// staticflow/backend/cpu/conv3d.hpp -- conv3d and its two gradients (graph/conv3d.hpp) on the
+// CPU, as conv2d's kernels over the volume's depth windows (arena scratch):
+//
+//   forward        windows = depth_windows(x); y = conv2d(windows, fold(f))
+//   input grad     dwindows = conv2d input gradient(fold(f), dy); dx = the windows added back
+//   filter grad    dfolded = conv2d filter gradient(depth_windows(x), dy); df = unfold(dfolded)
+//
+// where windows[b * OD + od, h, w, c * KD + kd] = x[b, od * SD + kd * DD - pad_front, h, w, c]
+// (0 in the padding) and fold(f)[u, v, p * KD + kd, q] = f[kd, u, v, p, q].
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include "staticflow/backend/cpu/conv.hpp"
+#include "staticflow/backend/cpu/operand.hpp"
+#include "staticflow/backend/cpu/parallel.hpp"
+#include "staticflow/graph/conv3d.hpp"
+#include "staticflow/plan/arena.hpp"
+
+namespace staticflow::cpu {
+namespace detail {
+/// The input depth that window tap kd of output depth od reads (negative or past the end: padding).
+inline std::ptrdiff_t conv3d_input_depth(const graph::conv3d_geometry& g, std::size_t od, std::size_t kd) {
+  return std::ptrdiff_t(od * g.sd + kd * g.dd) - std::ptrdiff_t(g.pad_front);
+}
+
+/// windows [N * OD, H, W, C * KD] of x [N, D, H, W, C].
+template <class T>
+void depth_windows(const graph::conv3d_geometry& g, const T* x, T* windows) {
+  const std::size_t hw = g.plane_size(), ck = g.c * g.kd, planes = g.n * g.od;
+  parallel_for(planes, threads_for(planes * hw * ck), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      const std::size_t b = r / g.od, od = r % g.od;
+      T* out = windows + r * hw * ck;
+      for (std::size_t kd = 0; kd < g.kd; ++kd) {
+        const std::ptrdiff_t z = conv3d_input_depth(g, od, kd);
+        if (z < 0 || z >= std::ptrdiff_t(g.d)) {
+          for (std::size_t p = 0; p < hw; ++p)
+            for (std::size_t c = 0; c < g.c; ++c) out[p * ck + c * g.kd + kd] = T(0);
+          continue;
+        }
+        const T* in = x + (b * g.d + std::size_t(z)) * hw * g.c;
+        for (std::size_t p = 0; p < hw; ++p)
+          for (std::size_t c = 0; c < g.c; ++c) out[p * ck + c * g.kd + kd] = in[p * g.c + c];
+      }
+    }
+  });
+}
+
+/// dx [N, D, H, W, C] = the windows' gradient added back at the depths they read (each input
+/// plane summed by one thread, taps in ascending order).
+template <class T>
+void depth_windows_gradient(const graph::conv3d_geometry& g, const T* dwindows, T* dx) {
+  const std::size_t hw = g.plane_size(), ck = g.c * g.kd, planes = g.n * g.d;
+  parallel_for(planes, threads_for(g.n * g.od * hw * ck), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      const std::size_t b = r / g.d, z = r % g.d;
+      T* out = dx + r * hw * g.c;
+      std::fill_n(out, hw * g.c, T(0));
+      for (std::size_t kd = 0; kd < g.kd; ++kd) {
+        const std::ptrdiff_t at = std::ptrdiff_t(z + g.pad_front) - std::ptrdiff_t(kd * g.dd);
+        if (at < 0 || std::size_t(at) % g.sd != 0 || std::size_t(at) / g.sd >= g.od) continue;
+        const T* in = dwindows + (b * g.od + std::size_t(at) / g.sd) * hw * ck;
+        for (std::size_t p = 0; p < hw; ++p)
+          for (std::size_t c = 0; c < g.c; ++c) out[p * g.c + c] += in[p * ck + c * g.kd + kd];
+      }
+    }
+  });
+}
+
+/// fold(f) (Unfold false) or its inverse (Unfold true: folded -> f).
+template <bool Unfold, class T>
+void fold_conv3d_filter(const graph::conv3d_geometry& g, const T* from, T* to) {
+  const std::size_t taps = g.plane.kh * g.plane.kw, cg = g.plane.group_channels() / std::max<std::size_t>(g.kd, 1),
+                    o = g.plane.o;
+  for (std::size_t kd = 0; kd < g.kd; ++kd)
+    for (std::size_t t = 0; t < taps; ++t)
+      for (std::size_t p = 0; p < cg; ++p) {
+        const std::size_t plain = ((kd * taps + t) * cg + p) * o, folded = ((t * cg + p) * g.kd + kd) * o;
+        if constexpr (Unfold) std::copy_n(from + folded, o, to + plain);
+        else std::copy_n(from + plain, o, to + folded);
+      }
+}
+
+template <class T>
+T* arena_buffer(std::size_t elements) {
+  return static_cast<T*>(plan::arena::local().allocate(sizeof(T) * std::max<std::size_t>(elements, 1)));
+}
+}  // namespace detail
+
+template <class Sig, class X, class F, class Opt, class Views, std::size_t R, class T>
+void materialize(const graph::conv3d<X, F, Opt>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const auto ext_views = staticflow::detail::extents_of_views(views);
+  const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
+  const auto g = graph::detail::conv3d_geometry_of<Opt>(ex, ef, "conv3d");
+  if (staticflow::detail::product(out_ext) == 0) return;
+  const plan::arena_scope scratch;
+  T* windows = detail::arena_buffer<T>(g.patches_size());
+  T* folded = detail::arena_buffer<T>(g.folded_filter_size());
+  detail::depth_windows(g, detail::contiguous_operand<T, Sig>(n.x, views, ex), windows);
+  detail::fold_conv3d_filter<false>(g, detail::contiguous_operand<T, Sig>(n.f, views, ef), folded);
+  detail::conv2d_forward(g.plane, windows, folded, out);
+}
+
+template <class Sig, class Wrt, class X, class F, class G, class Opt, class Views, std::size_t R, class T>
+void materialize(const graph::conv3d_gradient<Wrt, X, F, G, Opt>& n, const Views& views, const extents<R>& out_ext,
+                 T* out) {
+  const auto ext_views = staticflow::detail::extents_of_views(views);
+  const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
+  const auto g = graph::detail::conv3d_geometry_of<Opt>(ex, ef, "conv3d gradient");
+  const std::size_t total = staticflow::detail::product(out_ext);
+  if (total == 0) return;
+  const plan::arena_scope scratch;
+  const T* dy = detail::contiguous_operand<T, Sig>(n.g, views, graph::node_extents(n.g, ext_views));
+  T* windows = detail::arena_buffer<T>(g.patches_size());
+  T* folded = detail::arena_buffer<T>(g.folded_filter_size());
+  if constexpr (graph::conv3d_gradient<Wrt, X, F, G, Opt>::wrt_image) {
+    detail::fold_conv3d_filter<false>(g, detail::contiguous_operand<T, Sig>(n.f, views, ef), folded);
+    detail::conv2d_input_gradient(g.plane, folded, dy, windows);
+    detail::depth_windows_gradient(g, windows, out);
+  } else {
+    detail::depth_windows(g, detail::contiguous_operand<T, Sig>(n.x, views, ex), windows);
+    detail::conv2d_filter_gradient(g.plane, windows, dy, folded);
+    detail::fold_conv3d_filter<true>(g, folded, out);
+  }
+}
+
+}  // namespace staticflow::cpu
