@@ -38,6 +38,7 @@ ROWS = [
     ("conv3d 3x3x3 SAME (C3D layer)", "1x8x56x56x64, 64 filters", "bench_conv3d", "Video_Staticflow", "Video_HandLoop", "Video_Im2colEigen", "im2col + Eigen"),
     ("max_pool2d 3x3 stride 2", "1x112x112x64", "bench_pool", "Max_Staticflow", "Max_HandLoop", "Max_EigenTensor", "Eigen Tensor"),
     ("gather (embedding lookup)", "4096 of 50000x64", "bench_gather", "Lookup_Staticflow", "Lookup_HandLoop", "Lookup_Eigen", "Eigen"),
+    ("unique (few distinct values)", "1M int32, 1000 values", "bench_unique", "FewInt_Staticflow", "FewInt_HandHashMap", "FewInt_XtensorUnique", "xt::unique"),
     ("cumsum along rows", "1000x1000 float32", "bench_cumulative", "Rows_Staticflow", "Rows_HandLoop", "Rows_EigenTensor", "Eigen Tensor"),
     ("while_loop (Collatz steps)", "n < 10^6", "bench_control_flow", "Collatz_Staticflow", "Collatz_Hand", None, None),
     ("value and gradient (tanh layer)", "1M float32", "bench_gradients", "Tanh_ValueAndGrad", "Tanh_Hand", "Tanh_Eigen", "Eigen"),

@@ -812,6 +812,22 @@ TEST_CASE("suite: boolean_mask, repeat by a tensor and where(condition) size the
   CHECK_THROWS_WITH(r(suite::in(x), suite::in(negative)), "staticflow: repeat: repeats[1] = -2 is negative");
 }
 
+TEST_CASE("suite: unique gives tf.unique's values and indices on every backend (hash table or sort)", "[suite][unique]") {
+  auto f = sf::function([](auto x, auto k) { return std::tuple_cat(sf::unique(x), sf::unique(k)); }, suite::backend);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const xt::xtensor<float, 1> x = {3, -0.f, nan, 1, 3, 0, nan, 1, 7};
+  const xt::xtensor<std::int32_t, 1> k = {5, 5, 5, -2, 5, -2};
+  const auto [y, idx, yk, ik] = suite::host(f(suite::in(x), suite::in(k)));
+  const auto yv = suite::flat(y);
+  REQUIRE(yv.size() == 6);  // 3, -0, nan, 1, nan, 7: -0.0 == 0.0, every NaN distinct
+  CHECK((yv[0] == 3 && yv[1] == 0 && std::signbit(yv[1]) && std::isnan(yv[2]) && yv[3] == 1 && std::isnan(yv[4]) && yv[5] == 7));
+  CHECK(suite::flat(idx) == std::vector<std::int32_t>{0, 1, 2, 3, 0, 1, 4, 3, 5});
+  CHECK(suite::flat(yk) == std::vector<std::int32_t>{5, -2});
+  CHECK(suite::flat(ik) == std::vector<std::int32_t>{0, 0, 0, 1, 0, 1});
+  const xt::xtensor<float, 1> empty = xt::xtensor<float, 1>::from_shape({0});
+  CHECK(suite::flat(std::get<0>(suite::host(f(suite::in(empty), suite::in(k))))).empty());
+}
+
 TEST_CASE("suite: gather_nd and the scatters apply index tuples in order on every backend", "[suite][scatter]") {
   auto f = sf::function(
       [](auto x, auto row_ids, auto u, auto cell_ids) {

@@ -28,6 +28,7 @@
 #include "staticflow/backend/cpu/sequence.hpp"
 #include "staticflow/backend/cpu/shape_ops.hpp"
 #include "staticflow/backend/cpu/sorting.hpp"
+#include "staticflow/backend/cpu/unique.hpp"
 #include "staticflow/backend/cpu/strings.hpp"
 #include "staticflow/interop/xtensor.hpp"
 #include "staticflow/plan/arena.hpp"

@@ -36,6 +36,7 @@
 #include "staticflow/backend/thrust/sequence.hpp"
 #include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/backend/thrust/sorting.hpp"
+#include "staticflow/backend/thrust/unique.hpp"
 #include "staticflow/core/dtype.hpp"
 #include "staticflow/interop/xtensor.hpp"
 #include "staticflow/plan/compact_signature.hpp"

@@ -36,6 +36,7 @@
 #include "staticflow/backend/thrust/sequence.hpp"
 #include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/backend/thrust/sorting.hpp"
+#include "staticflow/backend/thrust/unique.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/interop/device.hpp"
 
