@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, conv2d, depthwise_conv2d and conv2d_transpose with their options, pooling, cumsum, range / linspace / eye, gather, boolean_mask / where, moments and layer normalization,
+// integers, reductions, matmul, conv2d, depthwise_conv2d and conv2d_transpose with their options, pooling, cumsum, range / linspace / eye, gather, boolean_mask / where, unique, moments and layer normalization,
 // reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
@@ -198,6 +198,14 @@ int main(int argc, char** argv) {
                       sf::reduce_sum(positive), sf::where(t > 0.5f)};
   });
   exported("masks", masks)("t3x3", xt::xarray<float>(xt::random::randn<float>({3, 3})), xt::xarray<bool>{true, false, true});
+  // unique: ONNX's Unique (sorted = 0) and ScatterElements for the codes, Compress for y
+  auto uniques = sf::function<sf::spec<std::int32_t, sf::dyn>, sf::spec<float, sf::dyn>, sf::spec<double, 5>, sf::spec<bool, 4>>(
+      [](auto k, auto v, auto w, auto b) {
+        return std::tuple_cat(sf::unique(k), sf::unique<std::int64_t>(v), sf::unique(w), sf::unique(b));
+      });
+  exported("unique", uniques)("k9v7", xt::xarray<std::int32_t>{4, -1, 4, 4, 7, -1, 0, 7, 2},
+                              xt::xarray<float>{0.5f, 2.f, 0.5f, -3.f, 2.f, -1.f, 0.f}, xt::xarray<double>{1., 1., 3., 1., 3.},
+                              xt::xarray<bool>{false, false, true, false});
   // moments, norms and layer normalization: composites exported as their parts
   auto statistics = sf::function<sf::spec<float, sf::dyn, 4>, sf::spec<float, 4>, sf::spec<float, 4>>([](auto x, auto g, auto b) {
     const auto [mean, variance] = sf::moments(x, sf::axes<0>{});

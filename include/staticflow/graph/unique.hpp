@@ -9,7 +9,7 @@
 // computed by a hash table on the CPU (backend/cpu/unique.hpp) and by a stable sort on the device
 // (backend/thrust/unique.hpp). y is boolean_mask(x, the odd codes) (graph/masking.hpp: a
 // self-allocating gather whose gradient sends y's adjoint back to each value's first appearance;
-// TF registers no gradient for Unique), idx is code >> 1; both read the one node.
+// TF registers no gradient for Unique), idx is code / 2; both read the one node.
 #pragma once
 
 #include <cstddef>
@@ -21,7 +21,6 @@
 #include "staticflow/core/errors.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/masking.hpp"
-#include "staticflow/graph/math.hpp"
 #include "staticflow/graph/operators.hpp"
 
 namespace staticflow {
@@ -71,8 +70,9 @@ constexpr auto unique(const X& x) {
     return std::tuple{xn, xn};
   } else {
     const auto codes = graph::unique_codes<XN>(xn);
-    const auto first = (codes & std::int64_t{1}) == std::int64_t{1};
-    return std::tuple{boolean_mask(xn, first), cast<Index>(codes >> std::int64_t{1})};
+    // (floormod / floordiv rather than & and >>: the same values for codes >= 0, and ONNX has them)
+    const auto first = floormod(codes, std::int64_t{2}) == std::int64_t{1};
+    return std::tuple{boolean_mask(xn, first), cast<Index>(floordiv(codes, std::int64_t{2}))};
   }
 }
 

@@ -519,6 +519,23 @@ class exporter {
   std::string lower_op(const graph::true_coordinates<C>& n) {
     return lower_true_coordinates(*this, emit(n.condition));
   }
+  /// unique's codes from ONNX's Unique with sorted = 0 (its values in order of first appearance,
+  /// as TF's): 2 * inverse_indices + 1 at `indices`, the first appearances (ScatterElements).
+  template <class X>
+  std::string lower_op(const graph::unique_codes<X>& n) {
+    const std::string values = fresh("unique_values"), first = fresh("unique_first"), inverse = fresh("unique_inverse"),
+                      counts = fresh("unique_counts");
+    // (onnxruntime's Unique takes float, double and int64 among the numbers: the other integers
+    // and bools compare as int64, the same equalities)
+    using T = typename X::value_type;
+    const std::string x = std::is_floating_point_v<T> ? emit(n.x) : emit_as<std::int64_t>(n.x);
+    set_int(add_node("Unique", {x}, {values, first, inverse, counts}), "sorted", 0);
+    const auto number = [&](std::int64_t v) { return constant<std::int64_t>({v}, {}); };
+    const std::string zeros = op("Mul", {inverse, number(0)});
+    const std::string ones = op("Add", {op("Mul", {first, number(0)}), number(1)});
+    const std::string flags = op("ScatterElements", {zeros, first, ones});
+    return op("Add", {op("Mul", {inverse, number(2)}), flags});
+  }
 
   template <class Kind, class X, class P>
   std::string lower_op(const graph::pool<Kind, X, P>& n) {
