@@ -428,13 +428,29 @@ class exporter {
     }
   }
 
-  /// conv3d is ONNX's Conv with three spatial axes (its gradients have no lowering yet).
+  /// conv3d is ONNX's Conv with three spatial axes; its gradients are ConvTranspose and a Conv
+  /// with the roles turned around, as conv2d's (static channel counts).
   template <class X, class F, class Opt>
   std::string lower_op(const graph::conv3d<X, F, Opt>& n) {
     using T = typename graph::conv3d<X, F, Opt>::compute_type;
     constexpr std::size_t c = X::shape_type::dims[4], fc = F::shape_type::dims[3];
     constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
     return lower_conv3d<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.x), emit_as<T>(n.f), groups);
+  }
+  template <class Wrt, class X, class F, class G, class Opt>
+  std::string lower_op(const graph::conv3d_gradient<Wrt, X, F, G, Opt>& n) {
+    using T = typename graph::conv3d_gradient<Wrt, X, F, G, Opt>::value_type;
+    constexpr std::size_t c = X::shape_type::dims[4], fc = F::shape_type::dims[3];
+    if constexpr (c == dyn || fc == dyn || fc == 0) {
+      throw export_error("onnx export: conv3d's gradients need static channel counts (the image's and the filter's "
+                         "in_channels): ONNX's group is static");
+    } else {
+      const auto axes = spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>();
+      if constexpr (graph::conv3d_gradient<Wrt, X, F, G, Opt>::wrt_image)
+        return lower_conv_transpose(*this, emit_as<T>(n.g), emit_as<T>(n.f), c / fc, axes, "conv3d's image gradient");
+      else
+        return lower_conv_filter_gradient(*this, emit_as<T>(n.x), emit_as<T>(n.g), c / fc, axes, "conv3d");
+    }
   }
 
   /// The groups of a convolution's gradient node, which ONNX needs statically: unlike the
@@ -456,8 +472,9 @@ class exporter {
   std::string lower_op(const graph::conv2d_gradient<graph::conv2d_wrt_image, X, F, G, Opt>& n) {
     using T = typename graph::conv2d_gradient<graph::conv2d_wrt_image, X, F, G, Opt>::value_type;
     const std::size_t groups = static_groups<X, F>();
-    return lower_conv2d_transpose<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.g), emit_as<T>(n.f),
-                                                                                        groups);
+    return lower_conv_transpose(*this, emit_as<T>(n.g), emit_as<T>(n.f), groups,
+                                spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>(),
+                                "conv2d_transpose (conv2d's image gradient)");
   }
 
   /// The filter's gradient (Conv2DBackpropFilter) is a Conv with image and gradient as input and
@@ -466,8 +483,8 @@ class exporter {
   std::string lower_op(const graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>& n) {
     using T = typename graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>::value_type;
     const std::size_t groups = static_groups<X, F>();
-    return lower_conv2d_filter_gradient<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.x),
-                                                                                            emit_as<T>(n.g), groups);
+    return lower_conv_filter_gradient(*this, emit_as<T>(n.x), emit_as<T>(n.g), groups,
+                                      spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>(), "conv2d");
   }
 
   template <class X, class F, class Opt>

@@ -147,66 +147,129 @@ inline transpose_axis transpose_axis_of(bool same, std::size_t image, std::size_
   return {true, static_cast<std::int64_t>(axis.pad_before), end >= 0 ? end : 0, end >= 0 ? 0 : -end};
 }
 
-/// conv2d's image gradient (conv2d_transpose, Conv2DBackpropInput) of dy, as Transpose ->
-/// ConvTranspose -> Transpose. The weight is the conv2d filter in Conv's layout (ConvTranspose
-/// reads Conv's weight as is); pads and output_padding are static (transpose_axis_of), so the
-/// image's height and width and the filter's extents must be. XS / FS: the image's and the
-/// filter's static shapes.
-template <class Opt, class XS, class FS, class Exporter>
-std::string lower_conv2d_transpose(Exporter& e, const std::string& dy, const std::string& f, std::size_t groups) {
-  const auto rows = transpose_axis_of(Opt::same, XS::dims[1], FS::dims[0], Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom);
-  const auto cols = transpose_axis_of(Opt::same, XS::dims[2], FS::dims[1], Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right);
-  if (!rows.ok || !cols.ok)
-    throw export_error(
-        "onnx export: conv2d_transpose (conv2d's image gradient) needs a static image height and width and static filter "
-        "extents: ConvTranspose's pads are static");
+/// One spatial axis of a convolution as its ONNX gradient lowerings need it: the image's and the
+/// filter's extents (dyn when not static), stride, dilation and padding.
+struct spatial_axis {
+  bool same;
+  std::size_t image, k, stride, dilation, pad_before, pad_after;
+};
+/// A convolution's spatial axes in order (rows, columns; or depth, rows, columns).
+template <class Opt, class XS, class FS>
+std::vector<spatial_axis> spatial_axes_of() {
+  if constexpr (requires { typename Opt::depth; }) {  // conv3d
+    using D = typename Opt::depth;
+    using P = typename Opt::plane;
+    return {{P::same, XS::dims[1], FS::dims[0], D::sh, D::dh, D::pad_top, D::pad_bottom},
+            {P::same, XS::dims[2], FS::dims[1], P::sh, P::dh, P::pad_top, P::pad_bottom},
+            {P::same, XS::dims[3], FS::dims[2], P::sw, P::dw, P::pad_left, P::pad_right}};
+  } else {
+    return {{Opt::same, XS::dims[1], FS::dims[0], Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom},
+            {Opt::same, XS::dims[2], FS::dims[1], Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right}};
+  }
+}
+/// Permutations for n spatial axes: channels-last -> first ([N, C, spatial...]), back, and a
+/// channels-last tensor with its channels first ([C, N, spatial...]).
+inline std::vector<std::int64_t> channels_first_perm(std::size_t n) {
+  std::vector<std::int64_t> p{0, static_cast<std::int64_t>(n + 1)};
+  for (std::size_t a = 1; a <= n; ++a) p.push_back(static_cast<std::int64_t>(a));
+  return p;
+}
+inline std::vector<std::int64_t> channels_last_perm(std::size_t n) {
+  std::vector<std::int64_t> p{0};
+  for (std::size_t a = 2; a <= n + 1; ++a) p.push_back(static_cast<std::int64_t>(a));
+  p.push_back(1);
+  return p;
+}
+inline std::vector<std::int64_t> channels_as_batch_perm(std::size_t n) {
+  std::vector<std::int64_t> p{static_cast<std::int64_t>(n + 1), 0};
+  for (std::size_t a = 1; a <= n; ++a) p.push_back(static_cast<std::int64_t>(a));
+  return p;
+}
+
+/// A convolution's image gradient (conv2d_transpose / Conv2DBackpropInput, Conv3DBackpropInputV2)
+/// of dy, as Transpose -> ConvTranspose -> Transpose. The weight is the convolution's filter in
+/// Conv's layout (ConvTranspose reads Conv's weight as is); pads and output_padding are static
+/// (transpose_axis_of), so the image's spatial extents and the filter's must be. `what` names
+/// the op in the error.
+template <class Exporter>
+std::string lower_conv_transpose(Exporter& e, const std::string& dy, const std::string& f, std::size_t groups,
+                                 const std::vector<spatial_axis>& axes, const char* what) {
+  const std::size_t n = axes.size();
   const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
-  const std::string nchw = e.fresh("gradient_nchw"), oihw = e.fresh("filter_oihw"), conv = e.fresh("conv_transpose"),
-                    out = e.fresh("conv_transpose_nhwc");
-  e.set_ints(e.add_node("Transpose", {dy}, {nchw}), "perm", {0, 3, 1, 2});
-  e.set_ints(e.add_node("Transpose", {f}, {oihw}), "perm", {3, 2, 0, 1});
-  auto& node = e.add_node("ConvTranspose", {nchw, oihw}, {conv});
-  e.set_ints(node, "strides", {i(Opt::sh), i(Opt::sw)});
-  if (Opt::dilated) e.set_ints(node, "dilations", {i(Opt::dh), i(Opt::dw)});
+  std::vector<std::int64_t> strides, dilations, before, after, output_padding;
+  bool dilated = false, extra = false;
+  for (const auto& ax : axes) {
+    const auto t = transpose_axis_of(ax.same, ax.image, ax.k, ax.stride, ax.dilation, ax.pad_before, ax.pad_after);
+    if (!t.ok)
+      throw export_error(std::string("onnx export: ") + what + " needs a static image " + (n == 3 ? "depth, " : "") +
+                         "height and width and static filter extents: ConvTranspose's pads are static");
+    strides.push_back(i(ax.stride)), dilations.push_back(i(ax.dilation)), before.push_back(t.before),
+        after.push_back(t.after), output_padding.push_back(t.output_padding);
+    dilated = dilated || ax.dilation != 1, extra = extra || t.output_padding != 0;
+  }
+  std::vector<std::int64_t> pads = before;
+  pads.insert(pads.end(), after.begin(), after.end());
+  std::vector<std::int64_t> weight_perm{i(n + 1), i(n)};  // [spatial..., I, O] -> [O, I, spatial...]
+  for (std::size_t a = 0; a < n; ++a) weight_perm.push_back(i(a));
+  const std::string first = e.fresh("gradient_channels_first"), weight = e.fresh("filter_oi"), conv = e.fresh("conv_transpose"),
+                    out = e.fresh("conv_transpose_channels_last");
+  e.set_ints(e.add_node("Transpose", {dy}, {first}), "perm", channels_first_perm(n));
+  e.set_ints(e.add_node("Transpose", {f}, {weight}), "perm", weight_perm);
+  auto& node = e.add_node("ConvTranspose", {first, weight}, {conv});
+  e.set_ints(node, "strides", strides);
+  if (dilated) e.set_ints(node, "dilations", dilations);
   if (groups != 1) e.set_int(node, "group", i(groups));
-  e.set_ints(node, "pads", {rows.before, cols.before, rows.after, cols.after});
-  if (rows.output_padding != 0 || cols.output_padding != 0) e.set_ints(node, "output_padding", {rows.output_padding, cols.output_padding});
-  e.set_ints(e.add_node("Transpose", {conv}, {out}), "perm", {0, 2, 3, 1});
+  e.set_ints(node, "pads", pads);
+  if (extra) e.set_ints(node, "output_padding", output_padding);
+  e.set_ints(e.add_node("Transpose", {conv}, {out}), "perm", channels_last_perm(n));
   return out;
 }
 
-/// conv2d's filter gradient (Conv2DBackpropFilter) of image x and dy as one Conv with the roles
-/// turned around: df[u, v, p, q] = sum over (b, i, j) of x[b, i*SH + u*DH - pt, j*SW + v*DW - pl,
-/// p] dy[b, i, j, q] is a Conv of x as [C, N, H, W] (channels as the batch) with dy as the weight
-/// [O, N, OH, OW], conv2d's dilations as its strides and conv2d's strides as its dilations,
-/// padded by conv2d's padding before and as much after as makes KH x KW outputs (a Slice where it
-/// covers more), then transposed to HWIO. Static image, filter and output extents, one group.
-template <class Opt, class XS, class FS, class Exporter>
-std::string lower_conv2d_filter_gradient(Exporter& e, const std::string& x, const std::string& dy, std::size_t groups) {
-  constexpr std::size_t h = XS::dims[1], w = XS::dims[2], kh = FS::dims[0], kw = FS::dims[1];
-  const bool static_extents = h != staticflow::dyn && w != staticflow::dyn && kh != staticflow::dyn && kw != staticflow::dyn;
-  const auto rows = graph::detail::conv_axis_of(Opt::same, static_extents ? h : 0, kh, Opt::sh, Opt::dh, Opt::pad_top, Opt::pad_bottom);
-  const auto cols = graph::detail::conv_axis_of(Opt::same, static_extents ? w : 0, kw, Opt::sw, Opt::dw, Opt::pad_left, Opt::pad_right);
-  if (!static_extents || groups != 1 || kh == 0 || kw == 0 || rows.out == 0 || cols.out == 0)
-    throw export_error(
-        "onnx export: conv2d's filter gradient needs static, non-empty image and filter extents and one group");
+/// A convolution's filter gradient (Conv2DBackpropFilter, Conv3DBackpropFilterV2) of image x and
+/// dy as one Conv with the roles turned around: df[u..., p, q] = sum over (b, i...) of
+/// x[b, i*S + u*D - pad..., p] dy[b, i..., q] is a Conv of x as [C, N, spatial...] (channels as the
+/// batch) with dy as the weight [O, N, out spatial...], the convolution's dilations as its strides
+/// and its strides as its dilations, padded by the convolution's padding before and as much after
+/// as makes K outputs per axis (a Slice where it covers more), then transposed to [spatial..., I,
+/// O]. Static image, filter and output extents, one group.
+template <class Exporter>
+std::string lower_conv_filter_gradient(Exporter& e, const std::string& x, const std::string& dy, std::size_t groups,
+                                       const std::vector<spatial_axis>& axes, const char* what) {
+  const std::size_t n = axes.size();
   const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
-  // rows after the image so that the output has at least KH rows: (KH-1) DH + (OH-1) SH + 1 in all
-  const auto after = [&](std::size_t in, std::size_t k, std::size_t d, std::size_t out, std::size_t s, std::size_t before) {
-    const std::int64_t needed = i((k - 1) * d + (out - 1) * s + 1) - i(in) - i(before);
-    return needed > 0 ? needed : std::int64_t{0};
-  };
-  const std::string cnhw = e.fresh("image_cnhw"), onhw = e.fresh("gradient_onhw"), conv = e.fresh("filter_gradient");
-  e.set_ints(e.add_node("Transpose", {x}, {cnhw}), "perm", {3, 0, 1, 2});
-  e.set_ints(e.add_node("Transpose", {dy}, {onhw}), "perm", {3, 0, 1, 2});
-  auto& node = e.add_node("Conv", {cnhw, onhw}, {conv});
-  e.set_ints(node, "strides", {i(Opt::dh), i(Opt::dw)});
-  e.set_ints(node, "dilations", {i(Opt::sh), i(Opt::sw)});
-  e.set_ints(node, "pads", {i(rows.pad_before), i(cols.pad_before), after(h, kh, Opt::dh, rows.out, Opt::sh, rows.pad_before),
-                            after(w, kw, Opt::dw, cols.out, Opt::sw, cols.pad_before)});
-  const std::string cropped = e.op("Slice", {conv, e.ints({0, 0}), e.ints({i(kh), i(kw)}), e.ints({2, 3})});
-  const std::string out = e.fresh("filter_gradient_hwio");
-  e.set_ints(e.add_node("Transpose", {cropped}, {out}), "perm", {2, 3, 0, 1});
+  std::vector<std::int64_t> strides, dilations, before, after, ks, starts, slice_axes;
+  bool ok = groups == 1;
+  for (std::size_t a = 0; a < n; ++a) {
+    const auto& ax = axes[a];
+    const bool known = ax.image != staticflow::dyn && ax.k != staticflow::dyn;
+    const auto conv =
+        graph::detail::conv_axis_of(ax.same, known ? ax.image : 0, ax.k, ax.stride, ax.dilation, ax.pad_before, ax.pad_after);
+    ok = ok && known && ax.k != 0 && conv.out != 0;
+    if (!ok) break;
+    // rows after the image so that the output has at least K rows: (K-1) D + (OUT-1) S + 1 in all
+    const std::int64_t needed = i((ax.k - 1) * ax.dilation + (conv.out - 1) * ax.stride + 1) - i(ax.image) - i(conv.pad_before);
+    strides.push_back(i(ax.dilation)), dilations.push_back(i(ax.stride)), before.push_back(i(conv.pad_before)),
+        after.push_back(needed > 0 ? needed : 0), ks.push_back(i(ax.k)), starts.push_back(0), slice_axes.push_back(i(a + 2));
+  }
+  if (!ok)
+    throw export_error(std::string("onnx export: ") + what +
+                       "'s filter gradient needs static, non-empty image and filter extents and one group");
+  std::vector<std::int64_t> pads = before;
+  pads.insert(pads.end(), after.begin(), after.end());
+  std::vector<std::int64_t> to_filter;  // [I, O, spatial...] -> [spatial..., I, O]
+  for (std::size_t a = 0; a < n; ++a) to_filter.push_back(i(a + 2));
+  to_filter.push_back(0), to_filter.push_back(1);
+  const std::string image = e.fresh("image_channels_as_batch"), weight = e.fresh("gradient_channels_as_batch"),
+                    conv = e.fresh("filter_gradient");
+  e.set_ints(e.add_node("Transpose", {x}, {image}), "perm", channels_as_batch_perm(n));
+  e.set_ints(e.add_node("Transpose", {dy}, {weight}), "perm", channels_as_batch_perm(n));
+  auto& node = e.add_node("Conv", {image, weight}, {conv});
+  e.set_ints(node, "strides", strides);
+  e.set_ints(node, "dilations", dilations);
+  e.set_ints(node, "pads", pads);
+  const std::string cropped = e.op("Slice", {conv, e.ints(starts), e.ints(ks), e.ints(slice_axes)});
+  const std::string out = e.fresh("filter_gradient_channels_last");
+  e.set_ints(e.add_node("Transpose", {cropped}, {out}), "perm", to_filter);
   return out;
 }
 
