@@ -320,15 +320,24 @@ int main(int argc, char** argv) {
   run_conv_gradient("image2x7x6", xt::xarray<float>(xt::random::randn<float>({2, 7, 6, 3})),
                     xt::xarray<float>(xt::random::randn<float>({3, 2, 3, 4})));
 
-  // ... and a conv3d layer's (3-D ConvTranspose and the turned-around Conv), SAME strided and
-  // explicit dilated
-  auto conv3d_gradient = sf::function<sf::spec<float, 1, 5, 6, 5, 2>, sf::spec<float, 2, 3, 2, 2, 3>>(
+  // ... a grouped one's (2 groups: the turned-around Conv pairs every channel with every output,
+  // a GatherElements keeps each output's group) ...
+  auto grouped_gradient = sf::function<sf::spec<float, 2, 7, 6, 4>, sf::spec<float, 3, 2, 2, 6>>(
+      sf::value_and_grad_fn<0, 1>([](auto x, auto f) {
+        return sf::reduce_mean(sf::tanh(sf::conv2d(x, f, sf::padding::same, sf::strides<2>))) +
+               sf::reduce_mean(sf::square(sf::conv2d(x, f, sf::dilations<2, 1>)));
+      }));
+  exported("grouped_conv_value_and_grad", grouped_gradient)("image2x7x6", xt::xarray<float>(xt::random::randn<float>({2, 7, 6, 4})),
+                                                           xt::xarray<float>(xt::random::randn<float>({3, 2, 2, 6})));
+  // ... and a conv3d layer's (3-D ConvTranspose and the turned-around Conv; groups), SAME strided
+  // and explicit dilated
+  auto conv3d_gradient = sf::function<sf::spec<float, 1, 5, 6, 5, 4>, sf::spec<float, 2, 3, 2, 2, 6>>(
       sf::value_and_grad_fn<0, 1>([](auto x, auto f) {
         return sf::reduce_mean(sf::tanh(sf::conv3d(x, f, sf::padding::same, sf::strides<2, 1, 2>))) +
                sf::reduce_mean(sf::square(sf::conv3d(x, f, sf::padding::explicit_<1, 0, 0, 2, 1, 1>, sf::dilations<1, 2, 1>)));
       }));
-  exported("conv3d_value_and_grad", conv3d_gradient)("volume1x5x6x5", xt::xarray<float>(xt::random::randn<float>({1, 5, 6, 5, 2})),
-                                                     xt::xarray<float>(xt::random::randn<float>({2, 3, 2, 2, 3})));
+  exported("conv3d_value_and_grad", conv3d_gradient)("volume1x5x6x5", xt::xarray<float>(xt::random::randn<float>({1, 5, 6, 5, 4})),
+                                                     xt::xarray<float>(xt::random::randn<float>({2, 3, 2, 2, 6})));
 
   const std::string command = std::string("\"") + argv[1] + "\" \"" + argv[2] + "\" \"" + dir + "\"";
   const int status = std::system(command.c_str());

@@ -449,7 +449,8 @@ class exporter {
       if constexpr (graph::conv3d_gradient<Wrt, X, F, G, Opt>::wrt_image)
         return lower_conv_transpose(*this, emit_as<T>(n.g), emit_as<T>(n.f), c / fc, axes, "conv3d's image gradient");
       else
-        return lower_conv_filter_gradient(*this, emit_as<T>(n.x), emit_as<T>(n.g), c / fc, axes, "conv3d");
+        return lower_conv_filter_gradient(*this, emit_as<T>(n.x), emit_as<T>(n.g), c / fc, fc, F::shape_type::dims[4], axes,
+                                          "conv3d");
     }
   }
 
@@ -483,8 +484,9 @@ class exporter {
   std::string lower_op(const graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>& n) {
     using T = typename graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>::value_type;
     const std::size_t groups = static_groups<X, F>();
-    return lower_conv_filter_gradient(*this, emit_as<T>(n.x), emit_as<T>(n.g), groups,
-                                      spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>(), "conv2d");
+    return lower_conv_filter_gradient(*this, emit_as<T>(n.x), emit_as<T>(n.g), groups, F::shape_type::dims[2],
+                                      F::shape_type::dims[3], spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>(),
+                                      "conv2d");
   }
 
   template <class X, class F, class Opt>

@@ -231,14 +231,18 @@ std::string lower_conv_transpose(Exporter& e, const std::string& dy, const std::
 /// batch) with dy as the weight [O, N, out spatial...], the convolution's dilations as its strides
 /// and its strides as its dilations, padded by the convolution's padding before and as much after
 /// as makes K outputs per axis (a Slice where it covers more), then transposed to [spatial..., I,
-/// O]. Static image, filter and output extents, one group.
+/// O]. With groups, that Conv pairs every channel with every output ([C, O, K...]); a
+/// GatherElements keeps each output's own group, [C/G, O, K...] with element (p, q) from channel
+/// group(q) * C/G + p. Static image, filter and output extents; `in_channels` (C/G) and
+/// `outputs` (O) static.
 template <class Exporter>
 std::string lower_conv_filter_gradient(Exporter& e, const std::string& x, const std::string& dy, std::size_t groups,
-                                       const std::vector<spatial_axis>& axes, const char* what) {
+                                       std::size_t in_channels, std::size_t outputs, const std::vector<spatial_axis>& axes,
+                                       const char* what) {
   const std::size_t n = axes.size();
   const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
   std::vector<std::int64_t> strides, dilations, before, after, ks, starts, slice_axes;
-  bool ok = groups == 1;
+  bool ok = groups != 0 && (groups == 1 || (in_channels != staticflow::dyn && outputs != staticflow::dyn && outputs % groups == 0));
   for (std::size_t a = 0; a < n; ++a) {
     const auto& ax = axes[a];
     const bool known = ax.image != staticflow::dyn && ax.k != staticflow::dyn;
@@ -253,7 +257,8 @@ std::string lower_conv_filter_gradient(Exporter& e, const std::string& x, const 
   }
   if (!ok)
     throw export_error(std::string("onnx export: ") + what +
-                       "'s filter gradient needs static, non-empty image and filter extents and one group");
+                       "'s filter gradient needs static, non-empty image and filter extents (and, with groups, static "
+                       "in_channels and out_channels)");
   std::vector<std::int64_t> pads = before;
   pads.insert(pads.end(), after.begin(), after.end());
   std::vector<std::int64_t> to_filter;  // [I, O, spatial...] -> [spatial..., I, O]
@@ -267,7 +272,19 @@ std::string lower_conv_filter_gradient(Exporter& e, const std::string& x, const 
   e.set_ints(node, "strides", strides);
   e.set_ints(node, "dilations", dilations);
   e.set_ints(node, "pads", pads);
-  const std::string cropped = e.op("Slice", {conv, e.ints(starts), e.ints(ks), e.ints(slice_axes)});
+  std::string cropped = e.op("Slice", {conv, e.ints(starts), e.ints(ks), e.ints(slice_axes)});
+  if (groups != 1) {  // each output's own group: element (p, q, k...) from channel group(q) * C/G + p
+    std::vector<std::int64_t> dims{i(in_channels), i(outputs)};
+    dims.insert(dims.end(), ks.begin(), ks.end());
+    std::size_t taps = 1;
+    for (const std::int64_t k : ks) taps *= static_cast<std::size_t>(k);
+    std::vector<std::int64_t> channel(in_channels * outputs * taps);
+    for (std::size_t p = 0; p < in_channels; ++p)
+      for (std::size_t q = 0; q < outputs; ++q)
+        for (std::size_t t = 0; t < taps; ++t)
+          channel[(p * outputs + q) * taps + t] = i(q / (outputs / groups) * in_channels + p);
+    cropped = e.op("GatherElements", {cropped, e.template constant<std::int64_t>(channel, dims)});
+  }
   const std::string out = e.fresh("filter_gradient_channels_last");
   e.set_ints(e.add_node("Transpose", {cropped}, {out}), "perm", to_filter);
   return out;
