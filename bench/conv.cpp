@@ -10,6 +10,8 @@
 //   Staticflow2T      the same with sf::set_num_threads(2)
 //   StaticflowEager   the same function under sf::run_functions_eagerly(true) (the seed times
 //                     its layer eagerly and as a function)
+//   Gradient          value_and_grad with respect to image and filter of sum(conv2d(x, k) * m)
+//                     (seed and ResNet shapes; FLOPS counts the forward pass only)
 //   Im2colEigen       a whole-image im2col buffer, then one Eigen GEMM (single-threaded Eigen:
 //                     built without OpenMP); per group for Grouped (Eigen maps of the group's
 //                     filter and output columns)
@@ -123,6 +125,35 @@ void run_staticflow(benchmark::State& state, const conv_case& cc, std::size_t th
   report(state, cc);
 }
 
+/// value_and_grad with respect to the image and the filter of sum(conv2d(x, k) * m): the forward
+/// pass and both gradients. Checked: one filter-gradient element against its definition.
+template <bool Same>
+void run_gradient(benchmark::State& state, const conv_case& cc) {
+  inputs in(cc);
+  xt::xtensor<float, 4> m = xt::ones<float>({std::size_t{1}, cc.oh(), cc.ow(), cc.o});
+  auto vg = sf::value_and_grad<0, 1>([](auto x, auto k, auto mask) {
+    if constexpr (Same) return sf::reduce_sum(sf::conv2d(x, k, sf::padding::same) * mask);
+    else return sf::reduce_sum(sf::conv2d(x, k) * mask);
+  });
+  auto out = vg(in.x, in.f, m);
+  for (auto _ : state) {
+    out = vg(in.x, in.f, m);
+    benchmark::DoNotOptimize(std::get<1>(out).data());
+    benchmark::ClobberMemory();
+  }
+  // d/df[u, v, 0, 0] of the sum of every output: the sum of x over the pixels tap (u, v) reads
+  const std::size_t u = cc.k / 2, v = cc.k / 2;
+  double want = 0;
+  for (std::size_t i = 0; i < cc.oh(); ++i)
+    for (std::size_t j = 0; j < cc.ow(); ++j) {
+      const long ih = long(i + u * cc.dilation) - long(cc.pad()), iw = long(j + v * cc.dilation) - long(cc.pad());
+      if (ih >= 0 && iw >= 0 && ih < long(cc.h) && iw < long(cc.w)) want += double(in.x(0, std::size_t(ih), std::size_t(iw), 0));
+    }
+  const double got = std::get<2>(out)(u, v, 0, 0);
+  if (!(std::fabs(got - want) <= 1e-3 * (1 + std::fabs(want)))) state.SkipWithError("wrong filter gradient");
+  report(state, cc);
+}
+
 void run_im2col_eigen(benchmark::State& state, const conv_case& cc) {
   inputs in(cc);
   using row_major = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -184,9 +215,11 @@ void run_hand_loop(benchmark::State& state, const conv_case& cc) {
 void Seed_Staticflow(benchmark::State& s) { run_staticflow<false>(s, seed_case, 1, false); }
 void Seed_Staticflow2T(benchmark::State& s) { run_staticflow<false>(s, seed_case, 2, false); }
 void Seed_StaticflowEager(benchmark::State& s) { run_staticflow<false>(s, seed_case, 1, true); }
+void Seed_Gradient(benchmark::State& s) { run_gradient<false>(s, seed_case); }
 void Seed_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, seed_case); }
 void ResNet_Staticflow(benchmark::State& s) { run_staticflow<true>(s, resnet_case, 1, false); }
 void ResNet_Staticflow2T(benchmark::State& s) { run_staticflow<true>(s, resnet_case, 2, false); }
+void ResNet_Gradient(benchmark::State& s) { run_gradient<true>(s, resnet_case); }
 void ResNet_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, resnet_case); }
 void ResNet_HandLoop(benchmark::State& s) { run_hand_loop(s, resnet_case); }
 void Dilated_Staticflow(benchmark::State& s) { run_staticflow<true, 2>(s, dilated_case, 1, false); }
@@ -202,9 +235,11 @@ void Grouped_HandLoop(benchmark::State& s) { run_hand_loop(s, grouped_case); }
 BENCHMARK(Seed_Staticflow)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Seed_Staticflow2T)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Seed_StaticflowEager)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Seed_Gradient)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Seed_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ResNet_Staticflow)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ResNet_Staticflow2T)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ResNet_Gradient)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ResNet_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ResNet_HandLoop)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Dilated_Staticflow)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -18,49 +18,9 @@
 
 namespace sf = staticflow;
 using window_reference::random4;
+using window_reference::reference_conv;
 
 namespace {
-
-/// A convolution's options as the reference takes them (pads ignored when same).
-struct options {
-  bool same = false;
-  std::size_t sh = 1, sw = 1, dh = 1, dw = 1, top = 0, bottom = 0, left = 0, right = 0;
-};
-
-/// One axis: output length and padding before, TF's formulas with the dilated filter extent.
-window_reference::axis axis(bool same, std::size_t in, std::size_t k, std::size_t s, std::size_t d, std::size_t before,
-                            std::size_t after) {
-  const std::size_t span = (k - 1) * d + 1;
-  if (!same) return {(in + before + after - span) / s + 1, before};
-  const std::size_t out = (in + s - 1) / s;
-  const std::ptrdiff_t pad = std::ptrdiff_t((out - 1) * s + span) - std::ptrdiff_t(in);
-  return {out, std::size_t(std::max<std::ptrdiff_t>(pad, 0)) / 2};
-}
-
-/// tf.nn.conv2d with groups = C / f.shape(2), NHWC x HWIO, written out as the definition.
-template <class T>
-xt::xtensor<T, 4> reference_conv(const xt::xtensor<T, 4>& x, const xt::xtensor<T, 4>& f, const options& o) {
-  const std::size_t n = x.shape(0), h = x.shape(1), w = x.shape(2), c = x.shape(3);
-  const std::size_t kh = f.shape(0), kw = f.shape(1), cg = f.shape(2), outs = f.shape(3);
-  const std::size_t groups = c / cg, og = outs / groups;
-  const auto rows = axis(o.same, h, kh, o.sh, o.dh, o.top, o.bottom), cols = axis(o.same, w, kw, o.sw, o.dw, o.left, o.right);
-  xt::xtensor<T, 4> y = xt::zeros<T>({n, rows.out, cols.out, outs});
-  for (std::size_t b = 0; b < n; ++b)
-    for (std::size_t i = 0; i < rows.out; ++i)
-      for (std::size_t j = 0; j < cols.out; ++j)
-        for (std::size_t q = 0; q < outs; ++q) {
-          T acc = 0;
-          for (std::size_t u = 0; u < kh; ++u)
-            for (std::size_t v = 0; v < kw; ++v) {
-              const std::ptrdiff_t ih = std::ptrdiff_t(i * o.sh + u * o.dh) - std::ptrdiff_t(rows.pad_before);
-              const std::ptrdiff_t iw = std::ptrdiff_t(j * o.sw + v * o.dw) - std::ptrdiff_t(cols.pad_before);
-              if (ih < 0 || iw < 0 || ih >= std::ptrdiff_t(h) || iw >= std::ptrdiff_t(w)) continue;
-              for (std::size_t p = 0; p < cg; ++p) acc += x(b, std::size_t(ih), std::size_t(iw), q / og * cg + p) * f(u, v, p, q);
-            }
-          y(b, i, j, q) = acc;
-        }
-  return y;
-}
 
 xt::xtensor<double, 4> to_nchw(const xt::xtensor<double, 4>& t) { return xt::transpose(t, {0, 3, 1, 2}); }
 

@@ -1,6 +1,10 @@
 // staticflow/backend/cpu/conv.hpp -- conv2d and its two gradients (graph/conv.hpp) on the CPU.
 //
-// An implicit im2col: for a block of output rows, each output position's window (KH*KW*C inputs
+// Ungrouped float/double convolutions take conv_direct.hpp: windows read in place by a
+// register-tiled kernel over the filter packed once (the forward pass, the filter gradient, and
+// at stride 1 the input gradient as a convolution of dy with the turned-around filter). What is
+// left here is the path for groups and for the input gradient of strided convolutions, an
+// implicit im2col: for a block of output rows, each output position's window (KH*KW*C inputs
 // in filter order, DH / DW apart with dilations, zeros where it leaves the image) is copied into a
 // patch matrix that stays in L2 (about 1 MiB), then multiplied by the filter, viewed as a
 // [KH*KW*C, O] matrix, with the blocked matmul kernel (matmul.hpp, split across threads when the
@@ -10,12 +14,14 @@
 // GEMMs would be narrower than a register tile, take a direct kernel over expanded input rows.
 // The input gradient is the transpose: dy's rows times the filter's transpose, scattered back
 // (col2im, adding where windows overlap); the filter gradient is the sum over row blocks of the
-// patch matrix's transpose (gathered in that layout directly) times dy's rows.
+// patch matrix's transpose (gathered in that layout directly) times dy's rows. Integer
+// convolutions take this path too.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 
+#include "staticflow/backend/cpu/conv_direct.hpp"
 #include "staticflow/backend/cpu/matmul.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
@@ -163,6 +169,11 @@ void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* 
     matmul(x, K, f, g.o, y, g.o, outputs, g.o, K, threads_for(outputs * g.o * K));
     return;
   }
+  if (conv_direct_applies<T>(g)) {  // no patch: windows read in place (conv_direct.hpp)
+    const plan::arena_scope scratch;
+    conv2d_direct_forward(g, x, f, y, threads_for(outputs * g.o * K));
+    return;
+  }
   if (g.groups > 1 && og < conv_direct_group_outputs) {  // output rows across threads, one thread each
     parallel_for(g.n * g.oh, threads_for(outputs * g.o * K), [&](std::size_t begin, std::size_t end) {
       const plan::arena_scope scratch;
@@ -199,6 +210,8 @@ void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* 
 template <class T>
 void conv2d_input_gradient(const graph::conv2d_geometry& g, const T* f, const T* dy, T* dx) {
   const std::size_t K = g.patch(), outputs = g.n * g.oh * g.ow, og = g.group_outputs();
+  if (outputs > 0 && conv_direct_input_gradient_applies<T>(g))  // a convolution of dy (conv_direct.hpp)
+    return conv2d_direct_input_gradient(g, f, dy, dx, threads_for(outputs * g.o * K));
   std::fill_n(dx, g.n * g.h * g.w * g.c, T(0));
   if (outputs == 0 || K == 0) return;
   if (g.o == 0) return;
@@ -232,6 +245,8 @@ void conv2d_input_gradient(const graph::conv2d_geometry& g, const T* f, const T*
 template <class T>
 void conv2d_filter_gradient(const graph::conv2d_geometry& g, const T* x, const T* dy, T* df) {
   const std::size_t K = g.patch(), outputs = g.n * g.oh * g.ow, og = g.group_outputs();
+  if (outputs > 0 && K > 0 && conv_direct_applies<T>(g))  // pixels summed in place (conv_direct.hpp)
+    return conv2d_direct_filter_gradient(g, x, dy, df, threads_for(outputs * g.o * K));
   std::fill_n(df, K * g.o, T(0));
   if (outputs == 0 || K == 0 || g.o == 0) return;
   const plan::arena_scope scratch;
