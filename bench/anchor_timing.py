@@ -16,7 +16,7 @@ def best(fn, seconds):
 
 
 def tensorflow_or_none(threads):
-    """TensorFlow with its intra-op threads set (0: its default), or None (and a line saying the
+    """TensorFlow with its intra- and inter-op threads set (0: its default), or None (and a line saying the
     cases are skipped) when it is not installed."""
     try:
         import tensorflow as tf
@@ -25,6 +25,7 @@ def tensorflow_or_none(threads):
         return None
     if threads:
         tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)  # independent ops (two gradients) would run side by side otherwise
     return tf
 
 
@@ -43,7 +44,7 @@ def run_anchors(doc, jax_cases, tensorflow_cases):
     runs jax_cases(seconds), then tensorflow_cases(seconds, threads)."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=1.0, help="time per case (default 1)")
-    parser.add_argument("--threads", type=int, default=0, help="TensorFlow intra-op threads (default: its own)")
+    parser.add_argument("--threads", type=int, default=0, help="TensorFlow intra- and inter-op threads (default: its own)")
     args = parser.parse_args()
     jax_cases(args.seconds)
     tensorflow_cases(args.seconds, args.threads)

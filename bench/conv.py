@@ -5,12 +5,14 @@ as the seed times its conv_fn. Skipped without tensorflow; never run in CI.
 
     python3 bench/conv.py [--seconds S] [--threads N]
 
-Prints the minimum wall time per call and GFLOP/s for
+Prints the minimum wall time per call and GFLOP/s (of the forward pass) for
   seed:    a 1x200x200x100 image, 100 3x3 filters, VALID (the seed's conv_fn)
   resnet:  a 1x56x56x64 image, 64 3x3 filters, SAME
   dilated: the same with dilations 2
   grouped: a 1x56x56x128 image, 128 3x3 filters in 32 groups of 4 channels, SAME (TF's CPU
            kernel may refuse groups: then the line says so)
+and, for seed and resnet, "gradient": the value and both gradients (image, filter) of
+sum(conv2d(x, k) * m) in a tf.function.
 """
 import argparse
 import sys
@@ -20,7 +22,7 @@ from anchor_timing import best
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=2.0, help="time spent per measurement")
-    p.add_argument("--threads", type=int, default=0, help="TF's intra-op threads (0: TF's default, all cores)")
+    p.add_argument("--threads", type=int, default=0, help="TF's intra- and inter-op threads (0: TF's default, all cores)")
     args = p.parse_args()
     try:
         import tensorflow as tf
@@ -29,11 +31,12 @@ def main():
         return 0
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(args.threads)  # independent ops (two gradients) would run side by side otherwise
     cases = [("seed", (1, 200, 200, 100), (3, 3, 100, 100), "VALID", 1),
              ("resnet", (1, 56, 56, 64), (3, 3, 64, 64), "SAME", 1),
              ("dilated", (1, 56, 56, 64), (3, 3, 64, 64), "SAME", 2),
              ("grouped", (1, 56, 56, 128), (3, 3, 4, 128), "SAME", 1)]
-    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}")
+    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}, inter-op {tf.config.threading.get_inter_op_parallelism_threads()}")
     for name, xs, fs, padding, dilation in cases:
         x = tf.random.uniform(xs, -1, 1)
         k = tf.random.uniform(fs, -1, 1)
@@ -49,7 +52,23 @@ def main():
         def function():
             return conv_fn(x, k).numpy()
 
-        for label, fn in (("eager", eager), ("tf.function", function)):
+        m = tf.ones((xs[0], out_h, out_w, fs[3]))
+
+        @tf.function
+        def value_and_grad(a, b, w):
+            with tf.GradientTape() as tape:
+                tape.watch([a, b])
+                loss = tf.reduce_sum(tf.nn.conv2d(a, b, strides=1, padding=padding, dilations=dilation) * w)
+            return loss, tape.gradient(loss, [a, b])
+
+        def gradient():
+            loss, (dx, dk) = value_and_grad(x, k, m)
+            return loss.numpy(), dx.numpy(), dk.numpy()
+
+        runs = [("eager", eager), ("tf.function", function)]
+        if name in ("seed", "resnet"):  # bench/conv.cpp's Gradient rows
+            runs.append(("gradient", gradient))
+        for label, fn in runs:
             try:
                 fn()
             except Exception as error:  # TF's CPU kernels refuse some grouped convolutions

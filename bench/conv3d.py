@@ -18,7 +18,7 @@ from anchor_timing import best
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=2.0, help="time spent per measurement")
-    p.add_argument("--threads", type=int, default=0, help="TF's intra-op threads (0: TF's default, all cores)")
+    p.add_argument("--threads", type=int, default=0, help="TF's intra- and inter-op threads (0: TF's default, all cores)")
     args = p.parse_args()
     try:
         import tensorflow as tf
@@ -27,8 +27,9 @@ def main():
         return 0
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(args.threads)  # independent ops (two gradients) would run side by side otherwise
     cases = [("video", (1, 8, 56, 56, 64), 64), ("medical", (1, 32, 32, 32, 16), 32)]
-    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}")
+    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}, inter-op {tf.config.threading.get_inter_op_parallelism_threads()}")
     for name, xs, outs in cases:
         x = tf.random.uniform(xs, -1, 1)
         k = tf.random.uniform((3, 3, 3, xs[4], outs), -1, 1)

@@ -25,7 +25,8 @@ def tensorflow_cases(seconds, threads):
         return
     if threads:
         tf.config.threading.set_intra_op_parallelism_threads(threads)
-    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}")
+        tf.config.threading.set_inter_op_parallelism_threads(threads)  # independent ops (two gradients) would run side by side otherwise
+    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}, inter-op {tf.config.threading.get_inter_op_parallelism_threads()}")
     table = tf.random.uniform((VOCABULARY, WIDTH), -1, 1)
     w = tf.random.uniform((LOOKUPS, WIDTH), -1, 1)
     ids = tf.random.uniform((LOOKUPS,), 0, 2000, dtype=tf.int32)
@@ -66,7 +67,7 @@ def jax_cases(seconds):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=2.0, help="time spent per measurement")
-    p.add_argument("--threads", type=int, default=0, help="TF's intra-op threads (0: TF's default, all cores)")
+    p.add_argument("--threads", type=int, default=0, help="TF's intra- and inter-op threads (0: TF's default, all cores)")
     args = p.parse_args()
     tensorflow_cases(args.seconds, args.threads)
     jax_cases(args.seconds)

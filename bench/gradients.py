@@ -70,6 +70,7 @@ def tensorflow_cases(seconds, threads):
         return
     if threads:
         tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)  # independent ops (two gradients) would run side by side otherwise
     print(f"tensorflow {tf.__version__}")
     a, b, c, d = (tf.constant(v) for v in inputs_a(np))
 

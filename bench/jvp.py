@@ -58,6 +58,7 @@ def tensorflow_cases(seconds, threads):
         return
     if threads:
         tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)  # independent ops (two gradients) would run side by side otherwise
     print(f"tensorflow {tf.__version__}")
     x, w, dw = (tf.constant(a) for a in inputs(np))
     b = tf.constant(0.1, tf.float32)

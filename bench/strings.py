@@ -25,7 +25,7 @@ def text(rng):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=2.0, help="time spent per measurement")
-    p.add_argument("--threads", type=int, default=0, help="TF's intra-op threads (0: TF's default, all cores)")
+    p.add_argument("--threads", type=int, default=0, help="TF's intra- and inter-op threads (0: TF's default, all cores)")
     args = p.parse_args()
     tf = tensorflow_or_none(args.threads)
     if tf is None:
@@ -38,7 +38,7 @@ def main():
     join = tf.function(lambda x, y: tf.strings.join([x, y], separator="-"))
     to_number = tf.function(lambda s: tf.strings.to_number(s) * 2.0)
     reduce_join = tf.function(lambda x: tf.strings.reduce_join(x, axis=1, separator=","))
-    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}")
+    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}, inter-op {tf.config.threading.get_inter_op_parallelism_threads()}")
     for name, fn in (("join", lambda: join(a, b).numpy()), ("to_number", lambda: to_number(numbers).numpy()),
                      ("reduce_join", lambda: reduce_join(grid).numpy())):
         fn()

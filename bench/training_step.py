@@ -23,7 +23,7 @@ BATCHES = (32, 128, 256)
 
 def parse():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--threads", type=int, default=1, help="intra-op threads (default 1, as the C++ benchmark)")
+    p.add_argument("--threads", type=int, default=1, help="intra- and inter-op threads (default 1, as the C++ benchmark)")
     p.add_argument("--seconds", type=float, default=1.0, help="time spent per measurement")
     return p.parse_args()
 
@@ -63,6 +63,7 @@ def bench_tensorflow(np, args):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import tensorflow as tf
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+    tf.config.threading.set_inter_op_parallelism_threads(args.threads)  # independent ops (two gradients) would run side by side otherwise
     tf.config.threading.set_inter_op_parallelism_threads(1)
     for batch in BATCHES:
         x, y = (tf.constant(a) for a in data(np, batch))

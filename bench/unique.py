@@ -16,7 +16,7 @@ from anchor_timing import best
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=2.0, help="time spent per measurement")
-    p.add_argument("--threads", type=int, default=0, help="TF's intra-op threads (0: TF's default, all cores)")
+    p.add_argument("--threads", type=int, default=0, help="TF's intra- and inter-op threads (0: TF's default, all cores)")
     args = p.parse_args()
     try:
         import numpy as np
@@ -26,11 +26,12 @@ def main():
         return 0
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(args.threads)  # independent ops (two gradients) would run side by side otherwise
     rng = np.random.default_rng(5)
     size = 1 << 20
     cases = [("few_int", tf.constant(rng.integers(0, 1000, size).astype(np.int32) * 7919)),
              ("many_float", tf.constant(rng.random(size, dtype=np.float32)))]
-    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}")
+    print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}, inter-op {tf.config.threading.get_inter_op_parallelism_threads()}")
     unique_fn = tf.function(lambda v: tf.unique(v))
     for name, x in cases:
         def eager():

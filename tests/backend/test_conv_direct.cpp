@@ -167,3 +167,41 @@ TEST_CASE("conv direct kernel: the filter gradient's tiles split across threads 
   CHECK(std::get<1>(two_threads) == std::get<1>(one_thread));
   CHECK(std::get<2>(two_threads) == std::get<2>(one_thread));
 }
+
+TEST_CASE("conv direct kernel: conv3d (taps over depth, rows and columns) and both its gradients", "[backend][conv]") {
+  std::mt19937 rng(37);
+  using staticflow::cpu::detail::conv_direct_blocking;
+  constexpr std::size_t nr = conv_direct_blocking<double>::NR, mr = conv_direct_blocking<double>::MR;
+  const std::size_t n = 1, d = 4, h = 3, w = 2 * mr + 3, c = 11, k = 3, o = nr + 5;
+  xt::xtensor<double, 5> x = xt::xtensor<double, 5>::from_shape({n, d, h, w, c});
+  xt::xtensor<double, 5> f = xt::xtensor<double, 5>::from_shape({k, k, k, c, o});
+  xt::xtensor<double, 5> m = xt::xtensor<double, 5>::from_shape({n, d, h, w, o});
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto* t : {&x, &f, &m})
+    for (auto& v : *t) v = u(rng);
+  // SAME with stride 1 and a 3-tap filter: every axis padded by one on each side.
+  xt::xtensor<double, 5> y = xt::zeros<double>(m.shape()), dx = xt::zeros<double>(x.shape()), df = xt::zeros<double>(f.shape());
+  for (std::size_t z = 0; z < d; ++z)
+    for (std::size_t i = 0; i < h; ++i)
+      for (std::size_t j = 0; j < w; ++j)
+        for (std::size_t a = 0; a < k; ++a)
+          for (std::size_t b = 0; b < k; ++b)
+            for (std::size_t e = 0; e < k; ++e) {
+              const std::ptrdiff_t iz = std::ptrdiff_t(z + a) - 1, ih = std::ptrdiff_t(i + b) - 1, iw = std::ptrdiff_t(j + e) - 1;
+              if (iz < 0 || ih < 0 || iw < 0 || iz >= std::ptrdiff_t(d) || ih >= std::ptrdiff_t(h) || iw >= std::ptrdiff_t(w)) continue;
+              for (std::size_t p = 0; p < c; ++p)
+                for (std::size_t q = 0; q < o; ++q) {
+                  const double xv = x(0, std::size_t(iz), std::size_t(ih), std::size_t(iw), p);
+                  y(0, z, i, j, q) += xv * f(a, b, e, p, q);
+                  dx(0, std::size_t(iz), std::size_t(ih), std::size_t(iw), p) += f(a, b, e, p, q) * m(0, z, i, j, q);
+                  df(a, b, e, p, q) += xv * m(0, z, i, j, q);
+                }
+            }
+  auto conv = sf::function([](auto a, auto b) { return sf::conv3d(a, b, sf::padding::same); });
+  auto vg = sf::value_and_grad<0, 1>([](auto a, auto b, auto mask) { return sf::reduce_sum(sf::conv3d(a, b, sf::padding::same) * mask); });
+  CHECK(xt::allclose(xt::xtensor<double, 5>(conv(x, f)), y, 1e-11, 1e-11));
+  const auto [loss, gx, gf] = vg(x, f, m);
+  CHECK(loss == Approx(xt::sum(y * m)()).epsilon(1e-11));
+  CHECK(xt::allclose(gx, dx, 1e-11, 1e-11));
+  CHECK(xt::allclose(gf, df, 1e-11, 1e-11));
+}

@@ -6,11 +6,14 @@
 //   filter grad    dfolded = conv2d filter gradient(depth_windows(x), dy); df = unfold(dfolded)
 //
 // where windows[b * OD + od, h, w, c * KD + kd] = x[b, od * SD + kd * DD - pad_front, h, w, c]
-// (0 in the padding) and fold(f)[u, v, p * KD + kd, q] = f[kd, u, v, p, q].
+// (0 in the padding) and fold(f)[u, v, p * KD + kd, q] = f[kd, u, v, p, q]. That is the path of
+// grouped (and integer) convolutions; ungrouped float/double ones take conv_direct.hpp's kernels
+// with a depth axis (taps over (kd, kh, kw), the DHWIO filter as it lies), which copy no window.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 
 #include "staticflow/backend/cpu/conv.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
@@ -83,6 +86,22 @@ void fold_conv3d_filter(const graph::conv3d_geometry& g, const T* from, T* to) {
       }
 }
 
+/// The direct kernels' view of an ungrouped conv3d (conv_direct.hpp): the plane's geometry
+/// with the batch and channels of the volume, and the depth axis. Null when they do not apply
+/// (groups, integers).
+template <class T>
+std::optional<direct_geometry> conv3d_direct_geometry(const graph::conv3d_geometry& g) {
+  graph::conv2d_geometry plane = g.plane;
+  plane.n = g.n, plane.c = g.c;
+  if (!conv_direct_applies<T>(plane)) return std::nullopt;
+  return direct_geometry{plane, g.d, g.kd, g.od, g.sd, g.dd, g.pad_front};
+}
+
+/// Multiply-adds of a conv3d (for threads_for).
+inline std::size_t conv3d_work(const graph::conv3d_geometry& g) {
+  return g.n * g.od * g.plane.oh * g.plane.ow * g.plane.o * g.kd * g.plane.patch();
+}
+
 template <class T>
 T* arena_buffer(std::size_t elements) {
   return static_cast<T*>(plan::arena::local().allocate(sizeof(T) * std::max<std::size_t>(elements, 1)));
@@ -96,6 +115,11 @@ void materialize(const graph::conv3d<X, F, Opt>& n, const Views& views, const ex
   const auto g = graph::detail::conv3d_geometry_of<Opt>(ex, ef, "conv3d");
   if (staticflow::detail::product(out_ext) == 0) return;
   const plan::arena_scope scratch;
+  if (const auto direct = detail::conv3d_direct_geometry<T>(g)) {  // windows read in place
+    detail::conv_direct_forward(*direct, detail::contiguous_operand<T, Sig>(n.x, views, ex),
+                                detail::contiguous_operand<T, Sig>(n.f, views, ef), out, threads_for(detail::conv3d_work(g)));
+    return;
+  }
   T* windows = detail::arena_buffer<T>(g.patches_size());
   T* folded = detail::arena_buffer<T>(g.folded_filter_size());
   detail::depth_windows(g, detail::contiguous_operand<T, Sig>(n.x, views, ex), windows);
@@ -113,6 +137,15 @@ void materialize(const graph::conv3d_gradient<Wrt, X, F, G, Opt>& n, const Views
   if (total == 0) return;
   const plan::arena_scope scratch;
   const T* dy = detail::contiguous_operand<T, Sig>(n.g, views, graph::node_extents(n.g, ext_views));
+  const auto direct = detail::conv3d_direct_geometry<T>(g);
+  const std::size_t threads = threads_for(detail::conv3d_work(g));
+  if constexpr (graph::conv3d_gradient<Wrt, X, F, G, Opt>::wrt_image) {
+    if (direct && detail::conv_direct_input_gradient_fits(*direct))  // dy convolved with the turned filter
+      return detail::conv_direct_input_gradient(*direct, detail::contiguous_operand<T, Sig>(n.f, views, ef), dy, out, threads);
+  } else {
+    if (direct)  // pixels summed in place
+      return detail::conv_direct_filter_gradient(*direct, detail::contiguous_operand<T, Sig>(n.x, views, ex), dy, out, threads);
+  }
   T* windows = detail::arena_buffer<T>(g.patches_size());
   T* folded = detail::arena_buffer<T>(g.folded_filter_size());
   if constexpr (graph::conv3d_gradient<Wrt, X, F, G, Opt>::wrt_image) {

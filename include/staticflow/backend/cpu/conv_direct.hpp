@@ -134,19 +134,41 @@ void conv_direct_tile(std::size_t r, std::size_t cols, std::size_t width, const 
   for (std::size_t i = 0; i < r; ++i) std::memcpy(y + i * ldy, tile + i * width, cols * sizeof(T));
 }
 
-/// Whether conv2d_forward takes the direct kernel: ungrouped, float or double.
+/// What the direct kernels read of a convolution: conv2d's geometry of one depth plane (n
+/// images, channels c, ...) and the depth axis, of extent 1 for a conv2d (conv3d: D, KD, OD, SD,
+/// DD and the front padding). Taps run over (kd, kh, kw), the filter is [KD*KH*KW*C, O] (HWIO or
+/// DHWIO as it lies), output rows over (b, od, oh).
+struct direct_geometry {
+  graph::conv2d_geometry plane;
+  std::size_t d = 1, kd = 1, od = 1, sd = 1, dd = 1, pad_front = 0;
+  std::size_t taps() const { return kd * plane.kh * plane.kw; }
+  std::size_t output_rows() const { return plane.n * od * plane.oh; }
+  /// Input row (W * C values) that tap t of output row `row` reads, or null in the padding.
+  template <class T>
+  const T* input_row(const T* x, std::size_t row, std::size_t t) const {
+    const graph::conv2d_geometry& g = plane;
+    const std::size_t oh = row % g.oh, odepth = row / g.oh % od, b = row / g.oh / od;
+    const std::ptrdiff_t id = std::ptrdiff_t(odepth * sd + t / (g.kh * g.kw) * dd) - std::ptrdiff_t(pad_front);
+    const std::ptrdiff_t ih = std::ptrdiff_t(oh * g.sh + t / g.kw % g.kh * g.dh) - std::ptrdiff_t(g.pad_top);
+    if (id < 0 || id >= std::ptrdiff_t(d) || ih < 0 || ih >= std::ptrdiff_t(g.h)) return nullptr;
+    return x + ((b * d + std::size_t(id)) * g.h + std::size_t(ih)) * g.w * g.c;
+  }
+};
+
+/// Whether the direct kernels apply: ungrouped, float or double.
 template <class T>
 bool conv_direct_applies(const graph::conv2d_geometry& g) {
   return simd_gemm_type<T> && g.groups == 1 && g.c > 0 && g.o > 0;
 }
 
-/// y [N,OH,OW,O] = conv2d(x [N,H,W,C], f [KH,KW,C,O]), ungrouped, output rows across threads.
+/// y [N,(OD,)OH,OW,O] = the convolution of x [N,(D,)H,W,C] with f [(KD,)KH,KW,C,O], ungrouped,
+/// output rows across threads.
 template <class T>
-void conv2d_direct_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* y,
-                           std::size_t threads) {
+void conv_direct_forward(const direct_geometry& dg, const T* x, const T* f, T* y, std::size_t threads) {
   using D = conv_direct_blocking<T>;
   constexpr std::size_t MR = D::MR;
-  const std::size_t C = g.c, O = g.o, ntaps = g.kh * g.kw, K = ntaps * C;
+  const graph::conv2d_geometry& g = dg.plane;
+  const std::size_t C = g.c, O = g.o, ntaps = dg.taps(), K = ntaps * C;
   const std::size_t panels = (O + D::NR - 1) / D::NR;
   T* packed = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * panels * D::NR * K));
   conv_pack_filter(f, K, O, packed);
@@ -158,34 +180,30 @@ void conv2d_direct_forward(const graph::conv2d_geometry& g, const T* x, const T*
   const std::size_t inner_begin = std::min(g.ow, (g.pad_left + g.sw - 1) / g.sw);
   const std::size_t inner_end =
       g.w + g.pad_left < span + 1 ? inner_begin : std::clamp((g.w - 1 + g.pad_left - span) / g.sw + 1, inner_begin, g.ow);
-  parallel_for(g.n * g.oh, threads, [&](std::size_t begin, std::size_t end) {
+  parallel_for(dg.output_rows(), threads, [&](std::size_t begin, std::size_t end) {
     const plan::arena_scope scratch;
     const T** tap_starts = static_cast<const T**>(plan::arena::local().allocate(sizeof(const T*) * ntaps));
     T* edge = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * MR * K));
     for (std::size_t row = begin; row < end; ++row) {
-      const std::size_t b = row / g.oh, oh = row % g.oh;
       T* const yrow = y + row * g.ow * O;
       // A tile of r pixels from ow0: its taps (from the image, or from `edge` at the borders).
       const auto tile = [&](std::size_t ow0, std::size_t r) {
         const bool inner = ow0 >= inner_begin && ow0 + r <= inner_end;
-        for (std::size_t kh = 0; kh < g.kh; ++kh) {
-          const std::ptrdiff_t ih = std::ptrdiff_t(oh * g.sh + kh * g.dh) - std::ptrdiff_t(g.pad_top);
-          const bool inside = ih >= 0 && ih < std::ptrdiff_t(g.h);
-          for (std::size_t kw = 0; kw < g.kw; ++kw) {
-            const std::size_t t = kh * g.kw + kw;
-            if (!inside) {
-              tap_starts[t] = nullptr;
-            } else if (inner) {
-              tap_starts[t] = x + ((b * g.h + std::size_t(ih)) * g.w + ow0 * g.sw + kw * g.dw - g.pad_left) * C;
-            } else {
-              T* dst = edge + t * C;
-              for (std::size_t i = 0; i < r; ++i, dst += K) {
-                const std::ptrdiff_t iw = std::ptrdiff_t((ow0 + i) * g.sw + kw * g.dw) - std::ptrdiff_t(g.pad_left);
-                if (iw < 0 || iw >= std::ptrdiff_t(g.w)) std::fill_n(dst, C, T(0));
-                else std::memcpy(dst, x + ((b * g.h + std::size_t(ih)) * g.w + std::size_t(iw)) * C, C * sizeof(T));
-              }
-              tap_starts[t] = edge + t * C;
+        for (std::size_t t = 0; t < ntaps; ++t) {
+          const T* in = dg.input_row(x, row, t);
+          const std::size_t reach = t % g.kw * g.dw;
+          if (in == nullptr) {
+            tap_starts[t] = nullptr;
+          } else if (inner) {
+            tap_starts[t] = in + (ow0 * g.sw + reach - g.pad_left) * C;
+          } else {
+            T* dst = edge + t * C;
+            for (std::size_t i = 0; i < r; ++i, dst += K) {
+              const std::ptrdiff_t iw = std::ptrdiff_t((ow0 + i) * g.sw + reach) - std::ptrdiff_t(g.pad_left);
+              if (iw < 0 || iw >= std::ptrdiff_t(g.w)) std::fill_n(dst, C, T(0));
+              else std::memcpy(dst, in + std::size_t(iw) * C, C * sizeof(T));
             }
+            tap_starts[t] = edge + t * C;
           }
         }
         const std::size_t rstride = inner ? g.sw * C : K;
@@ -211,68 +229,69 @@ void conv2d_direct_forward(const graph::conv2d_geometry& g, const T* x, const T*
   });
 }
 
-/// Whether conv2d_input_gradient takes the direct kernel: stride 1, padding no wider than the
+/// Whether the input gradient takes the direct kernel: stride 1, padding no wider than the
 /// dilated filter's reach (so that the turned-around convolution's padding is not negative).
-template <class T>
-bool conv_direct_input_gradient_applies(const graph::conv2d_geometry& g) {
-  return conv_direct_applies<T>(g) && g.sh == 1 && g.sw == 1 && g.kh > 0 && g.kw > 0 &&
+inline bool conv_direct_input_gradient_fits(const direct_geometry& dg) {
+  const graph::conv2d_geometry& g = dg.plane;
+  return dg.sd == 1 && g.sh == 1 && g.sw == 1 && dg.kd > 0 && g.kh > 0 && g.kw > 0 && dg.pad_front <= (dg.kd - 1) * dg.dd &&
          g.pad_top <= (g.kh - 1) * g.dh && g.pad_left <= (g.kw - 1) * g.dw;
 }
 
-/// dx [N,H,W,C] = the gradient of conv2d(x, f) with respect to x given dy [N,OH,OW,O], stride 1:
-/// the convolution of dy with the filter turned around, f'[kh, kw, o, c] = f[KH-1-kh, KW-1-kw, c,
-/// o], padded by the dilated filter's reach less the forward padding (dx[ih] gathers dy[ih + pad -
-/// kh * DH] over the taps kh). No patch gradient and no scatter of overlapping windows.
+/// dx [N,(D,)H,W,C] = the gradient of the convolution with respect to x given dy, stride 1: the
+/// convolution of dy with the filter turned around, f'[kd, kh, kw, o, c] = f[KD-1-kd, KH-1-kh,
+/// KW-1-kw, c, o], padded by the dilated filter's reach less the forward padding on each axis
+/// (dx[ih] gathers dy[ih + pad - kh * DH] over the taps kh). No patch gradient, no scatter.
 template <class T>
-void conv2d_direct_input_gradient(const graph::conv2d_geometry& g, const T* f, const T* dy, T* dx, std::size_t threads) {
+void conv_direct_input_gradient(const direct_geometry& dg, const T* f, const T* dy, T* dx, std::size_t threads) {
   const plan::arena_scope scratch;
-  const std::size_t C = g.c, O = g.o;
-  T* turned = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * g.kh * g.kw * C * O));
-  for (std::size_t kh = 0; kh < g.kh; ++kh)
-    for (std::size_t kw = 0; kw < g.kw; ++kw) {
-      const T* tap = f + (kh * g.kw + kw) * C * O;
-      T* dst = turned + ((g.kh - 1 - kh) * g.kw + (g.kw - 1 - kw)) * O * C;
-      for (std::size_t c = 0; c < C; ++c)
-        for (std::size_t o = 0; o < O; ++o) dst[o * C + c] = tap[c * O + o];
-    }
-  graph::conv2d_geometry t = g;
-  t.h = g.oh, t.w = g.ow, t.c = O, t.o = C, t.oh = g.h, t.ow = g.w;
-  t.pad_top = (g.kh - 1) * g.dh - g.pad_top, t.pad_left = (g.kw - 1) * g.dw - g.pad_left;
-  conv2d_direct_forward(t, dy, turned, dx, threads);
+  const graph::conv2d_geometry& g = dg.plane;
+  const std::size_t C = g.c, O = g.o, ntaps = dg.taps();
+  T* turned = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * ntaps * C * O));
+  for (std::size_t t = 0; t < ntaps; ++t) {  // the taps in reverse order are the turned-around filter
+    const T* tap = f + t * C * O;
+    T* dst = turned + (ntaps - 1 - t) * O * C;
+    for (std::size_t c = 0; c < C; ++c)
+      for (std::size_t o = 0; o < O; ++o) dst[o * C + c] = tap[c * O + o];
+  }
+  direct_geometry turned_geometry = dg;
+  graph::conv2d_geometry& tg = turned_geometry.plane;
+  tg.h = g.oh, tg.w = g.ow, tg.c = O, tg.o = C, tg.oh = g.h, tg.ow = g.w;
+  tg.pad_top = (g.kh - 1) * g.dh - g.pad_top, tg.pad_left = (g.kw - 1) * g.dw - g.pad_left;
+  turned_geometry.d = dg.od, turned_geometry.od = dg.d, turned_geometry.pad_front = (dg.kd - 1) * dg.dd - dg.pad_front;
+  conv_direct_forward(turned_geometry, dy, turned, dx, threads);
 }
 
-/// df [KH,KW,C,O] = the gradient of conv2d(x, f) with respect to f given dy [N,OH,OW,O],
-/// ungrouped: df[tap][c][o] is the sum over output pixels of x at the pixel's tap times dy. For
-/// each output row, dy's row is packed into column panels; each tile of MR channels x one panel
-/// of one tap then accumulates, in registers, the pixels whose tap lies inside the image (a
-/// contiguous range per tap: no patch, no zeros), reading x in place (r a channel, p a pixel
-/// SW * C apart). Threads split the tiles, never the pixels: every element of df is one chain
-/// over the output rows and pixels in order, whatever the thread count.
+/// df [(KD,)KH,KW,C,O] = the gradient of the convolution with respect to f given dy, ungrouped:
+/// df[tap][c][o] is the sum over output pixels of x at the pixel's tap times dy. For each output
+/// row, dy's row is packed into column panels; each tile of MR channels x one panel of one tap
+/// then accumulates, in registers, the pixels whose tap lies inside the image (a contiguous range
+/// per tap: no patch, no zeros), reading x in place (r a channel, p a pixel SW * C apart).
+/// Threads split the tiles, never the pixels: every element of df is one chain over the output
+/// rows and pixels in order, whatever the thread count.
 template <class T>
-void conv2d_direct_filter_gradient(const graph::conv2d_geometry& g, const T* x, const T* dy, T* df,
-                                   std::size_t threads) {
+void conv_direct_filter_gradient(const direct_geometry& dg, const T* x, const T* dy, T* df, std::size_t threads) {
   using D = conv_direct_blocking<T>;
-  const std::size_t C = g.c, O = g.o, ntaps = g.kh * g.kw;
+  const graph::conv2d_geometry& g = dg.plane;
+  const std::size_t C = g.c, O = g.o, ntaps = dg.taps();
   const std::size_t panels = (O + D::NR - 1) / D::NR, channel_tiles = (C + D::MR - 1) / D::MR;
   std::fill_n(df, ntaps * C * O, T(0));
   const plan::arena_scope scratch;
   T* packed = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * panels * D::NR * g.ow));
-  for (std::size_t row = 0; row < g.n * g.oh; ++row) {
-    const std::size_t b = row / g.oh, oh = row % g.oh;
+  for (std::size_t row = 0; row < dg.output_rows(); ++row) {
     conv_pack_filter(dy + row * g.ow * O, g.ow, O, packed);
     // Tiles ordered panel, tap, channels: a thread's consecutive tiles reuse one panel of dy.
     parallel_for(panels * ntaps * channel_tiles, threads, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         const std::size_t q = i / (ntaps * channel_tiles), t = i / channel_tiles % ntaps, c0 = i % channel_tiles * D::MR;
-        const std::ptrdiff_t ih = std::ptrdiff_t(oh * g.sh + t / g.kw * g.dh) - std::ptrdiff_t(g.pad_top);
-        if (ih < 0 || ih >= std::ptrdiff_t(g.h)) continue;
+        const T* in = dg.input_row(x, row, t);
+        if (in == nullptr) continue;
         // The pixels whose column ow * SW + kw * DW - PL is inside [0, W).
         const std::size_t reach = t % g.kw * g.dw;
         const std::size_t lo = reach >= g.pad_left ? 0 : (g.pad_left - reach + g.sw - 1) / g.sw;
         const std::size_t hi =
             g.w + g.pad_left <= reach ? 0 : std::min(g.ow, (g.w - 1 + g.pad_left - reach) / g.sw + 1);
         if (lo >= hi) continue;
-        const T* a = x + ((b * g.h + std::size_t(ih)) * g.w + lo * g.sw + reach - g.pad_left) * C + c0;
+        const T* a = in + (lo * g.sw + reach - g.pad_left) * C + c0;
         const std::size_t width = conv_panel_width<T>(O, q), cols = std::min(width, O - q * D::NR);
         conv_direct_tile(std::min(D::MR, C - c0), cols, width, &a, 1, 0, hi - lo, 1, g.sw * C,
                          packed + q * D::NR * g.ow + lo * width, 0, df + (t * C + c0) * O + q * D::NR, O, true);
