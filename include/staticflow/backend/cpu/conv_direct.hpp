@@ -134,6 +134,15 @@ void conv_direct_tile(std::size_t r, std::size_t cols, std::size_t width, const 
   for (std::size_t i = 0; i < r; ++i) std::memcpy(y + i * ldy, tile + i * width, cols * sizeof(T));
 }
 
+/// [begin, end) in ceil(length / MR) tiles of nearly equal length (49 pixels: 13, 12, 12, 12 --
+/// not 12, 12, 12, 12, 1, whose one-row tile would run at a fraction of the kernel's speed):
+/// tile(start, length) for each.
+template <std::size_t MR, class F>
+void balanced_tiles(std::size_t begin, std::size_t end, F&& tile) {
+  const std::size_t length = end - begin, count = (length + MR - 1) / MR;
+  for (std::size_t i = 0; i < count; ++i) tile(begin + length * i / count, length * (i + 1) / count - length * i / count);
+}
+
 /// What the direct kernels read of a convolution: conv2d's geometry of one depth plane (n
 /// images, channels c, ...) and the depth axis, of extent 1 for a conv2d (conv3d: D, KD, OD, SD,
 /// DD and the front padding). Taps run over (kd, kh, kw), the filter is [KD*KH*KW*C, O] (HWIO or
@@ -222,9 +231,9 @@ void conv_direct_forward(const direct_geometry& dg, const T* x, const T* f, T* y
         }
       };
       // Tiles never straddle the inner range's bounds, so that a tile is all inner or all edge.
-      for (std::size_t ow0 = 0; ow0 < inner_begin; ow0 += MR) tile(ow0, std::min(MR, inner_begin - ow0));
-      for (std::size_t ow0 = inner_begin; ow0 < inner_end; ow0 += MR) tile(ow0, std::min(MR, inner_end - ow0));
-      for (std::size_t ow0 = inner_end; ow0 < g.ow; ow0 += MR) tile(ow0, std::min(MR, g.ow - ow0));
+      balanced_tiles<MR>(0, inner_begin, tile);
+      balanced_tiles<MR>(inner_begin, inner_end, tile);
+      balanced_tiles<MR>(inner_end, g.ow, tile);
     }
   });
 }
@@ -282,7 +291,9 @@ void conv_direct_filter_gradient(const direct_geometry& dg, const T* x, const T*
     // Tiles ordered panel, tap, channels: a thread's consecutive tiles reuse one panel of dy.
     parallel_for(panels * ntaps * channel_tiles, threads, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
-        const std::size_t q = i / (ntaps * channel_tiles), t = i / channel_tiles % ntaps, c0 = i % channel_tiles * D::MR;
+        // channel tiles of nearly equal size, as balanced_tiles makes them
+        const std::size_t q = i / (ntaps * channel_tiles), t = i / channel_tiles % ntaps, tile = i % channel_tiles;
+        const std::size_t c0 = C * tile / channel_tiles, rows = C * (tile + 1) / channel_tiles - c0;
         const T* in = dg.input_row(x, row, t);
         if (in == nullptr) continue;
         // The pixels whose column ow * SW + kw * DW - PL is inside [0, W).
@@ -293,7 +304,7 @@ void conv_direct_filter_gradient(const direct_geometry& dg, const T* x, const T*
         if (lo >= hi) continue;
         const T* a = in + (lo * g.sw + reach - g.pad_left) * C + c0;
         const std::size_t width = conv_panel_width<T>(O, q), cols = std::min(width, O - q * D::NR);
-        conv_direct_tile(std::min(D::MR, C - c0), cols, width, &a, 1, 0, hi - lo, 1, g.sw * C,
+        conv_direct_tile(rows, cols, width, &a, 1, 0, hi - lo, 1, g.sw * C,
                          packed + q * D::NR * g.ow + lo * width, 0, df + (t * C + c0) * O + q * D::NR, O, true);
       }
     });
