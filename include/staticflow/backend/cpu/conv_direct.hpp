@@ -76,15 +76,7 @@ void conv_direct_micro_kernel(const T* const* segments, std::size_t nseg, std::s
   using B = batch_t<T>;
   constexpr std::size_t W = B::size;
   B acc[R][NB];
-  if (accumulate) {
-    unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
-      unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j] = B::load_unaligned(y + r * ldy + j * W); });
-    });
-  } else {
-    unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
-      unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j] = B(T(0)); });
-    });
-  }
+  load_tile(acc, y, ldy, accumulate);
   for (std::size_t t = 0; t < nseg; ++t, bp += seg_rows * width) {
     if (segments[t] == nullptr) continue;
     const T* a = segments[t] + p0 * pstride;
@@ -98,9 +90,7 @@ void conv_direct_micro_kernel(const T* const* segments, std::size_t nseg, std::s
       });
     }
   }
-  unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
-    unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j].store_unaligned(y + r * ldy + j * W); });
-  });
+  store_tile(acc, y, ldy);
 }
 
 /// The micro-kernel for r rows (1 <= r <= MR) and a panel of `width` columns, of which `cols`

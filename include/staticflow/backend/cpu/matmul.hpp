@@ -121,6 +121,25 @@ struct aligned_delete {
   void operator()(T* p) const noexcept { ::operator delete(p, std::align_val_t{64}); }
 };
 
+/// acc = the R × NB batches of C (rows ldc apart) when accumulating, else zeros: a register
+/// tile's start (the blocked kernel here, conv_direct.hpp's).
+template <class B, std::size_t R, std::size_t NB, class T>
+STATICFLOW_INLINE void load_tile(B (&acc)[R][NB], const T* c, std::size_t ldc, bool accumulate) {
+  unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+    unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE {
+      acc[r][j] = accumulate ? B::load_unaligned(c + r * ldc + j * B::size) : B(T(0));
+    });
+  });
+}
+
+/// C = acc, the register tile's end.
+template <class B, std::size_t R, std::size_t NB, class T>
+STATICFLOW_INLINE void store_tile(const B (&acc)[R][NB], T* c, std::size_t ldc) {
+  unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
+    unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j].store_unaligned(c + r * ldc + j * B::size); });
+  });
+}
+
 /// C[0:R, 0:NB·W] = (accumulate ? C : 0) + Ap · Bp over kc, where Ap is a packed A panel
 /// (ap[p * MR + r], r < R) and Bp a B panel with rows ldbp apart (bp[p * ldbp + j], j < NB·W):
 /// packed (ldbp = NR) or B itself. R × NB batches of C stay in registers.
@@ -130,15 +149,7 @@ void gemm_micro_kernel(std::size_t kc, const T* __restrict ap, const T* __restri
   using B = batch_t<T>;
   constexpr std::size_t W = B::size, MR = gemm_blocking<T>::MR;
   B acc[R][NB];
-  if (accumulate) {
-    unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
-      unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j] = B::load_unaligned(c + r * ldc + j * W); });
-    });
-  } else {
-    unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
-      unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j] = B(T(0)); });
-    });
-  }
+  load_tile(acc, c, ldc, accumulate);
   for (std::size_t p = 0; p < kc; ++p) {
     B bv[NB];
     unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { bv[j] = B::load_unaligned(bp + j * W); });
@@ -149,9 +160,7 @@ void gemm_micro_kernel(std::size_t kc, const T* __restrict ap, const T* __restri
     ap += MR;
     bp += ldbp;
   }
-  unrolled<R>([&](auto r) STATICFLOW_LAMBDA_INLINE {
-    unrolled<NB>([&](auto j) STATICFLOW_LAMBDA_INLINE { acc[r][j].store_unaligned(c + r * ldc + j * W); });
-  });
+  store_tile(acc, c, ldc);
 }
 
 /// The micro-kernel for mr rows (1 <= mr <= MR), chosen at run time.
