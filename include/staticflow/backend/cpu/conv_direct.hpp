@@ -1,5 +1,6 @@
-// staticflow/backend/cpu/conv_direct.hpp -- conv2d's forward pass without a patch matrix, for
-// ungrouped convolutions (backend/cpu/conv.hpp picks it).
+// staticflow/backend/cpu/conv_direct.hpp -- ungrouped float/double convolutions (conv2d, and
+// conv3d with a depth axis) and their gradients without a patch matrix (backend/cpu/conv.hpp and
+// conv3d.hpp pick it).
 //
 // The implicit im2col of conv.hpp copies every output pixel's window (KH*KW*C values) into a patch
 // block, and the matmul kernel then packs that block again: two passes over nine times the image
@@ -7,18 +8,19 @@
 //  * the filter, viewed as a [KH*KW*C, O] matrix, is packed once per call into column panels of
 //    NR (the matmul kernel's register tile: 32 floats with AVX-512), the last one NR or W wide
 //    (zero-padded), so that every panel is read as the matmul kernel reads a packed B panel;
-//  * a tile of MR consecutive output pixels of one output row reads its window straight from the
-//    image, tap by tap: tap (kh, kw) of pixel r starts at x[b, ih, (ow0 + r) * SW + kw * DW - PL, 0],
-//    so the tile's A operand for that tap is MR rows SW * C apart, each C values long. The
-//    micro-kernel keeps MR x NB batches of y in registers across the taps of a block of the
+//  * a tile of up to MR consecutive output pixels of one output row reads its window straight
+//    from the image, tap by tap: tap (kh, kw) of pixel r starts at x[b, ih, (ow0 + r) * SW + kw *
+//    DW - PL, 0], so the tile's A operand for that tap is rows SW * C apart, each C values long.
+//    The micro-kernel keeps MR x NB batches of y in registers across the taps of a block of the
 //    contracted axis (about KC values: whole taps, or a channel range of one tap when C is large),
 //    broadcasting x's values where they lie;
 //  * taps whose input row is outside the image are skipped (they would add 0 * f); the few pixels
 //    at the left and right edges whose window leaves the image horizontally go through a small
 //    patch of MR windows (zeros outside), read by the same micro-kernel.
-// Every element of y is one fused multiply-add chain over the contracted axis in (kh, kw, c)
-// order, whatever the tile, the block or the thread, as in the matmul kernel: the result does not
-// depend on the thread count.
+// The filter gradient runs the micro-kernel the other way round (rows: channels; contracted:
+// pixels), the stride-1 input gradient is the forward pass over dy with the filter turned around.
+// Every element of a result is one fused multiply-add chain in a fixed order, whatever the tile,
+// the block or the thread, as in the matmul kernel: results do not depend on the thread count.
 #pragma once
 
 #include <algorithm>
@@ -124,9 +126,9 @@ void conv_direct_tile(std::size_t r, std::size_t cols, std::size_t width, const 
   for (std::size_t i = 0; i < r; ++i) std::memcpy(y + i * ldy, tile + i * width, cols * sizeof(T));
 }
 
-/// [begin, end) in ceil(length / MR) tiles of nearly equal length (49 pixels: 13, 12, 12, 12 --
-/// not 12, 12, 12, 12, 1, whose one-row tile would run at a fraction of the kernel's speed):
-/// tile(start, length) for each.
+/// [begin, end) in ceil(length / MR) tiles of nearly equal length (49 pixels with MR = 12: 9, 10,
+/// 10, 10, 10 -- not 12, 12, 12, 12, 1, whose one-row tile would run at a fraction of the kernel's
+/// speed): tile(start, length) for each.
 template <std::size_t MR, class F>
 void balanced_tiles(std::size_t begin, std::size_t end, F&& tile) {
   const std::size_t length = end - begin, count = (length + MR - 1) / MR;
