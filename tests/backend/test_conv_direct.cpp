@@ -204,4 +204,58 @@ TEST_CASE("conv direct kernel: conv3d (taps over depth, rows and columns) and bo
   CHECK(loss == Approx(xt::sum(y * m)()).epsilon(1e-11));
   CHECK(xt::allclose(gx, dx, 1e-11, 1e-11));
   CHECK(xt::allclose(gf, df, 1e-11, 1e-11));
+  // Strided in depth and columns: the input gradient by phases, against the stride-1 one: the
+  // strided conv's outputs are every second output of the stride-1 conv (VALID), so its gradient
+  // is the stride-1 gradient with m zeroed off the strided positions.
+  auto strided = sf::value_and_grad<0, 1>([](auto a, auto b, auto mask) {
+    return sf::reduce_sum(sf::conv3d(a, b, sf::strides<2, 1, 2>) * mask);
+  });
+  auto dense = sf::value_and_grad<0, 1>([](auto a, auto b, auto mask) { return sf::reduce_sum(sf::conv3d(a, b) * mask); });
+  const std::size_t od = d - k + 1, oh = h - k + 1, ow = w - k + 1;
+  xt::xtensor<double, 5> ms = xt::xtensor<double, 5>::from_shape({n, (od + 1) / 2, oh, (ow + 1) / 2, o});
+  xt::xtensor<double, 5> md = xt::zeros<double>({n, od, oh, ow, o});
+  for (std::size_t z = 0; z < ms.shape(1); ++z)
+    for (std::size_t i = 0; i < oh; ++i)
+      for (std::size_t j = 0; j < ms.shape(3); ++j)
+        for (std::size_t q = 0; q < o; ++q) md(0, 2 * z, i, 2 * j, q) = ms(0, z, i, j, q) = u(rng);
+  const auto [ls, sx, sf_] = strided(x, f, ms);
+  const auto [ld, dxd, dfd] = dense(x, f, md);
+  CHECK(ls == Approx(ld).epsilon(1e-11));
+  CHECK(xt::allclose(sx, dxd, 1e-11, 1e-11));
+  CHECK(xt::allclose(sf_, dfd, 1e-11, 1e-11));
+}
+
+TEST_CASE("conv direct kernel: strided input gradients, one stride-1 convolution of dy per phase", "[backend][conv]") {
+  std::mt19937 rng(41);
+  // 1x1 at stride 2 and a dilation-2 filter at stride 2 leave phases that no tap reaches (zeros).
+  auto pointwise2 = sf::value_and_grad<0, 1>([](auto x, auto f, auto m) { return sf::reduce_sum(sf::conv2d(x, f, sf::strides<2>) * m); });
+  auto strided32 = sf::value_and_grad<0, 1>([](auto x, auto f, auto m) {
+    return sf::reduce_sum(sf::conv2d(x, f, sf::padding::same, sf::strides<3, 2>) * m);
+  });
+  auto dilated2 = sf::value_and_grad<0, 1>([](auto x, auto f, auto m) {
+    return sf::reduce_sum(sf::conv2d(x, f, sf::padding::same, sf::strides<2>, sf::dilations<2>) * m);
+  });
+  auto padded2 = sf::value_and_grad<0, 1>([](auto x, auto f, auto m) {
+    return sf::reduce_sum(sf::conv2d(x, f, sf::padding::explicit_<2, 0, 1, 3>, sf::strides<2>) * m);
+  });
+  using window_reference::conv_options;
+  for (int round = 0; round < 3; ++round) {
+    const std::size_t n = 1 + std::size_t(round % 2), h = 9 + std::size_t(round), w = 14 + 3 * std::size_t(round), c = 3 + 5 * std::size_t(round),
+                      o = 17 + 7 * std::size_t(round);
+    INFO("x " << n << "x" << h << "x" << w << "x" << c << ", " << o << " outputs");
+    const auto x = random4<double>({n, h, w, c}, rng);
+    const auto check = [&](auto& vg, std::size_t kh, std::size_t kw, const conv_options& options) {
+      const auto f = random4<double>({kh, kw, c, o}, rng);
+      const auto y = reference_conv(x, f, options);
+      const auto m = random4<double>({y.shape(0), y.shape(1), y.shape(2), y.shape(3)}, rng);
+      const auto want = reference_gradients(x, f, m, options);
+      const auto got = vg(x, f, m);
+      CHECK(close_to<double>(std::get<1>(got), want.dx, 1e-11));
+      CHECK(close_to<double>(std::get<2>(got), want.df, 1e-11));
+    };
+    check(pointwise2, 1, 1, {false, 2, 2});
+    check(strided32, 2, 3, {true, 3, 2});
+    check(dilated2, 3, 3, {true, 2, 2, 2, 2});
+    check(padded2, 3, 2, {false, 2, 2, 1, 1, 2, 0, 1, 3});
+  }
 }

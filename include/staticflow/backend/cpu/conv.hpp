@@ -171,7 +171,7 @@ void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* 
   }
   if (conv_direct_applies<T>(g)) {  // no patch: windows read in place (conv_direct.hpp)
     const plan::arena_scope scratch;
-    conv_direct_forward(direct_geometry{g}, x, f, y, threads_for(outputs * g.o * K));
+    conv_direct_forward(direct_geometry::of(g), x, f, y, threads_for(outputs * g.o * K));
     return;
   }
   if (g.groups > 1 && og < conv_direct_group_outputs) {  // output rows across threads, one thread each
@@ -210,8 +210,8 @@ void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* 
 template <class T>
 void conv2d_input_gradient(const graph::conv2d_geometry& g, const T* f, const T* dy, T* dx) {
   const std::size_t K = g.patch(), outputs = g.n * g.oh * g.ow, og = g.group_outputs();
-  if (outputs > 0 && conv_direct_applies<T>(g) && conv_direct_input_gradient_fits(direct_geometry{g}))
-    return conv_direct_input_gradient(direct_geometry{g}, f, dy, dx, threads_for(outputs * g.o * K));  // dy convolved
+  if (outputs > 0 && conv_direct_applies<T>(g))  // dy convolved with the turned filter, per stride phase
+    return conv_direct_input_gradient(direct_geometry::of(g), f, dy, dx, threads_for(outputs * g.o * K));
   std::fill_n(dx, g.n * g.h * g.w * g.c, T(0));
   if (outputs == 0 || K == 0) return;
   if (g.o == 0) return;
@@ -246,7 +246,7 @@ template <class T>
 void conv2d_filter_gradient(const graph::conv2d_geometry& g, const T* x, const T* dy, T* df) {
   const std::size_t K = g.patch(), outputs = g.n * g.oh * g.ow, og = g.group_outputs();
   if (outputs > 0 && K > 0 && conv_direct_applies<T>(g))  // pixels summed in place (conv_direct.hpp)
-    return conv_direct_filter_gradient(direct_geometry{g}, x, dy, df, threads_for(outputs * g.o * K));
+    return conv_direct_filter_gradient(direct_geometry::of(g), x, dy, df, threads_for(outputs * g.o * K));
   std::fill_n(df, K * g.o, T(0));
   if (outputs == 0 || K == 0 || g.o == 0) return;
   const plan::arena_scope scratch;

@@ -94,7 +94,7 @@ std::optional<direct_geometry> conv3d_direct_geometry(const graph::conv3d_geomet
   graph::conv2d_geometry plane = g.plane;
   plane.n = g.n, plane.c = g.c;
   if (!conv_direct_applies<T>(plane)) return std::nullopt;
-  return direct_geometry{plane, g.d, g.kd, g.od, g.sd, g.dd, g.pad_front};
+  return direct_geometry::of(plane, g.d, g.kd, g.od, g.sd, g.dd, g.pad_front);
 }
 
 /// Multiply-adds of a conv3d (for threads_for).
@@ -140,7 +140,7 @@ void materialize(const graph::conv3d_gradient<Wrt, X, F, G, Opt>& n, const Views
   const auto direct = detail::conv3d_direct_geometry<T>(g);
   const std::size_t threads = threads_for(detail::conv3d_work(g));
   if constexpr (graph::conv3d_gradient<Wrt, X, F, G, Opt>::wrt_image) {
-    if (direct && detail::conv_direct_input_gradient_fits(*direct))  // dy convolved with the turned filter
+    if (direct)  // dy convolved with the turned filter, per stride phase
       return detail::conv_direct_input_gradient(*direct, detail::contiguous_operand<T, Sig>(n.f, views, ef), dy, out, threads);
   } else {
     if (direct)  // pixels summed in place

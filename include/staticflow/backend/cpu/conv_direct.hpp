@@ -26,6 +26,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <numeric>
+#include <utility>
 
 #include "staticflow/backend/cpu/matmul.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
@@ -137,11 +139,26 @@ void balanced_tiles(std::size_t begin, std::size_t end, F&& tile) {
 
 /// What the direct kernels read of a convolution: conv2d's geometry of one depth plane (n
 /// images, channels c, ...) and the depth axis, of extent 1 for a conv2d (conv3d: D, KD, OD, SD,
-/// DD and the front padding). Taps run over (kd, kh, kw), the filter is [KD*KH*KW*C, O] (HWIO or
-/// DHWIO as it lies), output rows over (b, od, oh).
+/// DD). Taps run over (kd, kh, kw), the filter is [KD*KH*KW*C, O] (HWIO or DHWIO as it lies),
+/// output rows over (b, od, oh). The padding is signed (negative: a crop, as the phases of a
+/// strided input gradient need), and where the outputs go is a placement in a larger tensor:
+/// output (b, od, oh, ow) is y's pixel (b, out_front + od * out_sd, out_top + oh * out_sh,
+/// out_left + ow * out_sw) of [N, out_d, out_h, out_w, O]; by default y is [N, OD, OH, OW, O].
 struct direct_geometry {
-  graph::conv2d_geometry plane;
-  std::size_t d = 1, kd = 1, od = 1, sd = 1, dd = 1, pad_front = 0;
+  graph::conv2d_geometry plane;  // its pads are not read: the signed ones below
+  std::size_t d = 1, kd = 1, od = 1, sd = 1, dd = 1;
+  std::ptrdiff_t pad_front = 0, pad_top = 0, pad_left = 0;
+  std::size_t out_d = 1, out_h = 0, out_w = 0, out_front = 0, out_top = 0, out_left = 0, out_sd = 1, out_sh = 1, out_sw = 1;
+
+  /// A conv2d's, or (with the depth axis) a conv3d plane's.
+  static direct_geometry of(const graph::conv2d_geometry& g, std::size_t d = 1, std::size_t kd = 1, std::size_t od = 1,
+                            std::size_t sd = 1, std::size_t dd = 1, std::size_t pad_front = 0) {
+    direct_geometry dg;
+    dg.plane = g, dg.d = d, dg.kd = kd, dg.od = od, dg.sd = sd, dg.dd = dd;
+    dg.pad_front = std::ptrdiff_t(pad_front), dg.pad_top = std::ptrdiff_t(g.pad_top), dg.pad_left = std::ptrdiff_t(g.pad_left);
+    dg.out_d = od, dg.out_h = g.oh, dg.out_w = g.ow;
+    return dg;
+  }
   std::size_t taps() const { return kd * plane.kh * plane.kw; }
   std::size_t output_rows() const { return plane.n * od * plane.oh; }
   /// Input row (W * C values) that tap t of output row `row` reads, or null in the padding.
@@ -149,10 +166,26 @@ struct direct_geometry {
   const T* input_row(const T* x, std::size_t row, std::size_t t) const {
     const graph::conv2d_geometry& g = plane;
     const std::size_t oh = row % g.oh, odepth = row / g.oh % od, b = row / g.oh / od;
-    const std::ptrdiff_t id = std::ptrdiff_t(odepth * sd + t / (g.kh * g.kw) * dd) - std::ptrdiff_t(pad_front);
-    const std::ptrdiff_t ih = std::ptrdiff_t(oh * g.sh + t / g.kw % g.kh * g.dh) - std::ptrdiff_t(g.pad_top);
+    const std::ptrdiff_t id = std::ptrdiff_t(odepth * sd + t / (g.kh * g.kw) * dd) - pad_front;
+    const std::ptrdiff_t ih = std::ptrdiff_t(oh * g.sh + t / g.kw % g.kh * g.dh) - pad_top;
     if (id < 0 || id >= std::ptrdiff_t(d) || ih < 0 || ih >= std::ptrdiff_t(g.h)) return nullptr;
     return x + ((b * d + std::size_t(id)) * g.h + std::size_t(ih)) * g.w * g.c;
+  }
+  /// Where output row `row`'s first pixel goes (pixels out_sw * O apart).
+  template <class T>
+  T* output_row(T* y, std::size_t row) const {
+    const std::size_t oh = row % plane.oh, odepth = row / plane.oh % od, b = row / plane.oh / od;
+    return y + (((b * out_d + out_front + odepth * out_sd) * out_h + out_top + oh * out_sh) * out_w + out_left) * plane.o;
+  }
+  /// The output pixels whose windows stay inside the image's width: [first, last).
+  std::pair<std::size_t, std::size_t> inner_columns() const {
+    const graph::conv2d_geometry& g = plane;
+    const std::ptrdiff_t sw = std::ptrdiff_t(g.sw), span = std::ptrdiff_t((g.kw - 1) * g.dw);
+    const std::ptrdiff_t first = pad_left <= 0 ? 0 : (pad_left + sw - 1) / sw;
+    const std::ptrdiff_t reach = std::ptrdiff_t(g.w) - 1 + pad_left - span;  // the last column's ow * SW at most
+    const std::ptrdiff_t last = reach < 0 ? 0 : reach / sw + 1;
+    const std::size_t begin = std::min(g.ow, std::size_t(first));
+    return {begin, std::clamp(std::size_t(last), begin, g.ow)};
   }
 };
 
@@ -162,52 +195,49 @@ bool conv_direct_applies(const graph::conv2d_geometry& g) {
   return simd_gemm_type<T> && g.groups == 1 && g.c > 0 && g.o > 0;
 }
 
-/// y [N,(OD,)OH,OW,O] = the convolution of x [N,(D,)H,W,C] with f [(KD,)KH,KW,C,O], ungrouped,
-/// output rows across threads.
+/// y = the convolution of x [N,(D,)H,W,C] with f [(KD,)KH,KW,C,O], ungrouped, placed in y as
+/// dg says ([N,(OD,)OH,OW,O] by default); output rows across threads.
 template <class T>
 void conv_direct_forward(const direct_geometry& dg, const T* x, const T* f, T* y, std::size_t threads) {
   using D = conv_direct_blocking<T>;
   constexpr std::size_t MR = D::MR;
   const graph::conv2d_geometry& g = dg.plane;
-  const std::size_t C = g.c, O = g.o, ntaps = dg.taps(), K = ntaps * C;
+  const std::size_t C = g.c, O = g.o, ntaps = dg.taps(), K = ntaps * C, ldy = dg.out_sw * O;
   const std::size_t panels = (O + D::NR - 1) / D::NR;
   T* packed = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * panels * D::NR * K));
   conv_pack_filter(f, K, O, packed);
   // Blocks of the contracted axis: whole taps when C fits a block, else channel ranges of one tap.
   const std::size_t taps_per_block = C <= D::KC ? std::max<std::size_t>(1, D::KC / C) : 1;
   const std::size_t channels_per_block = std::min(C, D::KC);
-  // Output pixels whose windows stay inside the image's width: [inner_begin, inner_end).
-  const std::size_t span = (g.kw - 1) * g.dw;
-  const std::size_t inner_begin = std::min(g.ow, (g.pad_left + g.sw - 1) / g.sw);
-  const std::size_t inner_end =
-      g.w + g.pad_left < span + 1 ? inner_begin : std::clamp((g.w - 1 + g.pad_left - span) / g.sw + 1, inner_begin, g.ow);
+  const std::pair<std::size_t, std::size_t> inner = dg.inner_columns();  // (clang 14: no structured bindings in lambdas)
+  const std::size_t inner_begin = inner.first, inner_end = inner.second;
   parallel_for(dg.output_rows(), threads, [&](std::size_t begin, std::size_t end) {
     const plan::arena_scope scratch;
     const T** tap_starts = static_cast<const T**>(plan::arena::local().allocate(sizeof(const T*) * ntaps));
     T* edge = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * MR * K));
     for (std::size_t row = begin; row < end; ++row) {
-      T* const yrow = y + row * g.ow * O;
+      T* const yrow = dg.output_row(y, row);
       // A tile of r pixels from ow0: its taps (from the image, or from `edge` at the borders).
       const auto tile = [&](std::size_t ow0, std::size_t r) {
-        const bool inner = ow0 >= inner_begin && ow0 + r <= inner_end;
+        const bool inside = ow0 >= inner_begin && ow0 + r <= inner_end;
         for (std::size_t t = 0; t < ntaps; ++t) {
           const T* in = dg.input_row(x, row, t);
-          const std::size_t reach = t % g.kw * g.dw;
+          const std::ptrdiff_t reach = std::ptrdiff_t(t % g.kw * g.dw) - dg.pad_left;  // column of pixel 0, less ow * SW
           if (in == nullptr) {
             tap_starts[t] = nullptr;
-          } else if (inner) {
-            tap_starts[t] = in + (ow0 * g.sw + reach - g.pad_left) * C;
+          } else if (inside) {
+            tap_starts[t] = in + std::size_t(std::ptrdiff_t(ow0 * g.sw) + reach) * C;
           } else {
             T* dst = edge + t * C;
             for (std::size_t i = 0; i < r; ++i, dst += K) {
-              const std::ptrdiff_t iw = std::ptrdiff_t((ow0 + i) * g.sw + reach) - std::ptrdiff_t(g.pad_left);
+              const std::ptrdiff_t iw = std::ptrdiff_t((ow0 + i) * g.sw) + reach;
               if (iw < 0 || iw >= std::ptrdiff_t(g.w)) std::fill_n(dst, C, T(0));
               else std::memcpy(dst, in + std::size_t(iw) * C, C * sizeof(T));
             }
             tap_starts[t] = edge + t * C;
           }
         }
-        const std::size_t rstride = inner ? g.sw * C : K;
+        const std::size_t rstride = inside ? g.sw * C : K;
         for (std::size_t t0 = 0; t0 < ntaps; t0 += taps_per_block) {
           const std::size_t nt = std::min(taps_per_block, ntaps - t0);
           for (std::size_t c0 = 0; c0 < C; c0 += channels_per_block) {
@@ -216,8 +246,8 @@ void conv_direct_forward(const direct_geometry& dg, const T* x, const T* f, T* y
             for (std::size_t q = 0; q < panels; ++q) {
               const std::size_t width = conv_panel_width<T>(O, q), cols = std::min(width, O - q * D::NR);
               const T* bp = packed + q * D::NR * K + (t0 * C + c0) * width;
-              conv_direct_tile(r, cols, width, tap_starts + t0, nt, c0, cn, rstride, 1, bp, C, yrow + ow0 * O + q * D::NR,
-                               O, accumulate);
+              conv_direct_tile(r, cols, width, tap_starts + t0, nt, c0, cn, rstride, 1, bp, C, yrow + ow0 * ldy + q * D::NR,
+                               ldy, accumulate);
             }
           }
         }
@@ -230,43 +260,91 @@ void conv_direct_forward(const direct_geometry& dg, const T* x, const T* f, T* y
   });
 }
 
-/// Whether the input gradient takes the direct kernel: stride 1, padding no wider than the
-/// dilated filter's reach (so that the turned-around convolution's padding is not negative).
-inline bool conv_direct_input_gradient_fits(const direct_geometry& dg) {
-  const graph::conv2d_geometry& g = dg.plane;
-  return dg.sd == 1 && g.sh == 1 && g.sw == 1 && dg.kd > 0 && g.kh > 0 && g.kw > 0 && dg.pad_front <= (dg.kd - 1) * dg.dd &&
-         g.pad_top <= (g.kh - 1) * g.dh && g.pad_left <= (g.kw - 1) * g.dw;
+/// One axis of a strided input gradient's phase (the inputs i with (i + pad) % stride == phase):
+/// the filter taps that reach them (first, then every `step`-th, `count` of them), and the
+/// stride-1 convolution over dy that computes them: its dilation, signed padding, output count
+/// and where its first output lies in dx.
+struct gradient_phase_axis {
+  std::size_t first_tap = 0, step = 1, count = 0, dilation = 1, outputs = 0, first_input = 0;
+  std::ptrdiff_t pad = 0;
+};
+inline gradient_phase_axis gradient_phase(std::size_t phase, std::size_t in, std::size_t k, std::size_t stride,
+                                          std::size_t dilation, std::ptrdiff_t pad) {
+  gradient_phase_axis a;
+  std::size_t first = 0;
+  while (first < k && first * dilation % stride != phase) ++first;
+  if (first == k) return a;  // no tap reaches this phase
+  const std::size_t common = std::gcd(dilation, stride);
+  a.first_tap = first, a.step = stride / common, a.count = (k - 1 - first) / a.step + 1, a.dilation = dilation / common;
+  // Input i = stride * m + phase - pad gathers dy[m - e] over the taps, e = (tap * dilation - phase)
+  // / stride growing by `dilation` per tap; turned around, a convolution of dy with padding e_last - m0.
+  const std::ptrdiff_t s = std::ptrdiff_t(stride), offset = pad - std::ptrdiff_t(phase);
+  const std::ptrdiff_t m0 = offset <= 0 ? -(-offset / s) : (offset + s - 1) / s;  // ceil(offset / s)
+  const std::ptrdiff_t last = std::ptrdiff_t(in) - 1 + offset;                    // stride * m1 at most
+  if (last < 0 || last / s < m0) return a;
+  const std::ptrdiff_t e_last = std::ptrdiff_t((first * dilation - phase) / stride + (a.count - 1) * a.dilation);
+  a.outputs = std::size_t(last / s - m0 + 1);
+  a.first_input = std::size_t(s * m0 - offset);
+  a.pad = e_last - m0;
+  return a;
 }
 
-/// dx [N,(D,)H,W,C] = the gradient of the convolution with respect to x given dy, stride 1: the
-/// convolution of dy with the filter turned around, f'[kd, kh, kw, o, c] = f[KD-1-kd, KH-1-kh,
-/// KW-1-kw, c, o], padded by the dilated filter's reach less the forward padding on each axis
-/// (dx[ih] gathers dy[ih + pad - kh * DH] over the taps kh). No patch gradient, no scatter.
+/// dx [N,(D,)H,W,C] = the gradient of the convolution with respect to x given dy: for each phase
+/// of the strides (the inputs a same set of taps reaches; one phase at stride 1), the convolution
+/// of dy with those taps of the filter turned around, f'[.., o, c] = f[.., c, o] in reverse tap
+/// order, at stride 1 and signed padding, written to every stride-th input. No patch gradient,
+/// no scatter of overlapping windows; inputs that no tap reaches are zeros.
 template <class T>
 void conv_direct_input_gradient(const direct_geometry& dg, const T* f, const T* dy, T* dx, std::size_t threads) {
-  const plan::arena_scope scratch;
   const graph::conv2d_geometry& g = dg.plane;
-  const std::size_t C = g.c, O = g.o, ntaps = dg.taps();
-  T* turned = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * ntaps * C * O));
-  for (std::size_t t = 0; t < ntaps; ++t) {  // the taps in reverse order are the turned-around filter
-    const T* tap = f + t * C * O;
-    T* dst = turned + (ntaps - 1 - t) * O * C;
-    for (std::size_t c = 0; c < C; ++c)
-      for (std::size_t o = 0; o < O; ++o) dst[o * C + c] = tap[c * O + o];
-  }
-  direct_geometry turned_geometry = dg;
-  graph::conv2d_geometry& tg = turned_geometry.plane;
-  tg.h = g.oh, tg.w = g.ow, tg.c = O, tg.o = C, tg.oh = g.h, tg.ow = g.w;
-  tg.pad_top = (g.kh - 1) * g.dh - g.pad_top, tg.pad_left = (g.kw - 1) * g.dw - g.pad_left;
-  turned_geometry.d = dg.od, turned_geometry.od = dg.d, turned_geometry.pad_front = (dg.kd - 1) * dg.dd - dg.pad_front;
-  conv_direct_forward(turned_geometry, dy, turned, dx, threads);
+  const std::size_t C = g.c, O = g.o;
+  const auto reached = [](std::size_t stride, std::size_t k, std::size_t dilation) {  // every phase by some tap
+    for (std::size_t phase = 0; phase < stride; ++phase)
+      if (gradient_phase(phase, 1, k, stride, dilation, 0).count == 0) return false;
+    return true;
+  };
+  if (!reached(dg.sd, dg.kd, dg.dd) || !reached(g.sh, g.kh, g.dh) || !reached(g.sw, g.kw, g.dw))
+    std::fill_n(dx, g.n * dg.d * g.h * g.w * C, T(0));  // the inputs no tap reaches stay zeros
+  for (std::size_t pd = 0; pd < dg.sd; ++pd)
+    for (std::size_t ph = 0; ph < g.sh; ++ph)
+      for (std::size_t pw = 0; pw < g.sw; ++pw) {
+        const auto depth = gradient_phase(pd, dg.d, dg.kd, dg.sd, dg.dd, dg.pad_front);
+        const auto rows = gradient_phase(ph, g.h, g.kh, g.sh, g.dh, dg.pad_top);
+        const auto cols = gradient_phase(pw, g.w, g.kw, g.sw, g.dw, dg.pad_left);
+        if (depth.count * rows.count * cols.count == 0 || depth.outputs * rows.outputs * cols.outputs == 0) continue;
+        const plan::arena_scope scratch;
+        const std::size_t taps = depth.count * rows.count * cols.count;
+        T* turned = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * taps * C * O));
+        for (std::size_t t = 0; t < taps; ++t) {  // turned tap t is the phase's tap (taps - 1 - t)
+          const std::size_t u = taps - 1 - t, a = u / (rows.count * cols.count), b = u / cols.count % rows.count,
+                            c = u % cols.count;
+          const std::size_t kd = depth.first_tap + a * depth.step, kh = rows.first_tap + b * rows.step,
+                            kw = cols.first_tap + c * cols.step;
+          const T* tap = f + ((kd * g.kh + kh) * g.kw + kw) * C * O;
+          T* dst = turned + t * O * C;
+          for (std::size_t ci = 0; ci < C; ++ci)
+            for (std::size_t o = 0; o < O; ++o) dst[o * C + ci] = tap[ci * O + o];
+        }
+        direct_geometry p;
+        graph::conv2d_geometry& pg = p.plane;
+        pg = g;
+        pg.h = g.oh, pg.w = g.ow, pg.c = O, pg.o = C, pg.oh = rows.outputs, pg.ow = cols.outputs;
+        pg.kh = rows.count, pg.kw = cols.count, pg.sh = pg.sw = 1, pg.dh = rows.dilation, pg.dw = cols.dilation;
+        p.d = dg.od, p.kd = depth.count, p.od = depth.outputs, p.sd = 1, p.dd = depth.dilation;
+        p.pad_front = depth.pad, p.pad_top = rows.pad, p.pad_left = cols.pad;
+        p.out_d = dg.d, p.out_h = g.h, p.out_w = g.w;
+        p.out_front = depth.first_input, p.out_top = rows.first_input, p.out_left = cols.first_input;
+        p.out_sd = dg.sd, p.out_sh = g.sh, p.out_sw = g.sw;
+        conv_direct_forward(p, dy, turned, dx, threads);
+      }
 }
 
 /// df [(KD,)KH,KW,C,O] = the gradient of the convolution with respect to f given dy, ungrouped:
-/// df[tap][c][o] is the sum over output pixels of x at the pixel's tap times dy. For each output
-/// row, dy's row is packed into column panels; each tile of MR channels x one panel of one tap
-/// then accumulates, in registers, the pixels whose tap lies inside the image (a contiguous range
-/// per tap: no patch, no zeros), reading x in place (r a channel, p a pixel SW * C apart).
+/// df[tap][c][o] is the sum over output pixels of x at the pixel's tap times dy. For each block of
+/// output rows, dy's rows are packed into column panels; each tile of MR channels x one panel of
+/// one tap then accumulates, in registers, the pixels whose tap lies inside the image (a
+/// contiguous range per tap and row: no patch, no zeros), reading x in place (r a channel, p a
+/// pixel SW * C apart).
 /// Threads split the tiles, never the pixels: every element of df is one chain over the output
 /// rows and pixels in order, whatever the thread count.
 template <class T>
@@ -276,28 +354,39 @@ void conv_direct_filter_gradient(const direct_geometry& dg, const T* x, const T*
   const std::size_t C = g.c, O = g.o, ntaps = dg.taps();
   const std::size_t panels = (O + D::NR - 1) / D::NR, channel_tiles = (C + D::MR - 1) / D::MR;
   std::fill_n(df, ntaps * C * O, T(0));
+  // Blocks of output rows whose packed dy (about 256 KiB) stays in L2: a tile keeps its sums in
+  // registers across the block's rows (short strided rows would otherwise load and store it per
+  // row), one segment per row. The block depends on the geometry alone, not on the threads.
+  constexpr std::size_t max_block = 64;
+  const std::size_t row_bytes = panels * D::NR * g.ow * sizeof(T);
+  const std::size_t block = std::clamp<std::size_t>((std::size_t{256} << 10) / std::max<std::size_t>(row_bytes, 1), 1, max_block);
   const plan::arena_scope scratch;
-  T* packed = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * panels * D::NR * g.ow));
-  for (std::size_t row = 0; row < dg.output_rows(); ++row) {
-    conv_pack_filter(dy + row * g.ow * O, g.ow, O, packed);
+  T* packed = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * panels * D::NR * g.ow * block));
+  for (std::size_t row0 = 0; row0 < dg.output_rows(); row0 += block) {
+    const std::size_t rows_here = std::min(block, dg.output_rows() - row0), pixels = rows_here * g.ow;
+    conv_pack_filter(dy + row0 * g.ow * O, pixels, O, packed);  // the block's pixels as one matrix
     // Tiles ordered panel, tap, channels: a thread's consecutive tiles reuse one panel of dy.
     parallel_for(panels * ntaps * channel_tiles, threads, [&](std::size_t begin, std::size_t end) {
+      const T* segments[max_block];
       for (std::size_t i = begin; i < end; ++i) {
         // channel tiles of nearly equal size, as balanced_tiles makes them
         const std::size_t q = i / (ntaps * channel_tiles), t = i / channel_tiles % ntaps, tile = i % channel_tiles;
         const std::size_t c0 = C * tile / channel_tiles, rows = C * (tile + 1) / channel_tiles - c0;
-        const T* in = dg.input_row(x, row, t);
-        if (in == nullptr) continue;
         // The pixels whose column ow * SW + kw * DW - PL is inside [0, W).
-        const std::size_t reach = t % g.kw * g.dw;
-        const std::size_t lo = reach >= g.pad_left ? 0 : (g.pad_left - reach + g.sw - 1) / g.sw;
-        const std::size_t hi =
-            g.w + g.pad_left <= reach ? 0 : std::min(g.ow, (g.w - 1 + g.pad_left - reach) / g.sw + 1);
+        const std::ptrdiff_t sw = std::ptrdiff_t(g.sw), reach = std::ptrdiff_t(t % g.kw * g.dw) - dg.pad_left;
+        const std::ptrdiff_t first = reach >= 0 ? 0 : (-reach + sw - 1) / sw, last = std::ptrdiff_t(g.w) - 1 - reach;
+        const std::size_t lo = std::size_t(first), hi = last < 0 ? 0 : std::min(g.ow, std::size_t(last / sw + 1));
         if (lo >= hi) continue;
-        const T* a = in + (lo * g.sw + reach - g.pad_left) * C + c0;
+        bool any = false;
+        for (std::size_t r = 0; r < rows_here; ++r) {
+          const T* in = dg.input_row(x, row0 + r, t);
+          segments[r] = in == nullptr ? nullptr : in + std::size_t(std::ptrdiff_t(lo * g.sw) + reach) * C + c0;
+          any = any || in != nullptr;
+        }
+        if (!any) continue;
         const std::size_t width = conv_panel_width<T>(O, q), cols = std::min(width, O - q * D::NR);
-        conv_direct_tile(rows, cols, width, &a, 1, 0, hi - lo, 1, g.sw * C,
-                         packed + q * D::NR * g.ow + lo * width, 0, df + (t * C + c0) * O + q * D::NR, O, true);
+        conv_direct_tile(rows, cols, width, segments, rows_here, 0, hi - lo, 1, g.sw * C,
+                         packed + q * D::NR * pixels + lo * width, g.ow, df + (t * C + c0) * O + q * D::NR, O, true);
       }
     });
   }
