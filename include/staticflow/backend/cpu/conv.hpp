@@ -2,9 +2,8 @@
 //
 // Ungrouped float/double convolutions take conv_direct.hpp: windows read in place by a
 // register-tiled kernel over the filter packed once (the forward pass, the filter gradient, and
-// at stride 1 the input gradient as a convolution of dy with the turned-around filter). What is
-// left here is the path for groups and for the input gradient of strided convolutions, an
-// implicit im2col: for a block of output rows, each output position's window (KH*KW*C inputs
+// the input gradient as convolutions of dy with the turned-around filter, one per phase of the
+// strides). What is left here is the path for groups and integers, an implicit im2col: for a block of output rows, each output position's window (KH*KW*C inputs
 // in filter order, DH / DW apart with dilations, zeros where it leaves the image) is copied into a
 // patch matrix that stays in L2 (about 1 MiB), then multiplied by the filter, viewed as a
 // [KH*KW*C, O] matrix, with the blocked matmul kernel (matmul.hpp, split across threads when the

@@ -18,7 +18,8 @@
 //    at the left and right edges whose window leaves the image horizontally go through a small
 //    patch of MR windows (zeros outside), read by the same micro-kernel.
 // The filter gradient runs the micro-kernel the other way round (rows: channels; contracted:
-// pixels), the stride-1 input gradient is the forward pass over dy with the filter turned around.
+// pixels); the input gradient is the forward pass over dy with the filter turned around, one per
+// phase of the strides (a stride-1 convolution of the taps that reach those inputs).
 // Every element of a result is one fused multiply-add chain in a fixed order, whatever the tile,
 // the block or the thread, as in the matmul kernel: results do not depend on the thread count.
 #pragma once
