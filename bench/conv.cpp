@@ -5,6 +5,8 @@
 //   ResNet/...   a ResNet-style 3x3 conv, 1x56x56x64 -> 64, SAME
 //   Dilated/...  the same with dilations 2 (DeepLab's atrous 3x3), SAME
 //   Grouped/...  ResNeXt-50's grouped 3x3, 1x56x56x128 -> 128 in 32 groups of 4 channels, SAME
+//   Small/...    a late ResNet stage's 3x3 at a small size, 1x14x14x64 -> 64, SAME (14 MFLOP:
+//                where a framework's per-call cost is a large part of the time)
 //
 //   Staticflow        fn.call_into(y, x, k), the traced function, one thread (the default)
 //   Staticflow2T      the same with sf::set_num_threads(2)
@@ -57,6 +59,7 @@ constexpr conv_case seed_case{200, 200, 100, 3, 100, false};
 constexpr conv_case resnet_case{56, 56, 64, 3, 64, true};
 constexpr conv_case dilated_case{56, 56, 64, 3, 64, true, 2, 1};
 constexpr conv_case grouped_case{56, 56, 128, 3, 128, true, 1, 32};
+constexpr conv_case small_case{14, 14, 64, 3, 64, true};  // 14 MFLOP: where a call's fixed cost shows
 
 struct inputs {
   conv_case cc;
@@ -229,6 +232,9 @@ void Grouped_Staticflow(benchmark::State& s) { run_staticflow<true>(s, grouped_c
 void Grouped_Staticflow2T(benchmark::State& s) { run_staticflow<true>(s, grouped_case, 2, false); }
 void Grouped_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, grouped_case); }
 void Grouped_HandLoop(benchmark::State& s) { run_hand_loop(s, grouped_case); }
+void Small_Staticflow(benchmark::State& s) { run_staticflow<true>(s, small_case, 1, false); }
+void Small_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, small_case); }
+void Small_HandLoop(benchmark::State& s) { run_hand_loop(s, small_case); }
 
 }  // namespace
 
@@ -249,3 +255,6 @@ BENCHMARK(Grouped_Staticflow)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Grouped_Staticflow2T)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Grouped_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Grouped_HandLoop)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Small_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(Small_Im2colEigen)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(Small_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -11,6 +11,7 @@ Prints the minimum wall time per call and GFLOP/s (of the forward pass) for
   dilated: the same with dilations 2
   grouped: a 1x56x56x128 image, 128 3x3 filters in 32 groups of 4 channels, SAME (TF's CPU
            kernel may refuse groups: then the line says so)
+  small:   a 1x14x14x64 image, 64 3x3 filters, SAME (14 MFLOP: TF's per-call cost shows)
 and, for seed and resnet, "gradient": the value and both gradients (image, filter) of
 sum(conv2d(x, k) * m) in a tf.function.
 """
@@ -35,7 +36,8 @@ def main():
     cases = [("seed", (1, 200, 200, 100), (3, 3, 100, 100), "VALID", 1),
              ("resnet", (1, 56, 56, 64), (3, 3, 64, 64), "SAME", 1),
              ("dilated", (1, 56, 56, 64), (3, 3, 64, 64), "SAME", 2),
-             ("grouped", (1, 56, 56, 128), (3, 3, 4, 128), "SAME", 1)]
+             ("grouped", (1, 56, 56, 128), (3, 3, 4, 128), "SAME", 1),
+             ("small", (1, 14, 14, 64), (3, 3, 64, 64), "SAME", 1)]
     print(f"tensorflow {tf.__version__}, threads: intra-op {tf.config.threading.get_intra_op_parallelism_threads()}, inter-op {tf.config.threading.get_inter_op_parallelism_threads()}")
     for name, xs, fs, padding, dilation in cases:
         x = tf.random.uniform(xs, -1, 1)
