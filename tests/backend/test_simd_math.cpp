@@ -1,0 +1,140 @@
+// Tests for backend/cpu/simd_ops.hpp's own float erf (`batch_erf_of`: a rational x P(x^2) / Q(x^2)
+// of bench/fit_erf.py's fit): its error in ulps against the double-precision erf on a sweep of
+// float bit patterns over [-6, 6], its edges (NaN, infinities, signed zeros, the clamp at 4,
+// subnormals), odd symmetry, double batches left to xsimd, and sf::erf / sf::gelu through a fused
+// loop (vector body and scalar tail) against the C library.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include <staticflow/staticflow.hpp>
+
+namespace sf = staticflow;
+
+namespace {
+using fbatch = xsimd::batch<float, sf::cpu::detail::simd_arch>;
+using dbatch = xsimd::batch<double, sf::cpu::detail::simd_arch>;
+
+/// |got - want| in units of the spacing of floats at want (below 1: 2^-24, the spacing under 1).
+double ulps(float got, double want) {
+  const float w = static_cast<float>(want);
+  double spacing = static_cast<double>(std::nextafter(std::fabs(w), std::numeric_limits<float>::infinity()) - std::fabs(w));
+  if (std::fabs(w) >= 1.f) spacing = std::ldexp(1.0, -24);
+  return std::fabs(static_cast<double>(got) - want) / spacing;
+}
+
+std::vector<float> erf_of(const std::vector<float>& x) {
+  std::vector<float> y(x.size());
+  std::size_t i = 0;
+  for (; i + fbatch::size <= x.size(); i += fbatch::size)
+    sf::cpu::detail::batch_erf_of(fbatch::load_unaligned(&x[i])).store_unaligned(&y[i]);
+  std::vector<float> last(fbatch::size, 0.f);
+  for (std::size_t j = i; j < x.size(); ++j) last[j - i] = x[j];
+  sf::cpu::detail::batch_erf_of(fbatch::load_unaligned(last.data())).store_unaligned(last.data());
+  for (std::size_t j = i; j < x.size(); ++j) y[j] = last[j - i];
+  return y;
+}
+
+float from_bits(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+}  // namespace
+
+TEST_CASE("the float batch erf is within 6.6 ulp of erf over [-6, 6]", "[backend][simd][erf]") {
+  // every 251st bit pattern from the smallest subnormal to 6, and its negation: 8.7 million floats
+  std::vector<float> x;
+  for (std::uint32_t b = 1; from_bits(b) <= 6.f; b += 251) {
+    x.push_back(from_bits(b));
+    x.push_back(-from_bits(b));
+  }
+  const std::vector<float> y = erf_of(x);
+  double worst = 0, total = 0;
+  float worst_at = 0;
+  std::size_t not_odd = 0;
+  double largest_drop = 0;  // in units of 2^-24
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double e = ulps(y[i], std::erf(static_cast<double>(x[i])));
+    total += e;
+    if (e > worst) worst = e, worst_at = x[i];
+    if (i % 2 == 1 && y[i] != -y[i - 1]) ++not_odd;
+    if (i >= 2 && i % 2 == 0 && y[i] < y[i - 2])
+      largest_drop = std::max(largest_drop, static_cast<double>(y[i - 2] - y[i]) * 16777216.0);
+  }
+  INFO("largest error " << worst << " ulp at x = " << worst_at << ", mean " << total / static_cast<double>(x.size()));
+  CHECK(worst <= 6.6);
+  CHECK(total / static_cast<double>(x.size()) < 1.0);
+  CHECK(not_odd == 0);     // erf(-x) == -erf(x) bit for bit
+  CHECK(largest_drop <= 8);  // near 1 not monotonic to the last ulps (Eigen's neither): drops of 8 at most
+}
+
+TEST_CASE("the float batch erf at its edges", "[backend][simd][erf]") {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  const std::vector<float> x{std::numeric_limits<float>::quiet_NaN(), inf, -inf, 0.f, -0.f, tiny, -tiny,
+                             1e-30f, 4.f, -4.f, 3.9f, 1000.f, -1000.f, std::numeric_limits<float>::max(), 0.5f, -2.f};
+  const std::vector<float> y = erf_of(x);
+  CHECK(std::isnan(y[0]));
+  CHECK(y[1] == 1.f);
+  CHECK(y[2] == -1.f);
+  CHECK((y[3] == 0.f && !std::signbit(y[3])));
+  CHECK((y[4] == 0.f && std::signbit(y[4])));  // -0.0 keeps its sign, as erf(-0.0) does
+  CHECK(y[5] == tiny);                         // 2/sqrt(pi) * 1.4e-45 rounds to the smallest subnormal
+  CHECK(y[6] == -tiny);
+  CHECK(y[7] == Approx(1.1283791670955126e-30).epsilon(1e-6));
+  CHECK(y[8] == 1.f);  // erfc(4) = 1.5e-8: erf(4) rounds to 1, and so does the clamp
+  CHECK(y[9] == -1.f);
+  CHECK(ulps(y[10], std::erf(3.9)) <= 6.6);
+  CHECK(y[11] == 1.f);
+  CHECK(y[12] == -1.f);
+  CHECK(y[13] == 1.f);
+  CHECK(ulps(y[14], std::erf(0.5)) <= 2);
+  CHECK(ulps(y[15], std::erf(-2.0)) <= 6.6);
+}
+
+TEST_CASE("double batches keep xsimd's erf", "[backend][simd][erf]") {
+  std::vector<double> x(dbatch::size), want(dbatch::size), got(dbatch::size);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = -3.0 + 0.7 * static_cast<double>(i);
+  xsimd::erf(dbatch::load_unaligned(x.data())).store_unaligned(want.data());
+  sf::cpu::detail::batch_erf_of(dbatch::load_unaligned(x.data())).store_unaligned(got.data());
+  CHECK(got == want);
+}
+
+TEST_CASE("sf::erf and sf::gelu in a fused loop, vector body and scalar tail, against the C library",
+          "[backend][simd][erf]") {
+  auto f = sf::function([](auto x) { return std::tuple{sf::erf(x), sf::gelu(x)}; });
+  for (const std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{37}, std::size_t{1000}}) {
+    xt::xtensor<float, 1> x = xt::xtensor<float, 1>::from_shape({n});
+    for (std::size_t i = 0; i < n; ++i) x[i] = -4.5f + 9.f * static_cast<float>(i) / static_cast<float>(n);
+    const auto [erf, gelu] = f(x);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = x[i];
+      INFO("n = " << n << ", x = " << v);
+      CHECK(ulps(erf[i], std::erf(v)) <= 6.6);
+      CHECK(gelu[i] == Approx(0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))).margin(2e-6).epsilon(2e-6));
+    }
+  }
+  // the edges at every position: twice the widest batch (the vector body) and a scalar tail
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> edges{std::numeric_limits<float>::quiet_NaN(), inf, -inf, -0.f, 1000.f, -3.85f};
+  xt::xtensor<float, 1> x = xt::xtensor<float, 1>::from_shape({37});
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = edges[i % edges.size()];
+  const auto [erf, gelu] = f(x);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    INFO("position " << i << ", x = " << x[i]);
+    switch (i % edges.size()) {
+      case 0: CHECK((std::isnan(erf[i]) && std::isnan(gelu[i]))); break;
+      case 1: CHECK((erf[i] == 1.f && gelu[i] == inf)); break;
+      case 2: CHECK(erf[i] == -1.f); break;  // (gelu(-inf) is -inf * 0 by its formula: NaN)
+      case 3: CHECK((erf[i] == 0.f && std::signbit(erf[i]))); break;
+      case 4: CHECK((erf[i] == 1.f && gelu[i] == 1000.f)); break;
+      default: CHECK(ulps(erf[i], std::erf(-3.85)) <= 1); break;
+    }
+  }
+}
