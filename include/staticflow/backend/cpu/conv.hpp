@@ -3,8 +3,9 @@
 // Ungrouped float/double convolutions take conv_direct.hpp: windows read in place by a
 // register-tiled kernel over the filter packed once (the forward pass, the filter gradient, and
 // the input gradient as convolutions of dy with the turned-around filter, one per phase of the
-// strides). What is left here is the path for groups and integers, an implicit im2col: for a block of output rows, each output position's window (KH*KW*C inputs
-// in filter order, DH / DW apart with dilations, zeros where it leaves the image) is copied into a
+// strides). What is left here is the path for groups and integers, an implicit im2col: for a
+// block of output rows, each output position's window (KH*KW*C inputs in filter order, DH / DW
+// apart with dilations, zeros where it leaves the image) is copied into a
 // patch matrix that stays in L2 (about 1 MiB), then multiplied by the filter, viewed as a
 // [KH*KW*C, O] matrix, with the blocked matmul kernel (matmul.hpp, split across threads when the
 // product is big). There is no whole-image im2col buffer. A 1x1 filter at stride 1 reads the image
@@ -13,8 +14,7 @@
 // GEMMs would be narrower than a register tile, take a direct kernel over expanded input rows.
 // The input gradient is the transpose: dy's rows times the filter's transpose, scattered back
 // (col2im, adding where windows overlap); the filter gradient is the sum over row blocks of the
-// patch matrix's transpose (gathered in that layout directly) times dy's rows. Integer
-// convolutions take this path too.
+// patch matrix's transpose (gathered in that layout directly) times dy's rows.
 #pragma once
 
 #include <algorithm>

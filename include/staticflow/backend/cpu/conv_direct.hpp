@@ -215,14 +215,16 @@ void conv_direct_forward(const direct_geometry& dg, const T* x, const T* f, T* y
   parallel_for(dg.output_rows(), threads, [&](std::size_t begin, std::size_t end) {
     const plan::arena_scope scratch;
     const T** tap_starts = static_cast<const T**>(plan::arena::local().allocate(sizeof(const T*) * ntaps));
+    const T** tap_rows = static_cast<const T**>(plan::arena::local().allocate(sizeof(const T*) * ntaps));
     T* edge = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * MR * K));
     for (std::size_t row = begin; row < end; ++row) {
       T* const yrow = dg.output_row(y, row);
+      for (std::size_t t = 0; t < ntaps; ++t) tap_rows[t] = dg.input_row(x, row, t);  // (once per row, not per tile)
       // A tile of r pixels from ow0: its taps (from the image, or from `edge` at the borders).
       const auto tile = [&](std::size_t ow0, std::size_t r) {
         const bool inside = ow0 >= inner_begin && ow0 + r <= inner_end;
         for (std::size_t t = 0; t < ntaps; ++t) {
-          const T* in = dg.input_row(x, row, t);
+          const T* in = tap_rows[t];
           const std::ptrdiff_t reach = std::ptrdiff_t(t % g.kw * g.dw) - dg.pad_left;  // column of pixel 0, less ow * SW
           if (in == nullptr) {
             tap_starts[t] = nullptr;
