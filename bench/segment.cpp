@@ -6,6 +6,9 @@
 //                 [-1, 1000) (about 0.1% negative: dropped)
 //   Gradient/...  d/ddata sum(unsorted_segment_sum(data, ids, 1000) * w): w's row at each id,
 //                 zeros for a negative id (the hand loop: the same gather)
+//   Sorted/...    tf.math.segment_sum(data, sorted_ids) on the same data, the ids sorted (0 to
+//                 999): without num_segments (counted from the ids: the result allocated per
+//                 call), with it, and the hand loop (which counts the rows as TF's op does)
 //
 // Counter bytes_per_second: data read and the result written (Sum), the result written (Gradient).
 // Each result is checked at sampled elements after timing.
@@ -36,7 +39,7 @@ constexpr std::size_t rows = 100000, width = 64, segments = 1000;
 
 struct data {
   xt::xtensor<float, 2> x, w, sums, grad;
-  xt::xtensor<std::int32_t, 1> ids;
+  xt::xtensor<std::int32_t, 1> ids, sorted;
   data()
       : x(xt::zeros<float>({rows, width})), w(xt::zeros<float>({segments, width})), sums(xt::zeros<float>({segments, width})),
         grad(xt::zeros<float>({rows, width})), ids(xt::zeros<std::int32_t>({rows})) {
@@ -45,14 +48,19 @@ struct data {
     for (auto& v : x) v = u(rng);
     for (auto& v : w) v = u(rng);
     for (auto& v : ids) v = static_cast<std::int32_t>(rng() % (segments + 1)) - 1;  // -1: dropped
+    sorted = xt::maximum(ids, 0);
+    std::sort(sorted.begin(), sorted.end());
+    sorted(rows - 1) = static_cast<std::int32_t>(segments - 1);
   }
-  void check_sums(benchmark::State& state) const {
+  void check_sums(benchmark::State& state, bool by_sorted = false) const {
     std::mt19937 rng(9);
+    const auto& by = by_sorted ? sorted : ids;
+    if (sums.shape(0) != segments) return state.SkipWithError("wrong row count");
     for (int s = 0; s < 32; ++s) {
       const std::size_t r = rng() % segments, k = rng() % width;
       double want = 0;
       for (std::size_t p = 0; p < rows; ++p)
-        if (ids(p) == static_cast<std::int32_t>(r)) want += x(p, k);
+        if (by(p) == static_cast<std::int32_t>(r)) want += x(p, k);
       if (!(std::fabs(sums(r, k) - want) <= 1e-3 * (1 + std::fabs(want)))) return state.SkipWithError("wrong result");
     }
   }
@@ -141,6 +149,37 @@ void Gradient_HandLoop(benchmark::State& state) {
   gradient_bytes(state);
 }
 
+void Sorted_Staticflow(benchmark::State& state) {
+  data d;
+  auto fn = sf::function([](auto x, auto i) { return sf::segment_sum(x, i); });
+  timed(state, d.sums.data(), [&] { d.sums = fn(d.x, d.sorted); });
+  d.check_sums(state, true);
+  sum_bytes(state);
+}
+void Sorted_StaticflowNumSegments(benchmark::State& state) {
+  data d;
+  auto fn = sf::function([](auto x, auto i) { return sf::segment_sum(x, i, segments); });
+  timed(state, d.sums.data(), [&] { d.sums = fn(d.x, d.sorted); });
+  d.check_sums(state, true);
+  sum_bytes(state);
+}
+void Sorted_HandLoop(benchmark::State& state) {
+  data d;
+  timed(state, d.sums.data(), [&] {
+    const std::size_t count = rows == 0 ? 0 : static_cast<std::size_t>(d.sorted(rows - 1)) + 1;
+    d.sums = xt::xtensor<float, 2>::from_shape({count, width});
+    float* out = d.sums.data();
+    std::fill_n(out, count * width, 0.f);
+    for (std::size_t p = 0; p < rows; ++p) {
+      float* to = out + static_cast<std::size_t>(d.sorted(p)) * width;
+      const float* from = d.x.data() + p * width;
+      for (std::size_t k = 0; k < width; ++k) to[k] += from[k];
+    }
+  });
+  d.check_sums(state, true);
+  sum_bytes(state);
+}
+
 }  // namespace
 
 BENCHMARK(Sum_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
@@ -149,3 +188,6 @@ BENCHMARK(Sum_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Sum_EigenSparse)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Gradient_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Gradient_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(Sorted_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(Sorted_StaticflowNumSegments)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(Sorted_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -1,5 +1,5 @@
-// Gradients of sf::unsorted_segment_sum and sf::segment_sum (TF's: the adjoint's row at each id,
-// zeros where the id is negative) against central differences in float64 on random shapes and ids,
+// Gradients of sf::unsorted_segment_sum and sf::segment_sum, with and without num_segments (TF's:
+// the adjoint's row at each id, zeros where the id is negative) against central differences in float64 on random shapes and ids,
 // exact values, and second derivatives (the gradient's own adjoint is the segment sum again).
 #include "gradient_check.hpp"
 
@@ -73,4 +73,35 @@ TEST_CASE("segment sum second derivatives: hessian-vector products and jvp") {
       CHECK(hv(p, k) == Approx(ids(p) < 0 ? 0.0 : 6 * sx[ids(p) * c + k] * sv[ids(p) * c + k]).epsilon(1e-12).margin(1e-12));
   // jvp through the transposition: the tangent is summed as the values are
   CHECK(jvp_error([n](auto t, auto i) { return sf::sin(sf::unsorted_segment_sum(t, i, n)); }, x, v, ids) < 1e-6);
+}
+
+TEST_CASE("segment_sum without num_segments (tf.math.segment_sum): gradients, exact values, second derivatives") {
+  for (int round = 0; round < 3; ++round) {
+    const std::size_t a = extent(1, 6), c = extent(1, 3);
+    const auto x = random_tensor<2>({a, c}), v = random_tensor<2>({a, c});
+    auto sorted = random_ids<std::int32_t, 1>({a}, 0, 4);
+    std::sort(sorted.begin(), sorted.end());
+    // the counted result feeds ops after it (its extent is read at run time) and another segment sum
+    const auto sums = [](auto t, auto k) {
+      const auto s = sf::segment_sum(t * t, k);
+      return sf::reduce_sum(s * sf::segment_sum(sf::sin(t), k)) + sf::reduce_sum(sf::square(sf::reduce_sum(s, sf::axes<1>{})));
+    };
+    CHECK(check_gradients_of(std::index_sequence<0>{}, sums, x, sorted) == x.size());
+    const auto cubed = [](auto t, auto k) { return sf::reduce_sum(sf::pow(sf::segment_sum(t, k), 3.0)); };
+    CHECK(hvp_error(cubed, x, v, sorted) < 1e-6);
+    CHECK(jvp_error([](auto t, auto k) { return sf::sin(sf::segment_sum(t, k)); }, x, v, sorted) < 1e-6);
+  }
+  // d/dx sum(segment_sum(x, ids) * 3) = 3 everywhere; the adjoint's rows are the counted ones
+  auto s = sf::grad<0>([](auto t, auto i) { return sf::reduce_sum(sf::segment_sum(t, i) * 3.0); });
+  const xt::xtensor<double, 1> t{1, 2, 3};
+  CHECK((xt::xtensor<double, 1>(s(t, xt::xtensor<std::int32_t, 1>{1, 1, 4})) == xt::xtensor<double, 1>{3, 3, 3}));
+  auto w = sf::value_and_grad<0>([](auto x, auto i) {
+    const auto r = sf::segment_sum(x, i);
+    return sf::reduce_sum(r * r);
+  });
+  const auto [value, d] = w(t, xt::xtensor<std::int64_t, 1>{0, 2, 2});
+  CHECK(value == Approx(26.0));  // rows {1, 0, 5}
+  CHECK((xt::xtensor<double, 1>(d) == xt::xtensor<double, 1>{2, 10, 10}));  // 2 r[id]
+  CHECK_THROWS_WITH(s(t, xt::xtensor<std::int32_t, 1>{1, 0, 1}),
+                    "staticflow: segment_sum: segment ids are not increasing (segment_ids[1] = 0 after 1)");
 }

@@ -1,7 +1,8 @@
 // sf::unsorted_segment_sum and sf::segment_sum (graph/segment.hpp, backend/cpu/segment.hpp) as
 // tf.math.unsorted_segment_sum and jax.ops.segment_sum with TF's sorted-id rules: ids of rank 1
-// and 2 (int32, int64), negative ids dropped, static and run-time num_segments, empty input,
-// threads, eager mode, the listing, and TF's errors thrown before any effect.
+// and 2 (int32, int64), negative ids dropped, static and run-time num_segments (and none:
+// tf.math.segment_sum's ids[-1] + 1 rows), empty input, threads, eager mode, the listing, and TF's
+// errors thrown before any effect.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
+#include <xtensor/xview.hpp>
 
 #include <staticflow/staticflow.hpp>
 
@@ -191,5 +193,66 @@ TEST_CASE("segment sums: 2 threads give the 1-thread bits; eager mode", "[graph]
                     "staticflow: segment_sum: segment ids are not increasing (segment_ids[1] = 0 after 1)");
   CHECK_THROWS_WITH(f(data, xt::xtensor<std::int32_t, 1>{50}),
                     "staticflow: unsorted_segment_sum: data.shape = [6000,40] does not start with segment_ids.shape = [1]");
+  sf::run_functions_eagerly(false);
+}
+
+TEST_CASE("segment_sum without num_segments: ids[-1] + 1 rows, counted when it runs, as tf.math.segment_sum",
+          "[graph][segment]") {
+  std::mt19937 rng(31);
+  sf::variable<float> counter(0.f);
+  auto f = sf::function([&](auto x, auto i) {
+    counter.assign_add(1.f);
+    const auto s = sf::segment_sum(x, i);
+    return std::tuple{s, sf::reduce_sum(s, sf::axes<1>{}) * 2.f};  // a later slot reads the counted extent
+  });
+  for (int round = 0; round < 6; ++round) {
+    const std::size_t rows = 1 + rng() % 9, width = 1 + rng() % 4;
+    const auto data = random_values<double, 2>({rows, width}, rng);
+    auto ids = random_ids<std::int64_t, 1>({rows}, 0, 6, rng);
+    std::sort(ids.begin(), ids.end());  // sorted, with gaps and repeats; the first id may be above 0
+    const std::size_t segments = static_cast<std::size_t>(ids(rows - 1)) + 1;
+    INFO("rows " << rows << ", width " << width << ", segments " << segments);
+    const auto [s, row_sums] = f(data, ids);
+    REQUIRE((s.shape() == std::array<std::size_t, 2>{segments, width}));
+    CHECK(equals(s, reference<double>(data, ids, segments)));
+    REQUIRE(row_sums.size() == segments);
+    for (std::size_t r = 0; r < segments; ++r) CHECK(row_sums(r) == Approx(2 * xt::sum(xt::view(s, r))()).margin(1e-12));
+  }
+  // one signature for every count: the extent is sf::dyn even for static shapes
+  const xt::xtensor_fixed<float, xt::xshape<3, 2>> x{{1, 2}, {3, 4}, {5, 6}};
+  auto g = sf::function([](auto t, auto i) { return sf::segment_sum(t, i); });
+  const auto r = g(x, xt::xtensor_fixed<std::int32_t, xt::xshape<3>>{1, 1, 3});
+  STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(r)>, xt::xtensor<float, 2>>);
+  CHECK((r == xt::xtensor<float, 2>{{0, 0}, {4, 6}, {0, 0}, {5, 6}}));
+  CHECK((g(x, xt::xtensor_fixed<std::int32_t, xt::xshape<3>>{0, 0, 0}) == xt::xtensor<float, 2>{{9, 12}}));
+  CHECK(g.tracing_count() == 1);
+  using C = std::remove_cvref_t<decltype(g.get_concrete_function(sf::spec<float, 3, 2>{}, sf::spec<std::int32_t, 3>{}))>;
+  STATIC_REQUIRE(std::is_same_v<sf::spec_of_node_t<typename C::template output_node<0>>, sf::spec<float, sf::dyn, 2>>);
+  const std::string listing = g.get_concrete_function(sf::spec<float, 3, 2>{}, sf::spec<std::int32_t, 3>{}).graph_string();
+  CHECK(listing.find("SegmentSum") != std::string::npos);
+  CHECK(listing.find("SegmentSum[") == std::string::npos);  // no num_segments attribute: TF's op
+  // TF's errors, thrown before any effect of the call
+  const float before = counter.value();
+  const xt::xtensor<float, 2> y{{1, 2}, {3, 4}, {5, 6}, {7, 8}};
+  CHECK_THROWS_WITH(f(y, xt::xtensor<std::int32_t, 1>{0, 2, 1, 3}),
+                    "staticflow: segment_sum: segment ids are not increasing (segment_ids[2] = 1 after 2)");
+  CHECK_THROWS_WITH(f(y, xt::xtensor<std::int32_t, 1>{-1, 0, 1, 1}),
+                    "staticflow: segment_sum: segment ids must be >= 0 (segment_ids[0] = -1)");
+  CHECK_THROWS_WITH(f(y, xt::xtensor<std::int32_t, 1>{-3, -2, -2, -1}),
+                    "staticflow: segment_sum: segment ids must be >= 0 (segment_ids[0] = -3)");
+  CHECK_THROWS_WITH(f(y, xt::xtensor<std::int32_t, 1>{0, 1, 2}),
+                    "staticflow: segment_sum: data.shape = [4,2] does not start with segment_ids.shape = [3]");
+  CHECK(counter.value() == before);
+  // no ids: no rows; rows without elements; size 1
+  const auto none = g(xt::xtensor<float, 2>::from_shape({0, 3}), xt::xtensor<std::int32_t, 1>::from_shape({0}));
+  CHECK((none.shape() == std::array<std::size_t, 2>{0, 3}));
+  const auto thin = g(xt::xtensor<float, 2>::from_shape({2, 0}), xt::xtensor<std::int32_t, 1>{0, 4});
+  CHECK((thin.shape() == std::array<std::size_t, 2>{5, 0}));
+  CHECK((g(xt::xtensor<float, 1>{5}, xt::xtensor<std::int32_t, 1>{2}) == xt::xtensor<float, 1>{0, 0, 5}));
+  // eager mode gives the same
+  sf::run_functions_eagerly(true);
+  CHECK((g(x, xt::xtensor_fixed<std::int32_t, xt::xshape<3>>{1, 1, 3}) == r));
+  CHECK_THROWS_WITH(g(y, xt::xtensor<std::int32_t, 1>{1, 0, 2, 2}),
+                    "staticflow: segment_sum: segment ids are not increasing (segment_ids[1] = 0 after 1)");
   sf::run_functions_eagerly(false);
 }

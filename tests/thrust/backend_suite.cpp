@@ -770,6 +770,21 @@ TEST_CASE("suite: segment sums drop negative ids, add in order, and check ids fi
                     "staticflow: segment_sum: segment ids are not increasing (segment_ids[2] = 0 after 1)");
   CHECK_THROWS_WITH(g(suite::in(x), suite::in(far), suite::in(w)),
                     "staticflow: unsorted_segment_sum: segment_ids[1] = 3 is out of range [0, 3)");
+  // without num_segments (tf.math.segment_sum): ids[-1] + 1 rows, counted on the host, and the
+  // gradient through the counted rows
+  auto counted = sf::function([](auto t, auto k) {
+    const auto s = sf::segment_sum(t, k);
+    return std::tuple{s, sf::reduce_sum(s * s)};
+  }, suite::backend);
+  auto dcounted = sf::grad<0>([](auto t, auto k) { return sf::reduce_sum(sf::square(sf::segment_sum(t, k))); }, suite::backend);
+  const xt::xtensor<std::int32_t, 1> gaps = {1, 1, 3, 3};
+  const auto [rows, squares] = suite::host(counted(suite::in(x), suite::in(gaps)));
+  CHECK((rows.shape() == std::array<std::size_t, 2>{4, 2}));
+  CHECK(suite::flat(rows) == std::vector<float>{0, 0, 4, 6, 0, 0, 12, 14});
+  CHECK(suite::flat(squares) == std::vector<float>{16 + 36 + 144 + 196});
+  CHECK(suite::flat(suite::host(dcounted(suite::in(x), suite::in(gaps)))) == std::vector<float>{8, 12, 8, 12, 24, 28, 24, 28});
+  CHECK_THROWS_WITH(counted(suite::in(x), suite::in(unordered)),
+                    "staticflow: segment_sum: segment ids are not increasing (segment_ids[2] = 0 after 1)");
 }
 
 TEST_CASE("suite: boolean_mask, repeat by a tensor and where(condition) size their results from the data on every backend", "[suite][masking]") {

@@ -6,8 +6,9 @@
 //   result[s, ...] = sum of data[j..., ...] over the positions j... with segment_ids[j...] == s
 //
 // num_segments is a C++ integer (the result's first extent is dyn) or a static value (`5_c`: the
-// extent is in the type). tf.math.segment_sum's result has ids[-1] + 1 rows, a shape that depends
-// on the ids' values, so sf::segment_sum takes num_segments as JAX's does under jit.
+// extent is in the type), or, for sf::segment_sum, left out as in tf.math.segment_sum: the result
+// then has ids[-1] + 1 rows, a count known from the ids' values when the function runs (its extent
+// sf::dyn; the node is a self-allocating slot, as boolean_mask's).
 // unsorted_segment_sum drops a negative id's value (TF); segment_sum requires ids in [0,
 // num_segments), non-decreasing, of rank 1 (TF). A bad id throws sf::shape_error with TF's text
 // before anything is written; the backends add each segment's rows in position order, so the sums
@@ -41,6 +42,15 @@ struct sorted_segments {
   static constexpr const char* tf_name = "SegmentSum";
   static constexpr bool sorted = true;
 };
+/// tf.math.segment_sum without num_segments: sorted ids, as many rows as the largest id + 1 (the
+/// last one when the ids are valid), counted when the function runs.
+struct counted_segments {
+  static constexpr const char* function = "segment_sum";
+  static constexpr const char* tf_name = "SegmentSum";
+  static constexpr bool sorted = true;
+};
+template <class Kind>
+inline constexpr bool counted_v = std::is_same_v<Kind, counted_segments>;
 
 namespace detail {
 template <std::size_t N, class X, std::size_t K, class Tail = std::make_index_sequence<X::rank - K>>
@@ -101,6 +111,15 @@ void check_segment_ids(const J* ids, const extents<IR>& ie, std::size_t segments
   }
 }
 
+/// tf.math.segment_sum's row count: the largest id + 1 (the last id when they are sorted), 0 for
+/// no ids or only negative ones (which check_segment_ids then reports with TF's text).
+template <class J>
+std::size_t counted_segments_of(const J* ids, std::size_t positions) {
+  J largest = -1;
+  for (std::size_t p = 0; p < positions; ++p) largest = ids[p] > largest ? ids[p] : largest;
+  return static_cast<std::size_t>(largest) + 1;
+}
+
 /// What both backends' kernels read of a segment node: data's extents (the gradient's result) and
 /// the ids', and the layout of gather's kernels: data as `positions` rows of `inner` elements,
 /// the sums as `segments` (gather's n) such rows.
@@ -113,8 +132,19 @@ struct segment_operands {
 template <class N, class ArgExtents>
 segment_operands<N::data_rank, N::id_rank> segment_operands_of(const N& n, const ArgExtents& args) {
   segment_operands<N::data_rank, N::id_rank> o{node_extents(n.data, args), node_extents(n.ids, args), {}};
-  o.layout.n = n.num_segments;
+  if constexpr (counted_v<typename N::kind>) o.layout.n = node_extents(n.g, args)[0];  // (the gradient: the forward's count)
+  else o.layout.n = n.num_segments;
   for (std::size_t d = 0; d < N::id_rank; ++d) o.layout.positions *= o.id_extents[d];
+  for (std::size_t d = N::id_rank; d < N::data_rank; ++d) o.layout.inner *= o.data_extents[d];
+  return o;
+}
+/// A counted segment_sum's operands (no num_segments): the extents, checked as TF does, and
+/// gather's layout but its n, which the backends set once they have counted the ids.
+template <class N, class ArgExtents>
+segment_operands<N::data_rank, N::id_rank> counted_operands_of(const N& n, const ArgExtents& args) {
+  segment_operands<N::data_rank, N::id_rank> o{node_extents(n.data, args), node_extents(n.ids, args), {}};
+  check_segment_prefix<counted_segments>(o.data_extents, o.id_extents);
+  o.layout.positions = o.id_extents[0];
   for (std::size_t d = N::id_rank; d < N::data_rank; ++d) o.layout.inner *= o.data_extents[d];
   return o;
 }
@@ -148,6 +178,38 @@ struct segment_sum : node<segment_sum<Kind, X, I, N>> {
   }
 };
 
+/// tf.math.segment_sum(data, segment_ids) without num_segments: ids[-1] + 1 rows, a count known
+/// only when the ids are. Self-allocating (the plan's slot allocates its view once it is counted;
+/// later slots read the extent from it), as boolean_mask is. num_segments is sf::dyn throughout.
+template <class X, class I, std::size_t N>
+struct segment_sum<counted_segments, X, I, N> : node<segment_sum<counted_segments, X, I, N>> {
+  static_assert(N == dyn);
+  static constexpr bool materialized = true;
+  static constexpr bool self_allocating = true;
+  static constexpr bool allocates_once = true;
+  static constexpr std::size_t data_rank = X::shape_type::rank, id_rank = I::shape_type::rank;
+  using kind = counted_segments;
+  using value_type = typename X::value_type;
+  using shape_type = typename detail::segmented_shape<dyn, typename X::shape_type, id_rank>::type;
+  X data;
+  I ids;
+  std::size_t num_segments = dyn;  // (counted when it runs)
+  constexpr segment_sum(X x, I i, std::size_t = dyn) : data(x), ids(i) {}
+  constexpr child_refs<const X&, const I&> children() const { return {data, ids}; }
+  template <class Y, class J>
+  constexpr auto with_children(const Y& y, const J& j) const { return segment_sum<counted_segments, Y, J, N>(y, j); }
+  static constexpr bool parameters_in_type = true;
+  constexpr bool same_parameters(const segment_sum&) const { return true; }
+  std::string name() const { return "SegmentSum"; }
+  /// The result's extents once the segments are counted.
+  static extents<shape_type::rank> counted_extents(const extents<data_rank>& xe, std::size_t segments) {
+    extents<shape_type::rank> out{};
+    out[0] = segments;
+    for (std::size_t d = id_rank; d < data_rank; ++d) out[1 + d - id_rank] = xe[d];
+    return out;
+  }
+};
+
 /// The gradient of segment_sum<Kind, X, I, N> with respect to data: row j of the adjoint g at
 /// ids[j], zeros where the id is negative. data is a child for its extents only.
 template <class Kind, class G, class X, class I, std::size_t N>
@@ -170,14 +232,24 @@ struct segment_sum_gradient : node<segment_sum_gradient<Kind, G, X, I, N>> {
   }
   static constexpr bool parameters_in_type = N != dyn;
   constexpr bool same_parameters(const segment_sum_gradient& o) const { return num_segments == o.num_segments; }
-  std::string name() const { return std::string(Kind::tf_name) + "Grad[num_segments=" + std::to_string(num_segments) + "]"; }
-  /// The adjoint's extents: the forward result's.
-  extents<G::shape_type::rank> adjoint_extents(const extents<data_rank>& xe, const extents<id_rank>& ie) const {
-    return segment_sum<Kind, X, I, N>(data, ids, num_segments).result_extents(xe, ie);
+  std::string name() const {
+    if constexpr (counted_v<Kind>) return std::string(Kind::tf_name) + "Grad";
+    else return std::string(Kind::tf_name) + "Grad[num_segments=" + std::to_string(num_segments) + "]";
+  }
+  /// The adjoint's extents: the forward result's (for a counted segment_sum, the adjoint's own
+  /// first extent: the count it was made with).
+  extents<G::shape_type::rank> adjoint_extents(const extents<data_rank>& xe, const extents<id_rank>& ie,
+                                               [[maybe_unused]] std::size_t adjoint_rows) const {
+    if constexpr (counted_v<Kind>) {
+      detail::check_segment_prefix<Kind>(xe, ie);
+      return segment_sum<Kind, X, I, N>::counted_extents(xe, adjoint_rows);
+    } else {
+      return segment_sum<Kind, X, I, N>(data, ids, num_segments).result_extents(xe, ie);
+    }
   }
   extents<data_rank> result_extents(const extents<G::shape_type::rank>& ge, const extents<data_rank>& xe,
                                     const extents<id_rank>& ie) const {
-    if (!staticflow::detail::same_extents(adjoint_extents(xe, ie), ge))
+    if (!staticflow::detail::same_extents(adjoint_extents(xe, ie, ge[0]), ge))
       throw shape_error(std::string(Kind::function) + " gradient: an adjoint of shape " +
                         staticflow::detail::extents_string(ge) + " for a segment sum of data of shape " +
                         staticflow::detail::extents_string(xe));
@@ -252,9 +324,23 @@ constexpr auto unsorted_segment_sum(const X& data, const I& segment_ids, N num_s
   return detail::make_segment_sum<graph::unsorted_segments>(data, segment_ids, num_segments);
 }
 
+/// tf.math.segment_sum(data, segment_ids): result[s] sums the slices data[j] whose id is s, for s
+/// from 0 to the last id (ids[-1] + 1 rows, the count sf::dyn: known when the function runs; no
+/// ids give 0 rows). The ids: an int32 / int64 vector, sorted, non-negative (sf::shape_error with
+/// TF's text otherwise, before anything is written).
+template <detail::tensor_operand X, detail::tensor_operand I>
+constexpr auto segment_sum(const X& data, const I& segment_ids) {
+  const auto xn = detail::as_node<void>(data);
+  const auto in = detail::as_node<void>(segment_ids);
+  using XN = std::remove_cvref_t<decltype(xn)>;
+  using IN = std::remove_cvref_t<decltype(in)>;
+  if constexpr (!detail::segment_check<graph::counted_segments, XN, IN>::ok) return xn;
+  else return graph::segment_sum<graph::counted_segments, XN, IN, dyn>(xn, in);
+}
+
 /// jax.ops.segment_sum(data, segment_ids, num_segments) with tf.math.segment_sum's rules: the ids
-/// a vector, sorted, in [0, num_segments) (sf::shape_error with TF's text otherwise). TF's own op
-/// has no num_segments (its result has ids[-1] + 1 rows, a shape known only from the values).
+/// a vector, sorted, in [0, num_segments) (sf::shape_error with TF's text otherwise). Without
+/// num_segments (above) it is TF's op.
 template <detail::tensor_operand X, detail::tensor_operand I, detail::segment_count N>
 constexpr auto segment_sum(const X& data, const I& segment_ids, N num_segments) {
   return detail::make_segment_sum<graph::sorted_segments>(data, segment_ids, num_segments);
