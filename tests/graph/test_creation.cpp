@@ -53,6 +53,39 @@ TEST_CASE("zeros_like, ones_like and full_like take the shape of their argument,
   CHECK(f.tracing_count() == 1);
 }
 
+TEST_CASE("zeros, ones and fill of sf::shape_of(x): tf.zeros(tf.shape(x)), run-time extents, fused, eager",
+          "[graph][creation]") {
+  auto f = sf::function([](auto x) {
+    return std::tuple{sf::zeros(sf::shape_of(x)), sf::ones<std::int64_t>(sf::shape_of(x)), sf::fill(sf::shape_of(x), 2.5),
+                      sf::fill<float>(sf::shape_of(x), 7) + x};
+  });
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5}}) {
+    const xt::xtensor<std::int32_t, 2> x = xt::ones<std::int32_t>({std::size_t{2}, n});
+    const auto [z, o, h, s] = f(x);
+    STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(z)>, xt::xtensor<float, 2>>);  // float32, as tf.zeros
+    STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(o)>, xt::xtensor<std::int64_t, 2>>);
+    STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(h)>, xt::xtensor<double, 2>>);  // the value's dtype
+    CHECK((z == xt::zeros<float>({std::size_t{2}, n})));
+    CHECK((o == xt::ones<std::int64_t>({std::size_t{2}, n})));
+    CHECK((h == xt::ones<double>({std::size_t{2}, n}) * 2.5));
+    CHECK((s == xt::ones<float>({std::size_t{2}, n}) * 8.f));
+  }
+  CHECK(f.tracing_count() == 1);
+  // a static shape stays static; the constant is fused (no buffer)
+  auto g = sf::function([](auto x, auto y) { return sf::ones(sf::shape_of(x)) * y; });
+  const xt::xtensor_fixed<float, xt::xshape<3>> a{1, 2, 3};
+  const auto r = g(a, a);
+  STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(r)>, xt::xtensor_fixed<float, xt::xshape<3>>>);
+  CHECK((r == a));
+  using C = std::remove_cvref_t<decltype(g.get_concrete_function(sf::spec<float, sf::dyn>{}, sf::spec<float, sf::dyn>{}))>;
+  CHECK(C::materialized_count == 0);
+  sf::run_functions_eagerly(true);
+  const auto [ez, eo, eh, es] = f(xt::xtensor<std::int32_t, 2>{{1, 2, 3}});
+  CHECK((ez == xt::zeros<float>({std::size_t{1}, std::size_t{3}})));
+  CHECK((es == xt::xtensor<float, 2>{{8, 9, 10}}));
+  sf::run_functions_eagerly(false);
+}
+
 TEST_CASE("a created constant is fused into the loop that reads it", "[graph][creation]") {
   auto f = sf::function([](auto x, auto y) { return sf::zeros_like(x) + y * sf::ones_like(y); });
   auto& c = f.get_concrete_function(sf::spec<float, sf::dyn>{}, sf::spec<float, sf::dyn>{});

@@ -1,5 +1,6 @@
-// staticflow/graph/creation.hpp -- tensors made inside a trace: zeros, ones, fill (static shapes)
-// and zeros_like, ones_like, full_like (the shape of another tensor, run-time extents included);
+// staticflow/graph/creation.hpp -- tensors made inside a trace: zeros, ones, fill (a static shape,
+// or sf::shape_of(x)) and zeros_like, ones_like, full_like (the shape of another tensor, run-time
+// extents included);
 // range, linspace and eye.
 //
 // The constants are no buffer: each is broadcast inside the fused loop that reads it
@@ -30,8 +31,8 @@ namespace detail {
 template <class Shape>
 constexpr void check_creation_shape() {
   static_assert(is_shape<Shape>::value && Shape::is_static,
-                "staticflow: zeros / ones / fill need a static sf::shape<...> (use zeros_like(x) for a "
-                "run-time shape)");
+                "staticflow: zeros / ones / fill need a static sf::shape<...> or sf::shape_of(x) (x's "
+                "run-time extents)");
 }
 
 template <class T, class Like>
@@ -78,6 +79,30 @@ constexpr auto zeros(Shape s) {
 template <class T = float, class Shape>
 constexpr auto ones(Shape s) {
   return fill<T>(s, 1);
+}
+
+namespace graph {
+template <class X, int Axis>
+struct extent_query;  // (control/index.hpp: sf::shape_of(x) is extent_query<X, -2>)
+}  // namespace graph
+
+/// tf.fill(tf.shape(x), value), tf.zeros(tf.shape(x)), tf.ones(tf.shape(x)): the shape
+/// `sf::shape_of(x)`, run-time extents included; the same constant as full_like(x, value) (x's
+/// data is not read). The dtype: value's own for fill, float32 for zeros and ones, or T.
+template <class T = void, class X, class V>
+  requires std::is_arithmetic_v<V>
+constexpr auto fill(const graph::extent_query<X, -2>& shape, V value) {
+  using U = std::conditional_t<std::is_void_v<T>, canonical_dtype_t<V>, T>;
+  static_assert(dtype<U>, "staticflow: fill: unsupported dtype (use bool, int32_t, int64_t, float or double)");
+  return detail::constant_like<U>(shape.a, static_cast<U>(value));
+}
+template <class T = float, class X>
+constexpr auto zeros(const graph::extent_query<X, -2>& shape) {
+  return fill<T>(shape, 0);
+}
+template <class T = float, class X>
+constexpr auto ones(const graph::extent_query<X, -2>& shape) {
+  return fill<T>(shape, 1);
 }
 
 /// tf.zeros_like / tf.ones_like / tf.experimental.numpy.full_like: x's shape, dtype T (x's by
