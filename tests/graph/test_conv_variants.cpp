@@ -1,7 +1,7 @@
 // sf::conv1d and sf::conv2d_transpose (graph/conv.hpp: built from conv2d and its image gradient)
 // against TF's definitions written out: random run-time shapes, VALID and SAME, strides 1-3,
 // static shapes, size 0, the adjoint identity <conv2d(z, f), y> = <z, conv2d_transpose(y, f)>,
-// the listings and eager mode. Gradients: tests/autodiff/test_conv_variants.cpp.
+// an output_shape from sf::shape_of(a tensor), the listings and eager mode. Gradients: tests/autodiff/test_conv_variants.cpp.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -137,6 +137,49 @@ TEST_CASE("conv2d_transpose: TF's definition, and the adjoint of conv2d", "[grap
   CHECK_THROWS_WITH(valid1(random4<double>({2, 4, 5, 4}, rng()), random4<double>({3, 2, 3, 4}, rng())),
                     "staticflow: conv2d gradient (conv2d_transpose): the output gradient's shape (2, 4, 5, 4) is not the "
                     "convolution's output shape (2, 5, 5, 4)");
+}
+
+TEST_CASE("conv2d_transpose to sf::shape_of(skip): TF's output_shape=tf.shape(skip), run-time extents", "[graph][conv]") {
+  // a U-Net step: down by a stride-2 SAME conv2d, back up to the skip connection's size
+  auto unet = sf::function([](auto skip, auto f) {
+    const auto down = sf::conv2d(skip, f, sf::padding::same, sf::strides<2>);
+    return sf::conv2d_transpose(down, f, sf::shape_of(skip), sf::padding::same, sf::strides<2>) + skip;
+  });
+  auto up = sf::function([](auto y, auto f, auto like) { return sf::conv2d_transpose(y, f, sf::shape_of(like), sf::padding::same, sf::strides<2>); });
+  for (const std::array<std::size_t, 4> shape : {std::array<std::size_t, 4>{1, 7, 6, 3}, std::array<std::size_t, 4>{2, 8, 5, 3},
+                                                 std::array<std::size_t, 4>{3, 1, 1, 3}}) {
+    const auto skip = random4<double>(shape, rng());
+    const auto f = random4<double>({3, 2, 3, 4}, rng());
+    const xt::xtensor<double, 4> down = sf::function([](auto a, auto b) { return sf::conv2d(a, b, sf::padding::same, sf::strides<2>); })(skip, f);
+    const auto want = reference_transpose(down, f, shape, true, 2, 2);
+    CHECK(xt::allclose(unet(skip, f), want + skip));
+    CHECK(xt::allclose(up(down, f, skip), want));
+  }
+  CHECK(unet.tracing_count() == 1);  // one run-time-shape signature
+  // the static extents of the tensor are the output's static extents
+  const xt::xtensor_fixed<float, xt::xshape<1, 4, 4, 2>> like = xt::zeros<float>({1, 4, 4, 2});
+  const xt::xtensor_fixed<float, xt::xshape<1, 2, 2, 3>> y = xt::ones<float>({1, 2, 2, 3});
+  const xt::xtensor_fixed<float, xt::xshape<2, 2, 2, 3>> w = xt::ones<float>({2, 2, 2, 3});
+  const auto r = up(y, w, like);
+  STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(r)>, xt::xtensor_fixed<float, xt::xshape<1, 4, 4, 2>>>);
+  CHECK((r == xt::ones<float>({1, 4, 4, 2}) * 3.f));  // each output pixel gets one tap of 3 channels
+  // channels-first: the tensor's NCHW shape
+  auto nchw = sf::function([](auto a, auto b, auto like_nchw) {
+    return sf::conv2d_transpose(a, b, sf::shape_of(like_nchw), sf::data_format::nchw, sf::padding::same, sf::strides<2>);
+  });
+  const auto skip = random4<double>({2, 7, 6, 3}, rng());
+  const auto f = random4<double>({3, 2, 3, 4}, rng());
+  const auto down = random4<double>({2, 4, 3, 4}, rng());
+  const xt::xtensor<double, 4> down_nchw = xt::transpose(down, {0, 3, 1, 2}), skip_nchw = xt::transpose(skip, {0, 3, 1, 2});
+  const xt::xtensor<double, 4> t = nchw(down_nchw, f, skip_nchw);
+  CHECK(xt::allclose(xt::transpose(t, {0, 2, 3, 1}), up(down, f, skip)));
+  // a tensor of the wrong size: the convolution's check when the function runs
+  CHECK_THROWS_WITH(up(down, f, random4<double>({2, 9, 6, 3}, rng())),
+                    "staticflow: conv2d gradient (conv2d_transpose): the output gradient's shape (2, 4, 3, 4) is not the "
+                    "convolution's output shape (2, 5, 3, 4)");
+  sf::run_functions_eagerly(true);
+  CHECK(xt::allclose(up(down, f, skip), reference_transpose(down, f, {2, 7, 6, 3}, true, 2, 2)));
+  sf::run_functions_eagerly(false);
 }
 
 TEST_CASE("conv1d and conv2d_transpose in eager mode give the traced values", "[graph][conv]") {

@@ -319,14 +319,17 @@ constexpr auto conv1d(const X& x, const F& f, Options...) {
 
 namespace detail {
 /// The static checks of conv2d_transpose: x must have the shape conv2d gives an output_shape image.
-template <class SX, class SF, class Out, class Opt>
+/// (FromTensor: output_shape is sf::shape_of(a tensor), whose sf::dyn extents are checked when it runs.)
+template <class SX, class SF, class Out, class Opt, bool FromTensor = false>
 struct conv2d_transpose_check {
   static constexpr bool ranks = SX::rank == 4 && SF::rank == 4 && Out::rank == 4;
   static_assert(ranks, "staticflow: conv2d_transpose needs a rank-4 NHWC input, a rank-4 filter [height, width, "
                        "output_channels, in_channels] and a rank-4 output_shape");
-  static_assert(!ranks || Out::is_static, "staticflow: conv2d_transpose: output_shape must be a static sf::shape<batch, height, width, channels>");
+  static constexpr bool known = Out::is_static || FromTensor;
+  static_assert(!ranks || known, "staticflow: conv2d_transpose: output_shape must be a static sf::shape<batch, height, width, "
+                                 "channels>, or sf::shape_of(a tensor) for run-time extents");
   static constexpr bool fits = [] {
-    if constexpr (!ranks || !Out::is_static) {
+    if constexpr (!ranks || !known) {
       return true;
     } else {
       using forward = typename graph::detail::conv2d_shape<Out, SF, Opt>::type;
@@ -337,8 +340,42 @@ struct conv2d_transpose_check {
   }();
   static_assert(fits, "staticflow: conv2d_transpose: the input's shape is not what conv2d with these filters, strides and "
                       "padding makes of output_shape");
-  static constexpr bool ok = ranks && Out::is_static && fits;
+  static constexpr bool ok = ranks && known && fits;
 };
+}  // namespace detail
+
+namespace detail {
+/// conv2d_transpose's body: Args the parsed options, Out the output's shape as given (NHWC or
+/// NCHW), image_of(type_identity<T>) the output-shaped operand whose extents the gradient node
+/// reads, channels-last (a zeros broadcast: no buffer, its data is never read).
+template <class Args, class Out, bool FromTensor, class X, class F, class ImageOf>
+constexpr auto conv2d_transpose_with(const X& x, const F& f, ImageOf image_of) {
+  const auto xn = as_node<void>(x);
+  const auto fn = as_node<void>(f);
+  using FN = std::remove_cvref_t<decltype(fn)>;
+  using T = typename decltype(xn)::value_type;
+  static_assert(floating_dtype<T> && std::is_same_v<T, typename FN::value_type>,
+                "staticflow: conv2d_transpose needs float32 or float64 tensors of one dtype");
+  if constexpr (!conv_arguments_check<Args, 2>::ok) {
+    return xn;
+  } else {
+    const auto image_grad = to_channels_last<Args::channels_first>(xn);
+    using XN = std::remove_cvref_t<decltype(image_grad)>;
+    using OutNHWC = std::conditional_t<Args::channels_first && Out::rank == 4,
+                                       shape<Out::dims[0], Out::dims[Out::rank > 2 ? 2 : 0], Out::dims[Out::rank > 3 ? 3 : 0],
+                                             Out::dims[Out::rank > 1 ? 1 : 0]>,
+                                       Out>;
+    using opt = typename Args::type;
+    if constexpr (!conv2d_transpose_check<typename XN::shape_type, typename FN::shape_type, OutNHWC, opt, FromTensor>::ok ||
+                  !floating_dtype<T> || !std::is_same_v<T, typename FN::value_type>) {
+      return xn;
+    } else {
+      const auto image = image_of(std::type_identity<T>{});
+      using IN = std::remove_cvref_t<decltype(image)>;
+      return from_channels_last<Args::channels_first>(graph::conv2d_gradient<graph::conv2d_wrt_image, IN, FN, XN, opt>(image, fn, image_grad));
+    }
+  }
+}
 }  // namespace detail
 
 /// tf.nn.conv2d_transpose(input, filters, output_shape, strides, padding, data_format,
@@ -351,32 +388,27 @@ template <detail::tensor_operand X, detail::tensor_operand F, class Out, class..
   requires staticflow::detail::is_shape<Out>::value
 constexpr auto conv2d_transpose(const X& x, const F& f, Out, Options...) {
   using args = detail::conv_arguments<Options...>;
-  const auto xn = detail::as_node<void>(x);
-  const auto fn = detail::as_node<void>(f);
-  using FN = std::remove_cvref_t<decltype(fn)>;
-  using T = typename decltype(xn)::value_type;
-  static_assert(floating_dtype<T> && std::is_same_v<T, typename FN::value_type>,
-                "staticflow: conv2d_transpose needs float32 or float64 tensors of one dtype");
-  if constexpr (!detail::conv_arguments_check<args, 2>::ok) {
-    return xn;
-  } else {
-    const auto image_grad = detail::to_channels_last<args::channels_first>(xn);
-    using XN = std::remove_cvref_t<decltype(image_grad)>;
-    using OutNHWC = std::conditional_t<args::channels_first && Out::rank == 4,
-                                       shape<Out::dims[0], Out::dims[Out::rank > 2 ? 2 : 0], Out::dims[Out::rank > 3 ? 3 : 0],
-                                             Out::dims[Out::rank > 1 ? 1 : 0]>,
-                                       Out>;
-    using opt = typename args::type;
-    if constexpr (!detail::conv2d_transpose_check<typename XN::shape_type, typename FN::shape_type, OutNHWC, opt>::ok ||
-                  !floating_dtype<T> || !std::is_same_v<T, typename FN::value_type>) {
-      return xn;
-    } else {
-      const auto image = zeros<T>(OutNHWC{});  // the output's extents (read for its shape only)
-      using IN = std::remove_cvref_t<decltype(image)>;
-      return detail::from_channels_last<args::channels_first>(
-          graph::conv2d_gradient<graph::conv2d_wrt_image, IN, FN, XN, opt>(image, fn, image_grad));
-    }
-  }
+  using OutNHWC = std::conditional_t<args::channels_first && Out::rank == 4,
+                                     shape<Out::dims[0], Out::dims[Out::rank > 2 ? 2 : 0], Out::dims[Out::rank > 3 ? 3 : 0],
+                                           Out::dims[Out::rank > 1 ? 1 : 0]>,
+                                     Out>;
+  return detail::conv2d_transpose_with<args, Out, false>(x, f, [](auto t) { return zeros<typename decltype(t)::type>(OutNHWC{}); });
+}
+
+/// conv2d_transpose with the output shape of a tensor known when the function runs:
+/// `sf::conv2d_transpose(y, f, sf::shape_of(skip), ...)` is TF's `output_shape=tf.shape(skip)`
+/// (a U-Net's decoder upsampling to its skip connection's size, batch and spatial extents from
+/// the data). The output has skip's shape; skip's data is not read. Its static extents are
+/// checked as a static output_shape's are, the run-time ones when the function runs
+/// (sf::shape_error naming both shapes). An output_shape computed from tensor values (TF's
+/// `tf.stack([...])`) is not expressible: a result's extents come from shapes, not data.
+template <detail::tensor_operand X, detail::tensor_operand F, class Like, class... Options>
+constexpr auto conv2d_transpose(const X& x, const F& f, const graph::extent_query<Like, -2>& output_shape, Options...) {
+  using args = detail::conv_arguments<Options...>;
+  using Out = typename Like::shape_type;
+  return detail::conv2d_transpose_with<args, Out, true>(x, f, [&](auto t) {
+    return detail::to_channels_last<args::channels_first>(zeros<typename decltype(t)::type>(output_shape));
+  });
 }
 
 }  // namespace staticflow
