@@ -589,4 +589,86 @@ constexpr auto tensordot(const A& a, const B& b) {
   }
 }
 
+namespace detail {
+/// The checks of tensordot's axis pairs (AA of a's rank RA with BA of b's rank RB), each a
+/// `staticflow:` static_assert; `ok` guards the einsum.
+template <class SA, class SB, class AA, class BA>
+struct tensordot_pairs_check;
+template <class SA, class SB, int... AA, int... BA>
+struct tensordot_pairs_check<SA, SB, axes<AA...>, axes<BA...>> {
+  static constexpr std::size_t ra = SA::rank, rb = SB::rank, n = sizeof...(AA);
+  static constexpr bool counts = sizeof...(AA) == sizeof...(BA);
+  static_assert(counts, "staticflow: tensordot: a's and b's axis lists must have one length (the pairs of contracted axes)");
+  static constexpr bool in_range = (axis_in_range(AA, ra) && ...) && (axis_in_range(BA, rb) && ...);
+  static_assert(in_range, "staticflow: tensordot: an axis is out of range for its operand's rank");
+  static constexpr std::array<std::size_t, n> a_axes{static_cast<std::size_t>(in_range ? normalize_axis(AA, ra) : 0)...};
+  static constexpr std::array<std::size_t, sizeof...(BA)> b_axes{static_cast<std::size_t>(in_range ? normalize_axis(BA, rb) : 0)...};
+  static constexpr bool distinct = [] {
+    for (std::size_t i = 0; i < a_axes.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (a_axes[i] == a_axes[j]) return false;
+    for (std::size_t i = 0; i < b_axes.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (b_axes[i] == b_axes[j]) return false;
+    return true;
+  }();
+  static_assert(!in_range || distinct, "staticflow: tensordot: an operand's axis is contracted twice");
+  static constexpr bool extents_agree = [] {
+    if constexpr (counts && in_range) {
+      for (std::size_t k = 0; k < n; ++k)
+        if (SA::dims[a_axes[k]] != dyn && SB::dims[b_axes[k]] != dyn && SA::dims[a_axes[k]] != SB::dims[b_axes[k]]) return false;
+    }
+    return true;
+  }();
+  static_assert(extents_agree, "staticflow: tensordot: a pair of contracted axes has different static extents");
+  static constexpr bool labels = ra <= einsum_max_labels && rb <= einsum_max_labels && ra + rb - (counts ? 2 * n : 0) <= einsum_max_labels;
+  static_assert(labels, "staticflow: tensordot: too many axes");
+  static constexpr bool ok = counts && in_range && distinct && extents_agree && labels;
+  /// a's axis i is label i; b's axis contracted with a's axis a_axes[k] takes that label, its
+  /// other axes new labels; the output: a's free axes, then b's, each in order.
+  static constexpr einsum_equation equation() {
+    einsum_equation e;
+    e.operands = 2;
+    e.in_rank = {ra, rb};
+    for (std::size_t i = 0; i < ra; ++i) e.in[0][i] = char('a' + i);
+    char next = char('a' + ra);
+    for (std::size_t j = 0; j < rb; ++j) {
+      e.in[1][j] = 0;
+      for (std::size_t k = 0; k < n; ++k)
+        if (b_axes[k] == j) e.in[1][j] = e.in[0][a_axes[k]];
+      if (e.in[1][j] == 0) e.in[1][j] = next++;
+    }
+    for (std::size_t i = 0; i < ra; ++i) {
+      bool contracted = false;
+      for (std::size_t k = 0; k < n; ++k) contracted = contracted || a_axes[k] == i;
+      if (!contracted) e.out[e.out_rank++] = e.in[0][i];
+    }
+    for (std::size_t j = 0; j < rb; ++j) {
+      bool contracted = false;
+      for (std::size_t k = 0; k < n; ++k) contracted = contracted || b_axes[k] == j;
+      if (!contracted) e.out[e.out_rank++] = e.in[1][j];
+    }
+    return e;
+  }
+};
+}  // namespace detail
+
+/// tf.tensordot(a, b, axes=[a_axes, b_axes]): `sf::tensordot(a, b, sf::axes<1, 0>{}, sf::axes<0, 2>{})`
+/// contracts a's axis 1 with b's axis 0 and a's axis 0 with b's axis 2 (pairs in order; negative
+/// axes count from the end); the result's axes are a's uncontracted ones in order, then b's.
+/// Paired axes must have one extent (static: a compile error; run-time: einsum's shape_error).
+template <detail::tensor_operand A, detail::tensor_operand B, int... AA, int... BA>
+constexpr auto tensordot(const A& a, const B& b, axes<AA...>, axes<BA...>) {
+  const auto an = detail::as_node<void>(a);
+  const auto bn = detail::as_node<void>(b);
+  using check = detail::tensordot_pairs_check<typename decltype(an)::shape_type, typename decltype(bn)::shape_type, axes<AA...>,
+                                              axes<BA...>>;
+  if constexpr (!check::ok) {
+    return an;
+  } else {
+    constexpr detail::einsum_equation eq = check::equation();
+    return detail::einsum_of<eq>(an, bn);
+  }
+}
+
 }  // namespace staticflow
