@@ -3,7 +3,8 @@
 // CPU.
 //
 // Forward: the result's last axis is cut once per call into runs (a stretch of the operand read
-// forwards, backwards, one element repeated, or the fill value); every row is then a few copies,
+// forwards, backwards, strided, one element repeated, or the fill value), a closed form per run;
+// every row is then a few copies,
 // the rows split across threads. Gradient: each operand element sums the adjoint where it was
 // read, in row-major order of the result (graph::axis_rule's order), as passes of runs over the
 // last axis (pass k: each element's k-th reader), rows split across threads; each element is
@@ -25,14 +26,15 @@ namespace staticflow::cpu {
 namespace detail {
 
 /// A stretch of a result row: `length` elements from the operand row at `source` onwards read with
-/// step +1, -1 or 0 (one element repeated), or the fill value (source < 0).
+/// a step (1, -1, 0: one element repeated, or a slice's stride), or the fill value (source < 0).
 struct row_run {
   std::size_t start, length;
   std::ptrdiff_t source, step;
 };
 
 /// The runs of a row of m elements whose element p reads source(p) (or the fill value where it is
-/// negative), into `runs` (null: only counted); returns their count.
+/// negative), into `runs` (null: only counted); returns their count. One test per element: the
+/// gradient's passes (each element's k-th reader) use it; the forward cuts by runs_of_rule.
 template <class Source>
 std::size_t cut_into_runs(std::size_t m, Source source, row_run* runs) {
   std::size_t count = 0;
@@ -58,12 +60,18 @@ std::size_t cut_into_runs(std::size_t m, Source source, row_run* runs) {
   return count;
 }
 
-/// cut_into_runs into scratch from the call's arena, exactly as many as there are.
-template <class Source>
-std::pair<const row_run*, std::size_t> runs_of(std::size_t m, Source source) {
-  const std::size_t count = cut_into_runs(m, source, nullptr);
+/// The runs of a result row of m elements along the last axis's rule: one per linear stretch, each
+/// found in closed form (graph::axis_rule::run_at), into scratch from the call's arena.
+inline std::pair<const row_run*, std::size_t> runs_of_rule(const graph::axis_rule& rule, std::size_t m) {
+  std::size_t count = 0;
+  std::ptrdiff_t first = 0, step = 0;
+  for (std::size_t p = 0; p < m; ++count) p += rule.run_at(p, first, step);
   auto* runs = static_cast<row_run*>(plan::arena::local().allocate(sizeof(row_run) * (count ? count : 1)));
-  cut_into_runs(m, source, runs);
+  for (std::size_t p = 0, r = 0; p < m; ++r) {
+    const std::size_t length = rule.run_at(p, first, step);
+    runs[r] = {p, length, first, step};
+    p += length;
+  }
   return {runs, count};
 }
 
@@ -78,9 +86,12 @@ void copy_runs(const row_run* runs, std::size_t count, const T* in_row, T* out_r
       std::copy_n(in_row + run.source, run.length, to);
     } else if (run.step == 0) {
       std::fill_n(to, run.length, in_row[run.source]);
-    } else {
+    } else if (run.step == -1) {  // (its own loop: the compiler reverses vectors for it)
       const T* from = in_row + run.source;
       for (std::size_t k = 0; k < run.length; ++k) to[k] = *(from - k);
+    } else {
+      const T* from = in_row + run.source;
+      for (std::size_t k = 0; k < run.length; ++k) to[k] = from[static_cast<std::ptrdiff_t>(k) * run.step];
     }
   }
 }
@@ -152,7 +163,7 @@ void materialize(const graph::axis_map<Kind, A>& n, const Views& views, const ex
     const auto rules = n.params.rules(ie, out_ext);
     const std::size_t m = out_ext[R - 1];
     // named, not a structured binding: clang 14 cannot capture one in a lambda
-    const auto cut = detail::runs_of(m, [&](std::size_t p) { return rules[R - 1].source(p); });
+    const auto cut = detail::runs_of_rule(rules[R - 1], m);
     const detail::row_run* runs = cut.first;
     const std::size_t run_count = cut.second;
     const auto in_stride = detail::row_major_strides(ie);
