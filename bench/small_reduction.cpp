@@ -1,0 +1,100 @@
+// bench_small_reduction -- issue 20 item 11: small static calls with a reduction, and the axis
+// spelled three ways. reduce_mean over the last axis of a static float32 [2, 3] and [16, 64]:
+//
+//   Axes         sf::reduce_mean(x, sf::axes<-1>{})   (the axis in the type: result static [2])
+//   StaticValue  sf::reduce_mean(x, -1_c)             (a static value: the same)
+//   PlainInt     sf::reduce_mean(x, -1)               (a C++ int, read when the function runs:
+//                                                      the result's extents are run-time ones)
+//   HandLoop     the row means written out over the container's data
+//
+// Each iteration makes one call_into a preallocated result, on inputs the compiler must assume
+// changed (DoNotOptimize before, ClobberMemory after). Targets (the issue): a small reduction
+// within 1.5x the hand loop; a plain int axis within 1.2x the time of sf::axes.
+#include <benchmark/benchmark.h>
+
+#include <xtensor/xfixed.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include <cstddef>
+
+#include <staticflow/staticflow.hpp>
+
+#include "bench_common.hpp"
+
+namespace sf = staticflow;
+using namespace sf::literals;
+
+namespace {
+template <std::size_t R, std::size_t C>
+struct data {
+  xt::xtensor_fixed<float, xt::xshape<R, C>> x;
+  xt::xtensor_fixed<float, xt::xshape<R>> out;
+  xt::xtensor<float, 1> dyn_out = xt::zeros<float>({R});
+  data() {
+    for (std::size_t i = 0; i < R * C; ++i) x.data()[i] = static_cast<float>(i % 7) * 0.5f;
+  }
+  template <class Out>
+  void check(benchmark::State& state, const Out& got) const {
+    for (std::size_t r = 0; r < R; ++r) {
+      float want = 0;
+      for (std::size_t c = 0; c < C; ++c) want += x(r, c);
+      want /= static_cast<float>(C);
+      if (got(r) < want - 1e-4f || got(r) > want + 1e-4f) return state.SkipWithError("wrong result");
+    }
+  }
+};
+
+template <std::size_t R, std::size_t C, class F, class Out>
+void run(benchmark::State& state, data<R, C>& d, F& f, Out& out) {
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(d.x);
+    f.call_into(out, d.x);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  d.check(state, out);
+}
+
+template <std::size_t R, std::size_t C>
+void Axes(benchmark::State& state) {
+  data<R, C> d;
+  auto f = sf::function([](auto x) { return sf::reduce_mean(x, sf::axes<-1>{}); });
+  run(state, d, f, d.out);
+}
+template <std::size_t R, std::size_t C>
+void StaticValue(benchmark::State& state) {
+  data<R, C> d;
+  auto f = sf::function([](auto x) { return sf::reduce_mean(x, -1_c); });
+  run(state, d, f, d.out);
+}
+template <std::size_t R, std::size_t C>
+void PlainInt(benchmark::State& state) {
+  data<R, C> d;
+  auto f = sf::function([](auto x) { return sf::reduce_mean(x, -1); });
+  run(state, d, f, d.dyn_out);
+}
+template <std::size_t R, std::size_t C>
+void HandLoop(benchmark::State& state) {
+  data<R, C> d;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(d.x);
+    for (std::size_t r = 0; r < R; ++r) {
+      float s = 0;
+      for (std::size_t c = 0; c < C; ++c) s += d.x(r, c);
+      d.out(r) = s / static_cast<float>(C);
+    }
+    benchmark::DoNotOptimize(d.out);
+    benchmark::ClobberMemory();
+  }
+  d.check(state, d.out);
+}
+}  // namespace
+
+BENCHMARK(Axes<2, 3>)->Apply(sf_bench::add_min);
+BENCHMARK(StaticValue<2, 3>)->Apply(sf_bench::add_min);
+BENCHMARK(PlainInt<2, 3>)->Apply(sf_bench::add_min);
+BENCHMARK(HandLoop<2, 3>)->Apply(sf_bench::add_min);
+BENCHMARK(Axes<16, 64>)->Apply(sf_bench::add_min);
+BENCHMARK(StaticValue<16, 64>)->Apply(sf_bench::add_min);
+BENCHMARK(PlainInt<16, 64>)->Apply(sf_bench::add_min);
+BENCHMARK(HandLoop<16, 64>)->Apply(sf_bench::add_min);
