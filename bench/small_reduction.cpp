@@ -2,7 +2,7 @@
 // spelled three ways. reduce_mean over the last axis of a static float32 [2, 3] and [16, 64]:
 //
 //   Axes         sf::reduce_mean(x, sf::axes<-1>{})   (the axis in the type: result static [2])
-//   StaticValue  sf::reduce_mean(x, -1_c)             (a static value: the same)
+//   StaticValue  sf::reduce_mean(x, -1_c)             (a static value: sf::axes<-1>)
 //   PlainInt     sf::reduce_mean(x, -1)               (a C++ int, read when the function runs:
 //                                                      the result's extents are run-time ones)
 //   HandLoop     the row means written out over the container's data

@@ -3,6 +3,8 @@
 // float sums stay accurate over millions of elements; argmax / argmin take the first best.
 #include <catch2/catch.hpp>
 
+#include <type_traits>
+
 #include <cmath>
 #include <limits>
 #include <random>
@@ -94,6 +96,26 @@ TEST_CASE("keepdims, static shapes and negative axes give the expected result ty
   CHECK((rows_kept == xt::xtensor_fixed<double, xt::xshape<2, 1>>{{6}, {15}}));
   CHECK(mean == 3.5);
   CHECK((cols == xt::xtensor_fixed<double, xt::xshape<3>>{5, 7, 9}));
+}
+
+TEST_CASE("a static value as the axis (1_c, -1_c) is sf::axes: static result shapes", "[reduce]") {
+  using namespace sf::literals;
+  STATIC_REQUIRE(std::is_same_v<decltype(-1_c), std::integral_constant<int, -1>>);  // negation keeps it static
+  STATIC_REQUIRE(std::is_same_v<decltype(-(-3_c)), std::integral_constant<int, 3>>);
+  auto f = sf::function([](auto m) {
+    return std::tuple{sf::reduce_mean(m, -1_c), sf::reduce_sum(m, 0_c, sf::keepdims), sf::reduce_max(m, 1_c), sf::argmax(m, -1_c),
+                      sf::argmin(m, 0_c)};
+  });
+  const xt::xtensor_fixed<double, xt::xshape<2, 3>> m = {{1, 2, 3}, {6, 5, 4}};
+  const auto [mean, cols, mx, am, an] = f(m);
+  STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(mean)>, xt::xtensor_fixed<double, xt::xshape<2>>>);
+  STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(cols)>, xt::xtensor_fixed<double, xt::xshape<1, 3>>>);
+  STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(am)>, xt::xtensor_fixed<std::int64_t, xt::xshape<2>>>);
+  CHECK((mean == xt::xtensor_fixed<double, xt::xshape<2>>{2, 5}));
+  CHECK((cols == xt::xtensor_fixed<double, xt::xshape<1, 3>>{{7, 7, 7}}));
+  CHECK((mx == xt::xtensor_fixed<double, xt::xshape<2>>{3, 6}));
+  CHECK((am == xt::xtensor_fixed<std::int64_t, xt::xshape<2>>{2, 0}));
+  CHECK((an == xt::xtensor_fixed<std::int64_t, xt::xshape<3>>{0, 0, 0}));
 }
 
 TEST_CASE("a plain int axis is a run-time value; out of range throws", "[reduce]") {

@@ -51,5 +51,13 @@ consteval auto operator""_c() {
   if constexpr (v <= 2147483647ULL) return std::integral_constant<int, static_cast<int>(v)>{};
   else return std::integral_constant<long long, static_cast<long long>(v)>{};
 }
+
+/// `-1_c` is `sf::static_value<-1>{}`: a negated static value stays one (std::integral_constant
+/// would convert to a plain, run-time int first), so `sf::reduce_sum(x, -1_c)` is a static axis.
+template <class T, T V>
+  requires(std::is_signed_v<T> && !std::is_same_v<T, bool>)
+constexpr std::integral_constant<T, -V> operator-(std::integral_constant<T, V>) {
+  return {};
+}
 }  // namespace literals
 }  // namespace staticflow

@@ -8,10 +8,12 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/shape.hpp"
+#include "staticflow/core/static_value.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -279,8 +281,15 @@ constexpr auto arg_reduce_of(const A& a, Axes axes) {
 }
 }  // namespace detail
 
+namespace detail {
+/// An integer static value given as an axis (`-1_c`): sf::axes<V>.
+template <class V>
+concept static_axis = static_value_type<V> && std::is_integral_v<typename V::value_type> && !std::is_same_v<typename V::value_type, bool>;
+}  // namespace detail
+
 // reduce_sum(x), reduce_sum(x, sf::axes<1>{}), reduce_sum(x, 1), each optionally followed by
-// sf::keepdims. A plain int axis is a run-time value: the result's dims become sf::dyn. x may be an
+// sf::keepdims. A plain int axis is a run-time value: the result's dims become sf::dyn; a static
+// value (`1_c`, `-1_c`) is sf::axes<1> / sf::axes<-1>. x may be an
 // sf::variable, read at that point of the traced function.
 #define STATICFLOW_REDUCTION(NAME)                                                             \
   template <detail::tensor_operand A>                                                                        \
@@ -293,6 +302,10 @@ constexpr auto arg_reduce_of(const A& a, Axes axes) {
   constexpr auto NAME(const A& a, axes<X...> ax, keepdims_t) {                                 \
     return detail::make_reduce<op::NAME, true>(detail::as_node<void>(a), ax);                                         \
   }                                                                                            \
+  template <detail::tensor_operand A, detail::static_axis V>                                                 \
+  constexpr auto NAME(const A& a, V) { return NAME(a, axes<static_cast<int>(V::value)>{}); }                 \
+  template <detail::tensor_operand A, detail::static_axis V>                                                 \
+  constexpr auto NAME(const A& a, V, keepdims_t k) { return NAME(a, axes<static_cast<int>(V::value)>{}, k); } \
   template <detail::tensor_operand A>                                                                        \
   constexpr auto NAME(const A& a, int axis) { return detail::make_reduce<op::NAME, false>(detail::as_node<void>(a), runtime_axis{axis}); } \
   template <detail::tensor_operand A>                                                                        \
@@ -311,6 +324,10 @@ STATICFLOW_REDUCTION(reduce_all)
 /// argmax(x, sf::axes<1>{}) or argmax(x, 1); without an axis, axis 0 (as tf.math.argmax).
 template <detail::tensor_operand A, int X>
 constexpr auto argmax(const A& a, axes<X>) { return arg_reduce_of<op::argmax, axes<X>>(detail::as_node<void>(a), {}); }
+template <detail::tensor_operand A, detail::static_axis V>
+constexpr auto argmax(const A& a, V) { return argmax(a, axes<static_cast<int>(V::value)>{}); }
+template <detail::tensor_operand A, detail::static_axis V>
+constexpr auto argmin(const A& a, V) { return argmin(a, axes<static_cast<int>(V::value)>{}); }
 template <detail::tensor_operand A>
 constexpr auto argmax(const A& a, int axis = 0) { return arg_reduce_of<op::argmax, runtime_axis>(detail::as_node<void>(a), {axis}); }
 template <detail::tensor_operand A, int X>
