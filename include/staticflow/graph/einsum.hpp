@@ -621,7 +621,8 @@ struct tensordot_pairs_check<SA, SB, axes<AA...>, axes<BA...>> {
     return true;
   }();
   static_assert(extents_agree, "staticflow: tensordot: a pair of contracted axes has different static extents");
-  static constexpr bool labels = ra <= einsum_max_labels && rb <= einsum_max_labels && ra + rb - (counts ? 2 * n : 0) <= einsum_max_labels;
+  static constexpr bool labels =
+      !(counts && in_range) || (ra <= einsum_max_labels && rb <= einsum_max_labels && ra + rb - 2 * n <= einsum_max_labels);
   static_assert(labels, "staticflow: tensordot: too many axes");
   static constexpr bool ok = counts && in_range && distinct && extents_agree && labels;
   /// a's axis i is label i; b's axis contracted with a's axis a_axes[k] takes that label, its
