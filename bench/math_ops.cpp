@@ -35,7 +35,7 @@ namespace sf = staticflow;
 
 namespace {
 using tensor = xt::xtensor<float, 1>;
-using batch = xsimd::batch<float>;
+using batch = xsimd::batch<float, sf::cpu::detail::simd_arch>;  // (staticflow's: AVX2 without optimization, where xsimd 8.1's AVX-512BW asinh does not compile)
 
 struct data_set {
   tensor x, out;
