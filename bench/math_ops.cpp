@@ -2,8 +2,9 @@
 // within 1.1x a hand-written xsimd loop), float32, out = f(x) written into a preallocated array.
 //
 // Functions: sin, erf, softplus (a single op), gelu (exact: x * (erf(x / sqrt 2) + 1) * 0.5, a
-// fused composite of five ops), rint (round half to even); then cos, atan, asinh, tanh, expm1,
-// exp2, erfc and log1p(|x|) (Eigen has no exp2: its row is exp(x ln 2)).
+// fused composite of five ops), rint (round half to even); then cos, atan, tanh, expm1, exp2,
+// erfc and log1p(|x|) (Eigen has no exp2: its row is exp(x ln 2); asinh is left out: xtensor's
+// xsimd asinh does not compile unoptimized on AVX-512BW, which the benchmarks' syntax check is).
 // Methods, each on the same input values:
 //   Staticflow   sf::function(f).call_into(out, x)   (default CPU backend, fused xsimd loop)
 //   HandXsimd    a hand-written loop of xsimd batches with xsimd's function and a scalar tail
@@ -102,7 +103,6 @@ struct rint_fn {
   };
 STATICFLOW_XSIMD_FN(cos_fn, sf::cos(x), xsimd::cos(x), std::cos(x), xt::cos(x), x.cos())
 STATICFLOW_XSIMD_FN(atan_fn, sf::atan(x), xsimd::atan(x), std::atan(x), xt::atan(x), x.atan())
-STATICFLOW_XSIMD_FN(asinh_fn, sf::asinh(x), xsimd::asinh(x), std::asinh(x), xt::asinh(x), x.asinh())
 STATICFLOW_XSIMD_FN(tanh_fn, sf::tanh(x), xsimd::tanh(x), std::tanh(x), xt::tanh(x), x.tanh())
 STATICFLOW_XSIMD_FN(expm1_fn, sf::expm1(x), xsimd::expm1(x), std::expm1(x), xt::expm1(x), x.expm1())
 STATICFLOW_XSIMD_FN(exp2_fn, sf::exp2(x), xsimd::exp2(x), std::exp2(x), xt::exp2(x), (x * 0.69314718f).exp())
@@ -196,7 +196,6 @@ STATICFLOW_MATH_BENCH(gelu_fn)
 STATICFLOW_MATH_BENCH(rint_fn)
 STATICFLOW_MATH_BENCH(cos_fn)
 STATICFLOW_MATH_BENCH(atan_fn)
-STATICFLOW_MATH_BENCH(asinh_fn)
 STATICFLOW_MATH_BENCH(tanh_fn)
 STATICFLOW_MATH_BENCH(expm1_fn)
 STATICFLOW_MATH_BENCH(exp2_fn)
