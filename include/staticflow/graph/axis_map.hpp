@@ -158,6 +158,32 @@ struct axis_rule {
   }
 };
 
+/// Where the result of an axis map with these rules lies in its row-major operand when it is one
+/// contiguous stretch of it, element for element: NumPy's view of a basic slice (whole trailing
+/// axes, left of them one axis cut to a stretch with step 1, left of that one coordinate per axis).
+/// The offset of its first element, or -1 when it is not such a stretch (a step, a reversal, a
+/// wrap or a fill) or is empty. The backends then read the slice where it lies
+/// (plan/slot_views.hpp).
+template <std::size_t R>
+constexpr std::ptrdiff_t contiguous_stretch(const std::array<axis_rule, R>& rules) {
+  std::size_t offset = 0, stride = 1;
+  bool trailing_whole = true;  // every axis right of d is whole
+  for (std::size_t d = R; d-- > 0;) {
+    const axis_rule& r = rules[d];
+    if (r.how != axis_rule::form::strided || r.m == 0) return -1;
+    if (trailing_whole && r.a == 0 && r.m == r.n && (r.b == 1 || r.m == 1)) {  // the whole axis
+      stride *= r.n;
+      continue;
+    }
+    // this axis reads [a, a + m) (step 1, or a single coordinate); every axis left of it one coordinate
+    if ((r.m > 1 && (!trailing_whole || r.b != 1)) || r.a < 0 || static_cast<std::size_t>(r.a) + r.m > r.n) return -1;
+    offset += static_cast<std::size_t>(r.a) * stride;
+    stride *= r.n;
+    trailing_whole = false;
+  }
+  return static_cast<std::ptrdiff_t>(offset);
+}
+
 /// An op of this family: its result at each coordinate is the operand at the coordinates its kind's
 /// axis rules pick (or the kind's fill value). Materialized: one copy per call.
 template <class Kind, class A>

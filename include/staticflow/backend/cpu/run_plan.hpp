@@ -34,6 +34,7 @@
 #include "staticflow/plan/arena.hpp"
 #include "staticflow/plan/compact_signature.hpp"
 #include "staticflow/plan/plan.hpp"
+#include "staticflow/plan/slot_views.hpp"
 
 namespace staticflow::cpu {
 
@@ -179,6 +180,15 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
   using full = full_signature_t<Sig, Plan>;
   const auto& node = std::get<K>(p.slots);
   const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
+  // a slice that is a stretch of a value nothing overwrites: a view (plan/slot_views.hpp), unless
+  // the caller has it computed into memory of its own (Direct)
+  if constexpr (Direct::slot != K && plan::may_view_operand<args, K, Plan>()) {
+    if (const auto* in_place = plan::view_in_operand(node, std::as_const(all), ext)) {
+      std::get<args + base>(all) = {in_place, ext};  // nothing copied
+      ++plan::materialization_counter();
+      return;
+    }
+  }
   auto* data = [&] {
     if constexpr (Direct::slot == K && !is_fused_slot<Direct>::value) return direct.where(ext);
     else return std::get<base>(storage).get(arena, ext);

@@ -41,6 +41,7 @@
 #include "staticflow/interop/xtensor.hpp"
 #include "staticflow/plan/compact_signature.hpp"
 #include "staticflow/plan/plan.hpp"
+#include "staticflow/plan/slot_views.hpp"
 
 namespace staticflow::thrust_backend {
 
@@ -121,6 +122,14 @@ void materialize_slot(const Plan& plan, All& all) {
     using T = typename node_type::value_type;
     auto& view = std::get<at>(all);
     const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
+    // a slice that is a stretch of a value nothing overwrites: a view (plan/slot_views.hpp)
+    if constexpr (plan::may_view_operand<ArgCount, K, Plan>()) {
+      if (const T* in_place = plan::view_in_operand(node, std::as_const(all), ext)) {
+        view = {in_place, ext};
+        ++plan::materialization_counter();
+        return;
+      }
+    }
     const std::size_t n = staticflow::detail::product(ext);
     auto* data = static_cast<T*>(device_arena::local().allocate(sizeof(T) * (n ? n : 1)));
     view = {data, ext};
