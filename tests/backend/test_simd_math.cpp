@@ -1,8 +1,9 @@
-// Tests for backend/cpu/simd_ops.hpp's own float erf (`batch_erf_of`: a rational x P(x^2) / Q(x^2)
-// of bench/fit_erf.py's fit): its error in ulps against the double-precision erf on a sweep of
-// float bit patterns over [-6, 6], its edges (NaN, infinities, signed zeros, the clamp at 4,
-// subnormals), odd symmetry, double batches left to xsimd, and sf::erf / sf::gelu through a fused
-// loop (vector body and scalar tail) against the C library.
+// Tests for backend/cpu/simd_ops.hpp's own float erf and tanh (`batch_erf_of`, `batch_tanh_of`:
+// rationals x P(x^2) / Q(x^2) of bench/fit_rational.py's fits): their error in ulps against the
+// double-precision function on a sweep of float bit patterns (erf over [-6, 6], tanh over
+// [-10, 10]), their edges (NaN, infinities, signed zeros, the clamp, subnormals), odd symmetry,
+// double batches left to xsimd, and sf::erf / sf::gelu / sf::tanh through a fused loop (vector
+// body and scalar tail) against the C library.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -28,16 +29,23 @@ double ulps(float got, double want) {
   return std::fabs(static_cast<double>(got) - want) / spacing;
 }
 
-std::vector<float> erf_of(const std::vector<float>& x) {
+/// f over x, a batch at a time (the last batch padded with zeros).
+template <class F>
+std::vector<float> batches_of(const std::vector<float>& x, F f) {
   std::vector<float> y(x.size());
   std::size_t i = 0;
-  for (; i + fbatch::size <= x.size(); i += fbatch::size)
-    sf::cpu::detail::batch_erf_of(fbatch::load_unaligned(&x[i])).store_unaligned(&y[i]);
+  for (; i + fbatch::size <= x.size(); i += fbatch::size) f(fbatch::load_unaligned(&x[i])).store_unaligned(&y[i]);
   std::vector<float> last(fbatch::size, 0.f);
   for (std::size_t j = i; j < x.size(); ++j) last[j - i] = x[j];
-  sf::cpu::detail::batch_erf_of(fbatch::load_unaligned(last.data())).store_unaligned(last.data());
+  f(fbatch::load_unaligned(last.data())).store_unaligned(last.data());
   for (std::size_t j = i; j < x.size(); ++j) y[j] = last[j - i];
   return y;
+}
+std::vector<float> erf_of(const std::vector<float>& x) {
+  return batches_of(x, [](const fbatch& b) { return sf::cpu::detail::batch_erf_of(b); });
+}
+std::vector<float> tanh_of(const std::vector<float>& x) {
+  return batches_of(x, [](const fbatch& b) { return sf::cpu::detail::batch_tanh_of(b); });
 }
 
 float from_bits(std::uint32_t b) {
@@ -135,6 +143,95 @@ TEST_CASE("sf::erf and sf::gelu in a fused loop, vector body and scalar tail, ag
       case 3: CHECK((erf[i] == 0.f && std::signbit(erf[i]))); break;
       case 4: CHECK((erf[i] == 1.f && gelu[i] == 1000.f)); break;
       default: CHECK(ulps(erf[i], std::erf(-3.85)) <= 1); break;
+    }
+  }
+}
+
+TEST_CASE("the float batch tanh is within 5.2 ulp of tanh over [-10, 10]", "[backend][simd][tanh]") {
+  // every 251st bit pattern from the smallest subnormal to 10, and its negation: 8.7 million floats
+  std::vector<float> x;
+  for (std::uint32_t b = 1; from_bits(b) <= 10.f; b += 251) {
+    x.push_back(from_bits(b));
+    x.push_back(-from_bits(b));
+  }
+  const std::vector<float> y = tanh_of(x);
+  double worst = 0, total = 0;
+  float worst_at = 0;
+  std::size_t not_odd = 0;
+  double largest_drop = 0;  // in units of 2^-24
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double e = ulps(y[i], std::tanh(static_cast<double>(x[i])));
+    total += e;
+    if (e > worst) worst = e, worst_at = x[i];
+    if (i % 2 == 1 && y[i] != -y[i - 1]) ++not_odd;
+    if (i >= 2 && i % 2 == 0 && y[i] < y[i - 2])
+      largest_drop = std::max(largest_drop, static_cast<double>(y[i - 2] - y[i]) * 16777216.0);
+  }
+  INFO("largest error " << worst << " ulp at x = " << worst_at << ", mean " << total / static_cast<double>(x.size())
+                        << ", largest drop " << largest_drop);
+  CHECK(worst <= 5.2);
+  CHECK(total / static_cast<double>(x.size()) < 1.0);
+  CHECK(not_odd == 0);  // tanh(-x) == -tanh(x) bit for bit
+  CHECK(largest_drop <= 8);
+}
+
+TEST_CASE("the float batch tanh at its edges", "[backend][simd][tanh]") {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  const std::vector<float> x{std::numeric_limits<float>::quiet_NaN(), inf, -inf, 0.f, -0.f, tiny, -tiny,
+                             1e-30f, 9.f, -9.f, 8.9f, 1000.f, -1000.f, std::numeric_limits<float>::max(), 0.5f, -2.f};
+  const std::vector<float> y = tanh_of(x);
+  CHECK(std::isnan(y[0]));
+  CHECK(y[1] == 1.f);
+  CHECK(y[2] == -1.f);
+  CHECK((y[3] == 0.f && !std::signbit(y[3])));
+  CHECK((y[4] == 0.f && std::signbit(y[4])));  // -0.0 keeps its sign, as tanh(-0.0) does
+  CHECK(y[5] == tiny);                         // tanh(x) = x for tiny x: P and Q are 1 exactly there
+  CHECK(y[6] == -tiny);
+  CHECK(y[7] == 1e-30f);
+  CHECK(y[8] == 1.f);  // 1 - tanh(9) = 3.0e-8: tanh(9) rounds to 1, and so does the clamp
+  CHECK(y[9] == -1.f);
+  CHECK(ulps(y[10], std::tanh(8.9)) <= 5.2);
+  CHECK(y[11] == 1.f);
+  CHECK(y[12] == -1.f);
+  CHECK(y[13] == 1.f);
+  CHECK(ulps(y[14], std::tanh(0.5)) <= 2);
+  CHECK(ulps(y[15], std::tanh(-2.0)) <= 5.2);
+}
+
+TEST_CASE("double batches keep xsimd's tanh", "[backend][simd][tanh]") {
+  std::vector<double> x(dbatch::size), want(dbatch::size), got(dbatch::size);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = -3.0 + 0.7 * static_cast<double>(i);
+  xsimd::tanh(dbatch::load_unaligned(x.data())).store_unaligned(want.data());
+  sf::cpu::detail::batch_tanh_of(dbatch::load_unaligned(x.data())).store_unaligned(got.data());
+  CHECK(got == want);
+}
+
+TEST_CASE("sf::tanh in a fused loop, vector body and scalar tail, against the C library", "[backend][simd][tanh]") {
+  auto f = sf::function([](auto x) { return sf::tanh(x); });
+  for (const std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{37}, std::size_t{1000}}) {
+    xt::xtensor<float, 1> x = xt::xtensor<float, 1>::from_shape({n});
+    for (std::size_t i = 0; i < n; ++i) x[i] = -10.f + 20.f * static_cast<float>(i) / static_cast<float>(n);
+    const xt::xtensor<float, 1> y = f(x);
+    for (std::size_t i = 0; i < n; ++i) {
+      INFO("n = " << n << ", x = " << x[i]);
+      CHECK(ulps(y[i], std::tanh(static_cast<double>(x[i]))) <= 5.2);
+    }
+  }
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> edges{std::numeric_limits<float>::quiet_NaN(), inf, -inf, -0.f, 1000.f, -9.f};
+  xt::xtensor<float, 1> x = xt::xtensor<float, 1>::from_shape({37});
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = edges[i % edges.size()];
+  const xt::xtensor<float, 1> y = f(x);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    INFO("position " << i << ", x = " << x[i]);
+    switch (i % edges.size()) {
+      case 0: CHECK(std::isnan(y[i])); break;
+      case 1: CHECK(y[i] == 1.f); break;
+      case 2: CHECK(y[i] == -1.f); break;
+      case 3: CHECK((y[i] == 0.f && std::signbit(y[i]))); break;
+      case 4: CHECK(y[i] == 1.f); break;
+      default: CHECK(y[i] == -1.f); break;
     }
   }
 }
