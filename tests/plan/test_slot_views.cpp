@@ -1,12 +1,15 @@
 // Slots that are views (plan/slot_views.hpp, graph::contiguous_stretch; backend/cpu/run_plan.hpp):
-// a slice (or split piece) that is one contiguous stretch of an argument or of a plain slot, and a
-// reshape, expand_dims or squeeze of one, is a view, not a copy. Tested: which rules make a stretch (against every element's offset, for random
-// slices of random shapes), that a 1M-element stencil takes no arena memory, and that views give
+// a slice (or split piece) that is one contiguous stretch of an argument or of a plain slot, a
+// reshape, expand_dims or squeeze of one, and (CPU backend) x[i] of one, is a view, not a copy.
+// Tested: which rules make a stretch (against every element's offset, for random slices of random
+// shapes), that 1M-element stencils, reshapes and rows take no arena memory, and that views give
 // the copies' values wherever memory could be shared: outputs over the input, variables assigned
-// after a read, loop variables, effects, slots, slices of slices, empty and one-element slices.
+// after a read, loop variables, effects, slots, slices of slices, empty and one-element slices,
+// and x[i]'s range error before any effect.
 #include <catch2/catch.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <random>
 #include <thread>
 #include <tuple>
@@ -282,4 +285,46 @@ TEST_CASE("slot views: variables, effects and loop variables", "[plan][slot_view
     hand = next;
   }
   CHECK((heat(start) == xt::adapt(hand, std::array<std::size_t, 1>{33})));
+}
+
+TEST_CASE("slot views: x[i] reads its row where it lies, and an index out of range still throws first",
+          "[plan][slot_views]") {
+  const std::size_t rows = 256, width = 4096;  // 4 MB
+  xt::xtensor<float, 2> m = xt::xtensor<float, 2>::from_shape({rows, width});
+  for (std::size_t i = 0; i < m.size(); ++i) m.flat(i) = static_cast<float>(i % 1013) * 0.5f;
+  xt::xtensor<float, 1> out = xt::zeros<float>({width});
+  // a row by a C++ integer, a negative one, and one by a tensor index; each row is 16 KB, and the
+  // slot of a copy would be one more 16 KB buffer per x[i] (three here, six calls)
+  auto rows_sum = sf::function([](auto x, auto k) { return x[3] + x[-1] + x[k] * 2.f; });
+  std::size_t arena_bytes = 0;
+  std::thread([&] {
+    for (int call = 0; call < 6; ++call) rows_sum.call_into(out, m, std::int32_t{7});
+    arena_bytes = sf::plan::arena::local().capacity();
+  }).join();
+  CHECK(arena_bytes == 0);
+  std::size_t wrong = 0;
+  for (std::size_t j = 0; j < width; ++j) wrong += out(j) != m(3, j) + m(rows - 1, j) + m(7, j) * 2.f;
+  CHECK(wrong == 0);
+
+  // x[i] of a slot (a matmul), of a slice (a view of a view), in a loop over a loop's counter
+  const xt::xtensor<float, 2> a = {{1, 2}, {3, 4}, {5, 6}};
+  auto of_slots = sf::function([](auto x) {
+    return std::tuple{sf::matmul(x, sf::transpose(x))[1] * 1.f, x(sf::span(1, sf::none))[1] * 1.f,
+                      sf::fori_loop(0, 3, [&](auto i, auto acc) { return acc + x[i]; }, x[0] * 0.f)};
+  });
+  const auto [product_row, slice_row, summed] = of_slots(a);
+  CHECK((product_row == xt::xtensor<float, 1>{11, 25, 39}));
+  CHECK((slice_row == xt::xtensor<float, 1>{5, 6}));
+  CHECK((summed == xt::xtensor<float, 1>{9, 12}));
+
+  // an index out of range: sf::shape_error, and a variable assigned in the same call is unchanged
+  sf::variable<float> counter{0.f};
+  auto counted = sf::function([&](auto x, auto k) {
+    counter.assign_add(1.f);
+    return x[k] * 1.f;
+  });
+  CHECK_THROWS_WITH(counted(a, std::int32_t{3}), "staticflow: x[i]: index 3 is out of range for an axis of size 3");
+  CHECK_THROWS_WITH(counted(a, std::int32_t{-4}), "staticflow: x[i]: index -4 is out of range for an axis of size 3");
+  CHECK((counted(a, std::int32_t{-3}) == xt::xtensor<float, 1>{1, 2}));
+  CHECK(counter.value() == 1.f);
 }

@@ -48,29 +48,34 @@ template <class A, class Views>
 constexpr bool has_data = requires(const std::remove_cvref_t<std::tuple_element_t<A::index, Views>>& v) { v.data; };
 }  // namespace detail
 
-/// Whether slot K of Plan (whose fused loops see ArgCount values before the slots' views) may be a
-/// view into its operand: a viewable node over one of the ArgCount values or over a slot that is
-/// not self-allocating. Whether it is one is decided per call, by view_in_operand.
+/// Whether slot K of Plan (whose fused loops see ArgCount values before the slots' views) reads, as
+/// its operand `a`, a value that nothing writes during the rest of the call: one of the ArgCount
+/// values or a slot that is not self-allocating. (A backend may view other slot kinds over such an
+/// operand: the CPU backend's x[i], whose index it reads on the host.)
+template <std::size_t ArgCount, std::size_t K, class Plan>
+constexpr bool reads_stable_operand() {
+  using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
+  using operand = std::remove_cvref_t<decltype(std::declval<const node_type&>().a)>;
+  if constexpr (!graph::detail::is_argument<operand>::value) {
+    return false;
+  } else if constexpr (operand::index < ArgCount) {
+    return true;
+  } else {
+    constexpr std::size_t slot = [] {  // the slot whose views include the operand
+      std::size_t k = 0;
+      while (Plan::view_bases[k + 1] <= operand::index - ArgCount) ++k;
+      return k;
+    }();
+    return !requires { std::tuple_element_t<slot, typename Plan::slots_type>::self_allocating; };
+  }
+}
+
+/// Whether slot K of Plan may be a view into its operand: a viewable node (above) that
+/// reads_stable_operand. Whether it is one is decided per call, by view_in_operand.
 template <std::size_t ArgCount, std::size_t K, class Plan>
 constexpr bool may_view_operand() {
-  using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
-  if constexpr (!detail::viewable<node_type>::value) {
-    return false;
-  } else {
-    using operand = std::remove_cvref_t<decltype(std::declval<const node_type&>().a)>;
-    if constexpr (!graph::detail::is_argument<operand>::value) {
-      return false;
-    } else if constexpr (operand::index < ArgCount) {
-      return true;
-    } else {
-      constexpr std::size_t slot = [] {  // the slot whose views include the operand
-        std::size_t k = 0;
-        while (Plan::view_bases[k + 1] <= operand::index - ArgCount) ++k;
-        return k;
-      }();
-      return !requires { std::tuple_element_t<slot, typename Plan::slots_type>::self_allocating; };
-    }
-  }
+  if constexpr (!detail::viewable<std::tuple_element_t<K, typename Plan::slots_type>>::value) return false;
+  else return reads_stable_operand<ArgCount, K, Plan>();
 }
 
 /// The first element of axis map n's result inside its operand's view (views: the plan's values,

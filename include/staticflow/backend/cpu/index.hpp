@@ -42,6 +42,18 @@ inline std::size_t checked_position(std::int64_t i, std::size_t extent, const ch
 }
 }  // namespace detail
 
+/// x[i] over an argument or a slot: where its row lies (checked first: an index out of range throws
+/// here as it does below). run_plan.hpp points the slot's view there when nothing overwrites the
+/// operand during the call (plan::reads_stable_operand), instead of copying the row.
+template <class Sig, class X, class I, class Views, std::size_t R>
+const typename X::value_type* row_in_operand(const graph::take<X, I>& n, const Views& views, const extents<R>& out_ext) {
+  static_assert(graph::detail::is_argument<X>::value);
+  const auto& operand = std::get<X::index>(views);
+  const std::size_t row = detail::checked_position(static_cast<std::int64_t>(detail::scalar_value<Sig>(n.index, views)),
+                                                   operand.ext[0], "x[i]");
+  return operand.data + row * staticflow::detail::product(out_ext);
+}
+
 template <class Sig, class X, class I, class Views, std::size_t R, class T>
 void materialize(const graph::take<X, I>& n, const Views& views, const extents<R>& out_ext, T* out) {
   const auto xe = graph::node_extents(n.a, staticflow::detail::extents_of_views(views));

@@ -129,6 +129,11 @@ struct fused_slot {
 };
 
 namespace detail {
+template <class N>
+struct is_take : std::false_type {};
+template <class X, class I>
+struct is_take<graph::take<X, I>> : std::true_type {};
+
 template <class D>
 struct is_fused_slot : std::false_type {};
 template <std::size_t Slot, class Compute>
@@ -180,11 +185,18 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
   using full = full_signature_t<Sig, Plan>;
   const auto& node = std::get<K>(p.slots);
   const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
-  // a slice that is a stretch of a value nothing overwrites: a view (plan/slot_views.hpp), unless
-  // the caller has it computed into memory of its own (Direct)
+  // a slice that is a stretch of a value nothing overwrites, or x[i] of one: a view
+  // (plan/slot_views.hpp), unless the caller has it computed into memory of its own (Direct)
   if constexpr (Direct::slot != K && plan::may_view_operand<args, K, Plan>()) {
     if (const auto* in_place = plan::view_in_operand(node, std::as_const(all), ext)) {
       std::get<args + base>(all) = {in_place, ext};  // nothing copied
+      ++plan::materialization_counter();
+      return;
+    }
+  } else if constexpr (Direct::slot != K && is_take<std::remove_cvref_t<decltype(node)>>::value) {
+    if constexpr (plan::reads_stable_operand<args, K, Plan>()) {
+      // (reads the index: one out of range throws here, before anything else of the slot)
+      std::get<args + base>(all) = {row_in_operand<full>(node, std::as_const(all), ext), ext};
       ++plan::materialization_counter();
       return;
     }
