@@ -53,33 +53,43 @@ float from_bits(std::uint32_t b) {
   std::memcpy(&f, &b, sizeof f);
   return f;
 }
-}  // namespace
-
-TEST_CASE("the float batch erf is within 6.6 ulp of erf over [-6, 6]", "[backend][simd][erf]") {
-  // every 251st bit pattern from the smallest subnormal to 6, and its negation: 8.7 million floats
+/// An odd kernel's errors over every 251st float bit pattern from the smallest subnormal to `last`,
+/// each with its negation (8.7 million floats for 6 or 10).
+struct sweep {
+  double worst = 0, mean = 0, largest_drop = 0;  // ulps; the drop between neighbours in units of 2^-24
+  float worst_at = 0;
+  std::size_t not_odd = 0;                       // f(-x) != -f(x) bit for bit
+};
+template <class Kernel, class Reference>
+sweep sweep_of(float last, Kernel kernel, Reference reference) {
   std::vector<float> x;
-  for (std::uint32_t b = 1; from_bits(b) <= 6.f; b += 251) {
+  for (std::uint32_t b = 1; from_bits(b) <= last; b += 251) {
     x.push_back(from_bits(b));
     x.push_back(-from_bits(b));
   }
-  const std::vector<float> y = erf_of(x);
-  double worst = 0, total = 0;
-  float worst_at = 0;
-  std::size_t not_odd = 0;
-  double largest_drop = 0;  // in units of 2^-24
+  const std::vector<float> y = kernel(x);
+  sweep s;
+  double total = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const double e = ulps(y[i], std::erf(static_cast<double>(x[i])));
+    const double e = ulps(y[i], reference(static_cast<double>(x[i])));
     total += e;
-    if (e > worst) worst = e, worst_at = x[i];
-    if (i % 2 == 1 && y[i] != -y[i - 1]) ++not_odd;
+    if (e > s.worst) s.worst = e, s.worst_at = x[i];
+    if (i % 2 == 1 && y[i] != -y[i - 1]) ++s.not_odd;
     if (i >= 2 && i % 2 == 0 && y[i] < y[i - 2])
-      largest_drop = std::max(largest_drop, static_cast<double>(y[i - 2] - y[i]) * 16777216.0);
+      s.largest_drop = std::max(s.largest_drop, static_cast<double>(y[i - 2] - y[i]) * 16777216.0);
   }
-  INFO("largest error " << worst << " ulp at x = " << worst_at << ", mean " << total / static_cast<double>(x.size()));
-  CHECK(worst <= 6.6);
-  CHECK(total / static_cast<double>(x.size()) < 1.0);
-  CHECK(not_odd == 0);     // erf(-x) == -erf(x) bit for bit
-  CHECK(largest_drop <= 8);  // near 1 not monotonic to the last ulps (Eigen's neither): drops of 8 at most
+  s.mean = total / static_cast<double>(x.size());
+  return s;
+}
+}  // namespace
+
+TEST_CASE("the float batch erf is within 6.6 ulp of erf over [-6, 6]", "[backend][simd][erf]") {
+  const sweep s = sweep_of(6.f, erf_of, [](double v) { return std::erf(v); });
+  INFO("largest error " << s.worst << " ulp at x = " << s.worst_at << ", mean " << s.mean);
+  CHECK(s.worst <= 6.6);
+  CHECK(s.mean < 1.0);
+  CHECK(s.not_odd == 0);        // erf(-x) == -erf(x) bit for bit
+  CHECK(s.largest_drop <= 8);  // near 1 not monotonic to the last ulps (Eigen's neither): drops of 8 at most
 }
 
 TEST_CASE("the float batch erf at its edges", "[backend][simd][erf]") {
@@ -148,31 +158,12 @@ TEST_CASE("sf::erf and sf::gelu in a fused loop, vector body and scalar tail, ag
 }
 
 TEST_CASE("the float batch tanh is within 5.2 ulp of tanh over [-10, 10]", "[backend][simd][tanh]") {
-  // every 251st bit pattern from the smallest subnormal to 10, and its negation: 8.7 million floats
-  std::vector<float> x;
-  for (std::uint32_t b = 1; from_bits(b) <= 10.f; b += 251) {
-    x.push_back(from_bits(b));
-    x.push_back(-from_bits(b));
-  }
-  const std::vector<float> y = tanh_of(x);
-  double worst = 0, total = 0;
-  float worst_at = 0;
-  std::size_t not_odd = 0;
-  double largest_drop = 0;  // in units of 2^-24
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double e = ulps(y[i], std::tanh(static_cast<double>(x[i])));
-    total += e;
-    if (e > worst) worst = e, worst_at = x[i];
-    if (i % 2 == 1 && y[i] != -y[i - 1]) ++not_odd;
-    if (i >= 2 && i % 2 == 0 && y[i] < y[i - 2])
-      largest_drop = std::max(largest_drop, static_cast<double>(y[i - 2] - y[i]) * 16777216.0);
-  }
-  INFO("largest error " << worst << " ulp at x = " << worst_at << ", mean " << total / static_cast<double>(x.size())
-                        << ", largest drop " << largest_drop);
-  CHECK(worst <= 5.2);
-  CHECK(total / static_cast<double>(x.size()) < 1.0);
-  CHECK(not_odd == 0);  // tanh(-x) == -tanh(x) bit for bit
-  CHECK(largest_drop <= 8);
+  const sweep s = sweep_of(10.f, tanh_of, [](double v) { return std::tanh(v); });
+  INFO("largest error " << s.worst << " ulp at x = " << s.worst_at << ", mean " << s.mean << ", largest drop " << s.largest_drop);
+  CHECK(s.worst <= 5.2);
+  CHECK(s.mean < 1.0);
+  CHECK(s.not_odd == 0);  // tanh(-x) == -tanh(x) bit for bit
+  CHECK(s.largest_drop <= 8);
 }
 
 TEST_CASE("the float batch tanh at its edges", "[backend][simd][tanh]") {
