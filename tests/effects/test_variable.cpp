@@ -177,6 +177,80 @@ TEST_CASE("a call that throws leaves every variable as it was", "[variable]") {
   CHECK(counter.value() == 0);
 }
 
+TEST_CASE("a call's first write of a variable swaps in a spare buffer: nothing is copied, a throw swaps back",
+          "[variable][spare]") {
+  sf::variable<float, 4> w{{1.f, 2.f, 3.f, 4.f}};
+  sf::variable<float, sf::dyn> d{xt::xtensor<float, 1>{1.f, 2.f}};
+  const auto& contents = w.value();  // a reference to the contents stays valid across calls
+  const float* const first_buffer = w.value().data();
+  auto scale = sf::function([&](auto k) { w.assign(w * k); });
+  scale(2.f);
+  CHECK((contents == xt::xtensor<float, 1>{2.f, 4.f, 6.f, 8.f}));
+  const float* const second_buffer = w.value().data();
+  CHECK(second_buffer != first_buffer);  // the new values went to the spare, now the contents
+  scale(0.5f);
+  CHECK(w.value().data() == first_buffer);  // and back: two buffers, no copy between them
+  CHECK((contents == xt::xtensor<float, 1>{1.f, 2.f, 3.f, 4.f}));
+
+  // a read before the write keeps the old values (it stays in the old buffer), after a second
+  // write of the same call too (that one goes in place); a later read sees the last write
+  auto twice = sf::function([&](auto x) {
+    auto before = w.read();
+    w.assign_add(x);
+    w.assign(w * 10.f);
+    auto after = w.read();
+    d.assign(x);  // new extents, through d's spare
+    return std::tuple{before * 1.f, after * 1.f};
+  });
+  const auto [before, after] = twice(xt::xtensor<float, 1>{1.f, 1.f, 1.f, 1.f});
+  CHECK((before == xt::xtensor<float, 1>{1.f, 2.f, 3.f, 4.f}));
+  CHECK((after == xt::xtensor<float, 1>{20.f, 30.f, 40.f, 50.f}));
+  CHECK((w.value() == xt::xtensor<float, 1>{20.f, 30.f, 40.f, 50.f}));
+  CHECK((d.value() == xt::xtensor<float, 1>{1.f, 1.f, 1.f, 1.f}));
+
+  // the output throws after both writes of w and d's resize: each goes back, w to the buffer it
+  // was in, d to its extents
+  const float* const held = w.value().data();
+  auto failing = sf::function([&](auto x, auto y) {
+    w.assign_add(x);
+    w.assign(w * 10.f);
+    d.assign(x);
+    return x + y;  // throws for y of another length, after every effect ran
+  });
+  CHECK_THROWS_AS(failing(xt::xtensor<float, 1>{1.f, 1.f, 1.f, 1.f}, xt::xtensor<float, 1>{1.f, 2.f}), sf::shape_error);
+  CHECK(w.value().data() == held);
+  CHECK((w.value() == xt::xtensor<float, 1>{20.f, 30.f, 40.f, 50.f}));
+  CHECK((d.value() == xt::xtensor<float, 1>{1.f, 1.f, 1.f, 1.f}));
+  // the next call swaps as usual
+  CHECK((std::get<1>(twice(xt::xtensor<float, 1>{0.f, 0.f, 0.f, 0.f})) == xt::xtensor<float, 1>{200.f, 300.f, 400.f, 500.f}));
+
+  // a loop writes the first iteration into the spare, the others in place
+  sf::variable<float, 4> acc{};
+  auto sum = sf::function([&](auto n, auto x) { sf::for_range(n, [&](auto) { acc.assign_add(x); }); });
+  sum(3, xt::xtensor<float, 1>{1.f, 2.f, 3.f, 4.f});
+  CHECK((acc.value() == xt::xtensor<float, 1>{3.f, 6.f, 9.f, 12.f}));
+  sum(0, xt::xtensor<float, 1>{1.f, 2.f, 3.f, 4.f});  // no write: the contents stay
+  CHECK((acc.value() == xt::xtensor<float, 1>{3.f, 6.f, 9.f, 12.f}));
+
+  // size 0
+  sf::variable<float, sf::dyn> empty{};
+  auto keep_empty = sf::function([&](auto x) { empty.assign(x + 1.f); });
+  keep_empty(xt::xtensor<float, 1>::from_shape({0}));
+  CHECK(empty.value().size() == 0);
+  keep_empty(xt::xtensor<float, 1>{1.f});
+  CHECK((empty.value() == xt::xtensor<float, 1>{2.f}));
+}
+
+TEST_CASE("an initial value of another shape than the variable's is a shape_error", "[variable]") {
+  CHECK_THROWS_WITH((sf::variable<float, 3>{xt::xtensor<float, 1>{1.f, 2.f}}),
+                    "staticflow: sf::variable: the initial value has shape (2,), the variable is TensorSpec(shape=(3,), dtype=tf.float32, name=None)");
+  CHECK_THROWS_AS((sf::variable<float, 2, sf::dyn>{xt::xtensor<float, 2>::from_shape({3, 5})}), sf::shape_error);
+  sf::variable<float, 2, sf::dyn> fits{xt::xtensor<float, 2>::from_shape({2, 5})};
+  CHECK(fits.current_extents() == sf::extents<2>{2, 5});
+  sf::variable<double, 2, 3> zeros;
+  CHECK((zeros.value() == xt::zeros<double>({2, 3})));
+}
+
 TEST_CASE("misuse of variables is a trace_error with a message", "[variable]") {
   auto make = sf::function([](auto x) {
     sf::variable<int> inside{1};

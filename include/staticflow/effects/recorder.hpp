@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -83,7 +84,31 @@ class variable_base {
   /// The source every read of the current contents goes through (no snapshot).
   const graph::external_source* live_source() const { return &live_; }
 
-  /// Keeps a copy of the contents (a call that may write this variable is about to start).
+  /// A call that may write this variable starts (its lock held). A variable that can swap
+  /// buffers (every one but a scalar) sends the call's first write to a spare buffer, which then
+  /// becomes the contents (assign_effect): the old contents stay where they were, ready to come
+  /// back if the call throws, and no copy is made. A scalar is copied now.
+  void begin_call() {
+    if (swappable_) first_write_pending_ = true;
+    else save();
+  }
+  /// The call threw: the contents before it come back.
+  void roll_back() {
+    if (!swappable_) restore();
+    else if (swapped_) swap_spare();
+    end_call();
+  }
+  /// The call ended (either way).
+  void end_call() {
+    first_write_pending_ = false;
+    swapped_ = false;
+  }
+  /// Whether the next write of the running call goes to the spare buffer, leaving the present
+  /// contents untouched until the call ends.
+  bool first_write_pending() const { return first_write_pending_; }
+
+  /// Keeps a copy of the contents (eager mode, and scalars: a call that may write this variable
+  /// is about to start).
   void save() {
     backup_ext_ = ext_;
     backup_.resize(bytes());
@@ -98,6 +123,15 @@ class variable_base {
  protected:
   /// Reallocates the storage for new extents (variables with sf::dyn dims); updates data_.
   virtual void resize_storage(const std::size_t* ext) = 0;
+  /// Exchanges the contents and the spare buffer (swappable variables); updates data_ and ext_.
+  virtual void swap_spare() {}
+  /// The spare buffer now holds the contents the running call wrote: it becomes the contents,
+  /// and the old ones wait in the spare until the call ends.
+  void commit_spare() {
+    swap_spare();
+    swapped_ = true;
+    first_write_pending_ = false;
+  }
 
   void set_storage(void* data, std::size_t rank, const std::size_t* ext, std::size_t element_bytes) {
     data_ = data;
@@ -108,6 +142,11 @@ class variable_base {
 
   void* data_ = nullptr;
   std::array<std::size_t, max_variable_rank> ext_{};
+  bool swappable_ = false;  // set by a variable with a spare buffer
+
+ private:
+  bool first_write_pending_ = false;
+  bool swapped_ = false;
 
  private:
   friend struct read_point;
@@ -135,6 +174,15 @@ struct read_point {
   read_point(const variable_base& v, std::size_t at) : source(*v.live_source()), variable(&v), position(at) {}
   void rearm() { source = *variable->live_source(); }
   void take() {
+    if (variable->first_write_pending()) {
+      // the write to come goes to the spare buffer: the present one keeps these contents until
+      // the call ends, so the read can stay where it is
+      buffer_data = variable->data_;
+      snapshot_ext = variable->ext_;
+      source.data = &buffer_data;
+      source.ext = snapshot_ext.data();
+      return;
+    }
     buffer.resize(variable->bytes());
     if (!buffer.empty()) std::memcpy(buffer.data(), variable->data_, buffer.size());
     buffer_data = buffer.data();
@@ -260,14 +308,22 @@ class effect_program {
       ~locked() { for (auto it = m.rbegin(); it != m.rend(); ++it) (*it)->unlock(); }
     } hold(locks_);
     for (auto& check : prechecks) check();  // before any effect
-    for (const auto* v : written_) const_cast<variable_base*>(v)->save();
-    try {
-      for (auto& e : effects) run_effect(*e, args);
-      return rest();
-    } catch (...) {
-      for (const auto* v : written_) const_cast<variable_base*>(v)->restore();
-      throw;
-    }
+    for (const auto* v : written_) const_cast<variable_base*>(v)->begin_call();
+    // when the outputs are computed (they may read a snapshot in a spare buffer), or when
+    // anything throws: then every variable written goes back
+    struct call_end {
+      const std::vector<const variable_base*>& written;
+      const int exceptions = std::uncaught_exceptions();
+      ~call_end() {
+        const bool threw = std::uncaught_exceptions() > exceptions;
+        for (const auto* v : written) {
+          if (threw) const_cast<variable_base*>(v)->roll_back();
+          else const_cast<variable_base*>(v)->end_call();
+        }
+      }
+    } ending{written_};
+    for (auto& e : effects) run_effect(*e, args);
+    return rest();
   }
 
  private:

@@ -38,12 +38,11 @@ constexpr const char* assign_name(assign_mode m) {
   return m == assign_mode::assign ? "assign" : m == assign_mode::add ? "assign_add" : "assign_sub";
 }
 
+/// A variable's contents: on the heap for every rank but 0, so that a call's first write can go
+/// to a spare buffer that is then swapped in (variable_base::begin_call), whatever the shape.
 template <class T, std::size_t... D>
 struct variable_container {
-  static constexpr bool is_static = ((D != dyn) && ...);
-  using type = std::conditional_t<sizeof...(D) == 0, std::array<T, 1>,
-                                  std::conditional_t<is_static, xt::xtensor_fixed<T, xt::xshape<(D == dyn ? 1 : D)...>>,
-                                                     xt::xtensor<T, sizeof...(D)>>>;
+  using type = std::conditional_t<sizeof...(D) == 0, std::array<T, 1>, xt::xtensor<T, sizeof...(D)>>;
 };
 
 /// Whether a value of shape V can be assigned to a variable of shape S: V broadcasts to S
@@ -92,7 +91,7 @@ class variable final : public detail::variable_base {
   using container_type = typename detail::variable_container<value_type, Dims...>::type;
 
   /// Zeros (dyn dims: extent 0).
-  variable() { init(); }
+  variable() : storage_(zeros_of(declared_zero_extents())) { init(); }
   /// A scalar variable's initial value.
   template <class U>
     requires(rank == 0 && std::is_arithmetic_v<U>)
@@ -100,15 +99,17 @@ class variable final : public detail::variable_base {
     storage_[0] = static_cast<value_type>(v);
     init();
   }
-  /// The initial contents (their shape must be the variable's).
+  /// The initial contents (their shape must be the variable's: a shape_error otherwise).
   variable(container_type init_value)
     requires(rank > 0)
       : storage_(std::move(init_value)) {
+    check_declared_shape();
     init();
   }
   template <class E>
     requires(rank > 0 && !std::is_same_v<std::remove_cvref_t<E>, container_type> && requires(const E& e) { e.shape(); })
   explicit variable(const E& e) : storage_(e) {
+    check_declared_shape();
     init();
   }
 
@@ -116,19 +117,14 @@ class variable final : public detail::variable_base {
   /// optimizer::minimize keeps). May be made while a function is traced, as the slots below.
   explicit variable(detail::slot_of_t)
     requires(shape_type::is_static)
-  {
-    std::fill(storage_.begin(), storage_.end(), value_type(0));
+      : storage_(zeros_of(declared_zero_extents())) {
     refresh_storage();
   }
 
   /// Zeros with the extents `like` has now: an optimizer's slot for `like` (momentum, moments).
   /// Unlike other variables a slot may be made while a function is traced: Keras makes them on
   /// the first apply_gradients, inside the first trace of the training step.
-  variable(detail::slot_of_t, const variable& like) {
-    if constexpr (rank > 0 && !shape_type::is_static) storage_ = container_type::from_shape(like.storage_.shape());
-    std::fill(storage_.begin(), storage_.end(), value_type(0));
-    refresh_storage();
-  }
+  variable(detail::slot_of_t, const variable& like) : storage_(zeros_of(like.current_extents())) { refresh_storage(); }
 
   /// The current contents (outside traced code; a traced function reads with read()).
   decltype(auto) value() const {
@@ -170,6 +166,34 @@ class variable final : public detail::variable_base {
   template <class Vars, class... G>
   friend class detail::assign_effect;
 
+  /// Zeros of extents ext.
+  static container_type zeros_of(const extents<rank>& ext) {
+    container_type c{};
+    if constexpr (rank > 0) {
+      std::array<std::size_t, rank> s{};
+      for (std::size_t d = 0; d < rank; ++d) s[d] = ext[d];
+      c = container_type::from_shape(s);
+    }
+    std::fill(c.begin(), c.end(), value_type(0));
+    return c;
+  }
+  /// The declared extents, 0 for a dyn dim.
+  static extents<rank> declared_zero_extents() {
+    extents<rank> e{};
+    for (std::size_t d = 0; d < rank; ++d) e[d] = shape_type::dims[d] == dyn ? 0 : shape_type::dims[d];
+    return e;
+  }
+  void check_declared_shape() const {
+    if constexpr (rank > 0) {
+      bool fits = static_cast<std::size_t>(storage_.shape().size()) == rank;
+      for (std::size_t d = 0; fits && d < rank; ++d)
+        fits = shape_type::dims[d] == dyn || static_cast<std::size_t>(storage_.shape()[d]) == shape_type::dims[d];
+      if (!fits)
+        throw shape_error("sf::variable: the initial value has shape " + shape_text(storage_) + ", the variable is " +
+                          spec_string());
+    }
+  }
+
   void init() {
     if (detail::tracing())
       throw trace_error(
@@ -182,6 +206,29 @@ class variable final : public detail::variable_base {
     if constexpr (rank > 0)
       for (std::size_t d = 0; d < rank; ++d) ext[d] = static_cast<std::size_t>(storage_.shape()[d]);
     set_storage(storage_.data(), rank, ext.data(), sizeof(value_type));
+    swappable_ = rank > 0;
+  }
+  void swap_spare() override {
+    if constexpr (rank > 0) {
+      std::swap(storage_, spare_);  // the containers' buffers change hands: no element is copied
+      refresh_storage();
+    }
+  }
+  /// The spare buffer, with extents ext, for the running call's first write (its contents are
+  /// whatever an earlier call left there).
+  value_type* spare_for(const extents<rank>& ext) {
+    if constexpr (rank > 0) {
+      bool same = true;
+      for (std::size_t d = 0; d < rank; ++d) same = same && static_cast<std::size_t>(spare_.shape()[d]) == ext[d];
+      if (!same) {
+        std::array<std::size_t, rank> s{};
+        for (std::size_t d = 0; d < rank; ++d) s[d] = ext[d];
+        spare_.resize(s);
+      }
+      return spare_.data();
+    } else {
+      return data();
+    }
   }
   void resize_storage(const std::size_t* ext) override {
     if constexpr (rank > 0 && !shape_type::is_static) {
@@ -233,6 +280,7 @@ class variable final : public detail::variable_base {
           else return storage_ - v;
         }();
         storage_ = std::move(result);
+        refresh_storage();
       }
     }
   }
@@ -305,14 +353,19 @@ class variable final : public detail::variable_base {
   }
 
   container_type storage_{};
+  // where a call's first write goes (begin_call); after it, the contents before the call
+  container_type spare_{};
 };
 
 namespace detail {
-/// Evaluates graphs G... into variables Var... (graph k into variable k, all from one plan): in
-/// place when the extents are the variable's (elementwise reads of the variable itself see each
-/// element before it is replaced; any other use of it is a materialized slot, computed first),
-/// through a temporary when `assign` changes the extents of a variable with `sf::dyn` dims. Any
-/// other extents throw (the call then puts every variable it wrote back).
+/// Evaluates graphs G... into variables Var... (graph k into variable k, all from one plan). A
+/// call's first write of a variable goes to the variable's spare buffer, swapped in once every
+/// graph is written (so the graphs read the contents before the effect, and the old contents
+/// stay for a rollback: variable_base::begin_call); later writes in the same call go in place
+/// when the extents are the variable's (elementwise reads of the variable itself see each element
+/// before it is replaced; any other use of it is a materialized slot, computed first), through a
+/// temporary when `assign` changes the extents of a variable with `sf::dyn` dims. Any other
+/// extents throw (the call then puts every variable it wrote back).
 template <class... Var, class... G>
 class assign_effect<std::tuple<Var...>, G...> final : public effect {
   static_assert(sizeof...(Var) == sizeof...(G));
@@ -338,6 +391,7 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
     std::unique_ptr<typename V::value_type[]> data;
     std::size_t size = 0;
     bool used = false;
+    bool spare = false;  // written into the variable's spare buffer, to be swapped in
     extents<V::rank> ext{};
   };
 
@@ -355,12 +409,18 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
     using T = typename V::value_type;
     V* var = std::get<K>(vars_);
     auto& stage = std::get<K>(staging_);
-    stage.used = false;
-    if constexpr (Gk::shape_type::is_static && V::shape_type::is_static) return var->data();  // checked when traced
+    stage.used = stage.spare = false;
+    if constexpr (!(Gk::shape_type::is_static && V::shape_type::is_static)) {  // (else checked when traced)
+      if (ext != var->current_extents() && (mode_ != assign_mode::assign || V::shape_type::is_static))
+        throw shape_error(std::string(assign_name(mode_)) + ": the value has shape " +
+                          staticflow::detail::extents_string(ext) + ", the variable has shape " +
+                          staticflow::detail::extents_string(var->current_extents()));
+    }
+    if (var->first_write_pending()) {  // the call's first write: into the spare, new extents or not
+      stage.spare = true;
+      return var->spare_for(ext);
+    }
     if (ext == var->current_extents()) return var->data();
-    if (mode_ != assign_mode::assign || V::shape_type::is_static)
-      throw shape_error(std::string(assign_name(mode_)) + ": the value has shape " + staticflow::detail::extents_string(ext) +
-                        ", the variable has shape " + staticflow::detail::extents_string(var->current_extents()));
     const std::size_t n = staticflow::detail::product(ext);
     if (n > stage.size) stage.data.reset(new T[n]), stage.size = n;
     stage.used = true;
@@ -371,7 +431,9 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
   template <std::size_t K>
   STATICFLOW_INLINE void finish() {
     auto& stage = std::get<K>(staging_);
-    if (stage.used) [[unlikely]] {
+    if (stage.spare) {
+      std::get<K>(vars_)->commit_spare();
+    } else if (stage.used) [[unlikely]] {
       auto* var = std::get<K>(vars_);
       var->resize_storage(stage.ext.data());
       std::copy_n(stage.data.get(), staticflow::detail::product(stage.ext), var->data());
