@@ -14,6 +14,13 @@
 //
 // (c) MatmulThreads/512/t   cpu::matmul with threads = t (1 or 2): wall-clock time.
 //
+// (d) A dense layer's backward products, batch 128, 784 -> 256, an operand stored transposed
+// (what plan/transposed_operands.hpp gives the kernel): /0 dW = xᵀ·dy (784×128 · 128×256, x
+// stored 128×784), /1 dx = dy·Wᵀ (128×256 · 256×784, W stored 784×256):
+//   MatmulTransposed/w    cpu::matmul reading the operand where it lies (operand_order)
+//   MatmulCopied/w        the transpose copied first, then cpu::matmul (the plan before session 44)
+//   EigenTransposed/w     Eigen's product of a .transpose() (row-major maps, one thread)
+//
 // Counter FLOPS = 2·n³ per product. Large products are timed in real time (the threaded one
 // works on two threads). Results are checked against a double-precision reference after timing.
 #include <benchmark/benchmark.h>
@@ -223,6 +230,94 @@ void EigenMatmul(benchmark::State& state) {
   });
 }
 
+// ----------------------------------------------------------------------------- transposed operands
+
+/// The two products of (d): m × n results; `stored` is the transposed operand as it lies.
+struct backward_inputs {
+  std::size_t m, n, k;
+  bool a_transposed;
+  std::vector<float> stored, other, c, copy;
+  explicit backward_inputs(int which)
+      : m(which == 0 ? 784 : 128), n(which == 0 ? 256 : 784), k(which == 0 ? 128 : 256), a_transposed(which == 0) {
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    stored.resize(a_transposed ? k * m : n * k);  // xᵀ's x (k × m), or Wᵀ's W (n × k)
+    other.resize(a_transposed ? k * n : m * k);   // dy
+    c.resize(m * n);
+    copy.resize(stored.size());
+    for (float& x : stored) x = dist(rng);
+    for (float& x : other) x = dist(rng);
+  }
+  float a(std::size_t i, std::size_t p) const { return a_transposed ? stored[p * m + i] : other[i * k + p]; }
+  float b(std::size_t p, std::size_t j) const { return a_transposed ? other[p * n + j] : stored[j * k + p]; }
+  void check(benchmark::State& state, const float* got) const {
+    for (std::size_t i : {std::size_t{0}, m / 3, m - 1})
+      for (std::size_t j : {std::size_t{0}, n / 2 + 1, n - 1}) {
+        double want = 0;
+        for (std::size_t p = 0; p < k; ++p) want += double(a(i, p)) * b(p, j);
+        if (!(std::fabs(got[i * n + j] - want) <= 1e-5 * double(k))) {
+          state.SkipWithError("transposed product: mismatch");
+          return;
+        }
+      }
+  }
+};
+
+void set_backward_flops(benchmark::State& state, const backward_inputs& in) {
+  state.counters["FLOPS"] = benchmark::Counter(2.0 * double(in.m) * double(in.n) * double(in.k) * double(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+}
+
+void MatmulTransposed(benchmark::State& state) {
+  backward_inputs in(static_cast<int>(state.range(0)));
+  const cpu::detail::operand_order order{in.a_transposed, !in.a_transposed};
+  for (auto _ : state) {
+    if (in.a_transposed) cpu::matmul(in.stored.data(), in.m, in.other.data(), in.n, in.c.data(), in.n, in.m, in.n, in.k, 1, order);
+    else cpu::matmul(in.other.data(), in.k, in.stored.data(), in.k, in.c.data(), in.n, in.m, in.n, in.k, 1, order);
+    benchmark::DoNotOptimize(in.c.data());
+    benchmark::ClobberMemory();
+  }
+  set_backward_flops(state, in);
+  in.check(state, in.c.data());
+}
+
+void MatmulCopied(benchmark::State& state) {
+  backward_inputs in(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    // the transpose into its own buffer (a slot), then the product of row-major operands
+    const std::size_t rows = in.a_transposed ? in.m : in.k, cols = in.a_transposed ? in.k : in.n;
+    cpu::detail::transposed_copy(in.stored.data(), rows, rows, cols, in.copy.data());
+    if (in.a_transposed) cpu::matmul(in.copy.data(), in.k, in.other.data(), in.n, in.c.data(), in.n, in.m, in.n, in.k, 1);
+    else cpu::matmul(in.other.data(), in.k, in.copy.data(), in.n, in.c.data(), in.n, in.m, in.n, in.k, 1);
+    benchmark::DoNotOptimize(in.c.data());
+    benchmark::ClobberMemory();
+  }
+  set_backward_flops(state, in);
+  in.check(state, in.c.data());
+}
+
+void EigenTransposed(benchmark::State& state) {
+  Eigen::setNbThreads(1);
+  using rmat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  backward_inputs in(static_cast<int>(state.range(0)));
+  const auto m = static_cast<Eigen::Index>(in.m), n = static_cast<Eigen::Index>(in.n), k = static_cast<Eigen::Index>(in.k);
+  Eigen::Map<rmat> c(in.c.data(), m, n);
+  for (auto _ : state) {
+    if (in.a_transposed) c.noalias() = Eigen::Map<const rmat>(in.stored.data(), k, m).transpose() * Eigen::Map<const rmat>(in.other.data(), k, n);
+    else c.noalias() = Eigen::Map<const rmat>(in.other.data(), m, k) * Eigen::Map<const rmat>(in.stored.data(), n, k).transpose();
+    benchmark::DoNotOptimize(in.c.data());
+    benchmark::ClobberMemory();
+  }
+  set_backward_flops(state, in);
+  in.check(state, in.c.data());
+}
+
+void backward_setup(benchmark::internal::Benchmark* b) {
+  b->Arg(0)->Arg(1);
+  b->Unit(benchmark::kMicrosecond);
+  sf_bench::add_min(b);
+}
+
 void chain_setup(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kNanosecond);
   sf_bench::add_min(b);
@@ -248,3 +343,6 @@ BENCHMARK(HandLoopChain4x4)->Apply(chain_setup);
 BENCHMARK(Matmul)->Apply(square_setup);
 BENCHMARK(EigenMatmul)->Apply(square_setup);
 BENCHMARK(MatmulThreads)->Apply(threads_setup);
+BENCHMARK(MatmulTransposed)->Apply(backward_setup);
+BENCHMARK(MatmulCopied)->Apply(backward_setup);
+BENCHMARK(EigenTransposed)->Apply(backward_setup);

@@ -93,6 +93,37 @@ struct matmul : node<matmul<A, B>> {
     return out;
   }
 };
+
+namespace detail {
+template <class S, class I = std::make_index_sequence<S::rank - 2>>
+struct matrix_transposed_shape;
+template <class S, std::size_t... I>
+struct matrix_transposed_shape<S, std::index_sequence<I...>> {
+  using type = shape<S::dims[I]..., S::dims[S::rank - 1], S::dims[S::rank - 2]>;
+};
+}  // namespace detail
+
+/// Operand X of a matmul read with its last two axes swapped where X lies, instead of a copied
+/// transpose: what the planner puts in the place of `matrix_transpose(X)` as an operand of a
+/// product (plan/transposed_operands.hpp). Never traced; only the matmul kernels read it.
+template <class X>
+struct transposed_operand : node<transposed_operand<X>> {
+  static_assert(X::shape_type::rank >= 2);
+  static constexpr bool custom_extents = true;
+  using value_type = typename X::value_type;
+  using shape_type = typename detail::matrix_transposed_shape<typename X::shape_type>::type;
+  X x;
+  constexpr explicit transposed_operand(X x_) : x(x_) {}
+  constexpr child_refs<const X&> children() const { return {x}; }
+  template <class C>
+  constexpr auto with_children(const C& c) const { return transposed_operand<C>(c); }
+  std::string name() const { return "transposed_operand"; }
+  extents<shape_type::rank> result_extents(const extents<shape_type::rank>& in) const {
+    extents<shape_type::rank> out = in;
+    std::swap(out[shape_type::rank - 1], out[shape_type::rank - 2]);
+    return out;
+  }
+};
 }  // namespace graph
 
 /// tf.linalg.matmul's options: the operand's last two axes swapped before the product
@@ -130,8 +161,8 @@ constexpr auto matmul(const A& a, const B& b) {
   return matmul(detail::as_node<void>(a), detail::as_node<void>(b));
 }
 /// tf.linalg.matmul(a, b, transpose_a=..., transpose_b=...): `sf::matmul(a, b, sf::transpose_b)`,
-/// `sf::matmul(a, b, sf::transpose_a, sf::transpose_b)`. The transposed operand is copied first
-/// (the product's kernel then reads rows, as for any matmul).
+/// `sf::matmul(a, b, sf::transpose_a, sf::transpose_b)`. Traced as a matmul of transposes; the
+/// planner lets the kernel read a transposed operand where it lies (no copy).
 template <detail::tensor_operand A, detail::tensor_operand B, class... Options>
   requires(sizeof...(Options) >= 1 && ((std::is_same_v<Options, transpose_a_t> || std::is_same_v<Options, transpose_b_t>) && ...))
 constexpr auto matmul(const A& a, const B& b, Options...) {

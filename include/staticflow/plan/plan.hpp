@@ -30,6 +30,7 @@
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/plan/cost_rule.hpp"
 #include "staticflow/plan/repeats.hpp"
+#include "staticflow/plan/transposed_operands.hpp"
 
 namespace staticflow::plan {
 
@@ -331,9 +332,11 @@ struct evaluation_plan {
   static constexpr std::size_t output_count = std::tuple_size_v<Outputs>;
 
  private:
-  // The outputs as planned: each materialized node they read twice or more, whose type determines
-  // its values, marked shared (plan/repeats.hpp), so that it is one prelude slot by construction.
-  using Planned = detail::marked_outputs_t<Outputs>;
+  // The outputs as planned: a transposed matrix that feeds a product read in place by it
+  // (plan/transposed_operands.hpp); then each materialized node they read twice or more, whose
+  // type determines its values, marked shared (plan/repeats.hpp), so that it is one prelude slot by
+  // construction.
+  using Planned = detail::marked_outputs_t<detail::folded_outputs_t<Outputs>>;
   // The shared nodes (graph/shared.hpp), computed first: slots [0, prelude views).
   using prelude = detail::prelude_of_t<Planned>;
   using prelude_pointers = typename detail::prelude_pointers<prelude>::type;
@@ -392,7 +395,8 @@ struct evaluation_plan {
   /// same_as[k] == j < k when slot k is structurally equal to slot j (it is not computed again).
   std::array<std::size_t, slot_count> same_as{};
 
-  constexpr explicit evaluation_plan(const Outputs& outs) : evaluation_plan(planned_tag{}, detail::mark_output_repeats(outs)) {}
+  constexpr explicit evaluation_plan(const Outputs& outs)
+      : evaluation_plan(planned_tag{}, detail::mark_output_repeats(detail::fold_output_transposes(outs))) {}
 
  private:
   struct planned_tag {};

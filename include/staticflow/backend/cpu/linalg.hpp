@@ -11,18 +11,49 @@
 #include "staticflow/graph/matmul.hpp"
 
 namespace staticflow::cpu {
+namespace detail {
+/// A matmul operand as it lies: the node to evaluate (X of a graph::transposed_operand<X>, read
+/// with its last two axes swapped), and whether it is transposed.
+template <class N>
+struct stored_operand {
+  static constexpr bool transposed = false;
+  static constexpr const N& of(const N& n) { return n; }
+};
+template <class X>
+struct stored_operand<graph::transposed_operand<X>> {
+  static constexpr bool transposed = true;
+  static constexpr const X& of(const graph::transposed_operand<X>& n) { return n.x; }
+};
+
+/// The operand's data as a row-major rows × cols matrix, for the unrolled static product: a
+/// transposed one copied into `local` first.
+template <class T, std::size_t Rows, std::size_t Cols, std::size_t Size>
+STATICFLOW_INLINE const T* static_operand(const T* p, bool transposed, T (&local)[Size]) {
+  static_assert(Size >= Rows * Cols);
+  if (!transposed) return p;
+  transposed_copy(p, Rows, Rows, Cols, local);
+  return local;
+}
+}  // namespace detail
 
 template <class Sig, class A, class B, class Views, std::size_t R, class T>
 void materialize(const graph::matmul<A, B>& n, const Views& views, const extents<R>& out_ext, T* out) {
   using node = graph::matmul<A, B>;
   constexpr std::size_t ra = node::ra, rb = node::rb, br = node::batch_rank;
+  using stored_a = detail::stored_operand<A>;
+  using stored_b = detail::stored_operand<B>;
+  constexpr detail::operand_order order{stored_a::transposed, stored_b::transposed};
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ea = graph::node_extents(n.a, ext_views);
   const auto eb = graph::node_extents(n.b, ext_views);
-  const T* pa = detail::contiguous_operand<T, Sig>(n.a, views, ea);
-  const T* pb = detail::contiguous_operand<T, Sig>(n.b, views, eb);
+  const auto& a_stored = stored_a::of(n.a);
+  const auto& b_stored = stored_b::of(n.b);
+  const T* pa = detail::contiguous_operand<T, Sig>(a_stored, views, graph::node_extents(a_stored, ext_views));
+  const T* pb = detail::contiguous_operand<T, Sig>(b_stored, views, graph::node_extents(b_stored, ext_views));
   const std::size_t m = ra >= 2 ? ea[ra - 2] : 1, k = ea[ra - 1], cols = rb >= 2 ? eb[rb - 1] : 1;
-  const std::size_t ldb = rb >= 2 ? cols : 1;
+  // rows apart as stored: a transposed A lies k × m, a transposed B n × k
+  const std::size_t lda = order.a_transposed ? m : k;
+  const std::size_t ldb = order.b_transposed ? k : rb >= 2 ? cols : 1;
 
   using SA = typename A::shape_type;
   using SB = typename B::shape_type;
@@ -30,13 +61,16 @@ void materialize(const graph::matmul<A, B>& n, const Views& views, const extents
     constexpr std::size_t M = ra >= 2 ? SA::dims[ra >= 2 ? ra - 2 : 0] : 1, K = SA::dims[ra - 1];
     constexpr std::size_t N = rb >= 2 ? SB::dims[rb >= 2 ? rb - 1 : 0] : 1;
     if constexpr (M <= 8 && N <= 8 && K <= 8 && rb >= 2) {
-      matmul_static<T, M, N, K>(pa, pb, out);  // small static shapes: no loop at run time
+      // small static shapes: no loop at run time (a transposed operand copied on the stack first)
+      T local_a[M * K > 0 ? M * K : 1], local_b[K * N > 0 ? K * N : 1];
+      matmul_static<T, M, N, K>(detail::static_operand<T, M, K>(pa, order.a_transposed, local_a),
+                                detail::static_operand<T, K, N>(pb, order.b_transposed, local_b), out);
       return;
     }
   }
   const std::size_t threads = threads_for(m * cols * k);
   if constexpr (br == 0) {
-    matmul(pa, k, pb, ldb, out, cols, m, cols, k, threads);
+    matmul(pa, lda, pb, ldb, out, cols, m, cols, k, threads, order);
   } else {
     // batch index -> offsets into A and B (a broadcast batch axis has stride 0)
     std::array<std::size_t, br> stride_a{}, stride_b{};
@@ -56,7 +90,7 @@ void materialize(const graph::matmul<A, B>& n, const Views& views, const extents
     for (std::size_t bi = 0; bi < batches; ++bi) {
       std::size_t oa = 0, ob = 0;
       for (std::size_t i = 0; i < br; ++i) oa += index[i] * stride_a[i], ob += index[i] * stride_b[i];
-      matmul(pa + oa, k, pb + ob, ldb, out + bi * m * cols, cols, m, cols, k, threads);
+      matmul(pa + oa, lda, pb + ob, ldb, out + bi * m * cols, cols, m, cols, k, threads, order);
       for (std::size_t i = br; i-- > 0;) {
         if (++index[i] < out_ext[i]) break;
         index[i] = 0;

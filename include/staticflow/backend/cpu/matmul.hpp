@@ -196,11 +196,27 @@ void gemm_tile(std::size_t mr, std::size_t nr, std::size_t kc, const T* ap, cons
 }
 
 /// Packs B[0:kc, 0:nc] into NR-column panels: panel q holds bp[q * kc * NR + p * NR + j], with
-/// zeros beyond column nc.
+/// zeros beyond column nc. B(p, j) is b[p * ldb + j], or b[j * ldb + p] when `transposed` (B
+/// stored as its transpose: each column of B one row of b, read along its length).
 template <class T, std::size_t NR>
-void gemm_pack_b(const T* b, std::size_t ldb, std::size_t kc, std::size_t nc, T* __restrict bp) {
+void gemm_pack_b(const T* b, std::size_t ldb, bool transposed, std::size_t kc, std::size_t nc, T* __restrict bp) {
   for (std::size_t jr = 0; jr < nc; jr += NR) {
     const std::size_t w = std::min(NR, nc - jr);
+    if (transposed) {
+      // 16 rows of the panel at a time: the stretch of each column read is a cache line, the
+      // 16 rows written stay in L1
+      constexpr std::size_t PB = 16;
+      for (std::size_t p0 = 0; p0 < kc; p0 += PB) {
+        const std::size_t pe = std::min(kc, p0 + PB);
+        for (std::size_t j = 0; j < w; ++j) {
+          const T* col = b + (jr + j) * ldb;
+          for (std::size_t p = p0; p < pe; ++p) bp[p * NR + j] = col[p];
+        }
+        for (std::size_t p = p0; p < pe; ++p) std::fill(bp + p * NR + w, bp + (p + 1) * NR, T(0));
+      }
+      bp += kc * NR;
+      continue;
+    }
     const T* src = b + jr;
     if (w == NR) {
       for (std::size_t p = 0; p < kc; ++p, src += ldb, bp += NR) std::memcpy(bp, src, NR * sizeof(T));
@@ -213,10 +229,13 @@ void gemm_pack_b(const T* b, std::size_t ldb, std::size_t kc, std::size_t nc, T*
   }
 }
 
-/// Packs A[0:mr, 0:kc] (mr <= MR rows) k-major: ap[p * MR + r] for r < mr.
+/// Packs A[0:mr, 0:kc] (mr <= MR rows) k-major: ap[p * MR + r] for r < mr. A(r, p) is
+/// a[r * lda + p], or a[p * lda + r] when `transposed` (then each p is one stretch of a).
 template <class T, std::size_t MR>
-void gemm_pack_a(const T* a, std::size_t lda, std::size_t mr, std::size_t kc, T* __restrict ap) {
-  if (mr == MR) {
+void gemm_pack_a(const T* a, std::size_t lda, bool transposed, std::size_t mr, std::size_t kc, T* __restrict ap) {
+  if (transposed) {
+    for (std::size_t p = 0; p < kc; ++p, ap += MR) std::memcpy(ap, a + p * lda, mr * sizeof(T));
+  } else if (mr == MR) {
     for (std::size_t p = 0; p < kc; ++p, ap += MR) {
       unrolled<MR>([&](auto r) STATICFLOW_LAMBDA_INLINE { ap[r] = a[r * lda + p]; });
     }
@@ -237,28 +256,37 @@ constexpr std::size_t gemm_buffer_size(std::size_t n, std::size_t k) {
   return kc * nc + G::MR * kc;
 }
 
+/// Which operands a product reads transposed, where they lie: A(i, p) = a[p * lda + i] (A
+/// stored k × m) and B(p, j) = b[j * ldb + p] (B stored n × k). The packing of the blocked kernel
+/// reads them so; the paths for few rows or narrow products copy a transposed operand first.
+struct operand_order {
+  bool a_transposed = false;
+  bool b_transposed = false;
+};
+
 /// The float/double kernel on one thread; `buf` holds gemm_buffer_size(n, k) elements, 64-byte
 /// aligned. Requires m, n, k > 0.
 template <class T>
 void gemm_blocked(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
-                  std::size_t m, std::size_t n, std::size_t k, T* buf) {
+                  std::size_t m, std::size_t n, std::size_t k, T* buf, operand_order order = {}) {
   using G = gemm_blocking<T>;
   constexpr std::size_t MR = G::MR, NR = G::NR;
   T* const bp = buf;
   T* const ap = buf + std::min(k, G::KC) * ((std::min(n, G::NC) + NR - 1) / NR * NR);
   // Packing B pays when its panels serve several row panels of A and do not already sit in L1;
   // otherwise the kernel reads full panels from B itself and only a last partial panel is packed.
-  const bool pack_b = m > 2 * MR && std::min(k, G::KC) * std::min(n, G::NC) > 8192;
+  // A transposed B is always packed (the kernel reads rows of B).
+  const bool pack_b = order.b_transposed || (m > 2 * MR && std::min(k, G::KC) * std::min(n, G::NC) > 8192);
   for (std::size_t jc = 0; jc < n; jc += G::NC) {
     const std::size_t nc = std::min(G::NC, n - jc);
     const std::size_t nfull = pack_b ? 0 : nc / G::W * G::W;  // columns read from B itself
     for (std::size_t pc = 0; pc < k; pc += G::KC) {
       const std::size_t kc = std::min(G::KC, k - pc);
-      const T* const bblock = b + pc * ldb + jc;
-      gemm_pack_b<T, NR>(bblock + nfull, ldb, kc, nc - nfull, bp);
+      const T* const bblock = order.b_transposed ? b + jc * ldb + pc : b + pc * ldb + jc;
+      gemm_pack_b<T, NR>(bblock + nfull, ldb, order.b_transposed, kc, nc - nfull, bp);
       for (std::size_t ir = 0; ir < m; ir += MR) {
         const std::size_t mr = std::min(MR, m - ir);
-        gemm_pack_a<T, MR>(a + ir * lda + pc, lda, mr, kc, ap);
+        gemm_pack_a<T, MR>(order.a_transposed ? a + pc * lda + ir : a + ir * lda + pc, lda, order.a_transposed, mr, kc, ap);
         T* const crow = c + ir * ldc + jc;
         std::size_t jr = 0;
         for (; jr + NR <= nfull; jr += NR) gemm_tile(mr, NR, kc, ap, bblock + jr, ldb, crow + jr, ldc, pc > 0);
@@ -378,7 +406,7 @@ inline constexpr std::size_t narrow_max = 4;
 /// same chains, so the choice between them may depend on the thread's share of the rows.
 template <class T>
 void gemm_serial(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
-                 std::size_t m, std::size_t n, std::size_t k, bool narrow) {
+                 std::size_t m, std::size_t n, std::size_t k, bool narrow, operand_order order) {
   if (narrow) {
     with_scratch<T>(n * k, [&](T* bt) {
       for (std::size_t p = 0; p < k; ++p)
@@ -392,7 +420,7 @@ void gemm_serial(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c,
       (void)((m == R + 1 && (gemm_few_rows<T, R + 1>(a, lda, b, ldb, c, ldc, n, k), true)) || ...);
     }(std::make_index_sequence<few_rows_max>{});
   } else {
-    with_scratch<T>(gemm_buffer_size<T>(n, k), [&](T* buf) { gemm_blocked(a, lda, b, ldb, c, ldc, m, n, k, buf); });
+    with_scratch<T>(gemm_buffer_size<T>(n, k), [&](T* buf) { gemm_blocked(a, lda, b, ldb, c, ldc, m, n, k, buf, order); });
   }
 }
 
@@ -417,10 +445,31 @@ void gemm_integer(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c
   }
 }
 
+/// dst (rows × cols, row-major) = the transpose of src (cols × rows, rows ld apart).
+template <class T>
+void transposed_copy(const T* src, std::size_t ld, std::size_t rows, std::size_t cols, T* dst) {
+  for (std::size_t c = 0; c < cols; ++c)
+    for (std::size_t r = 0; r < rows; ++r) dst[r * cols + c] = src[c * ld + r];
+}
+
 template <class T>
 void gemm_dispatch(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
-                   std::size_t m, std::size_t n, std::size_t k, bool narrow) {
-  if constexpr (simd_gemm_type<T>) gemm_serial(a, lda, b, ldb, c, ldc, m, n, k, narrow);
+                   std::size_t m, std::size_t n, std::size_t k, bool narrow, operand_order order) {
+  // Only the blocked kernel reads a transposed operand where it lies; the other paths get a copy
+  // in the usual layout (they serve small products: few rows, or narrow ones).
+  if (order.a_transposed && !(simd_gemm_type<T> && !narrow && m > few_rows_max)) {
+    return with_scratch<T>(m * k, [&](T* copy) {
+      transposed_copy(a, lda, m, k, copy);
+      gemm_dispatch(copy, k, b, ldb, c, ldc, m, n, k, narrow, operand_order{false, order.b_transposed});
+    });
+  }
+  if (order.b_transposed && !(simd_gemm_type<T> && !narrow && m > few_rows_max)) {
+    return with_scratch<T>(k * n, [&](T* copy) {
+      transposed_copy(b, ldb, k, n, copy);
+      gemm_dispatch(a, lda, copy, n, c, ldc, m, n, k, narrow, operand_order{order.a_transposed, false});
+    });
+  }
+  if constexpr (simd_gemm_type<T>) gemm_serial(a, lda, b, ldb, c, ldc, m, n, k, narrow, order);
   else gemm_integer(a, lda, b, ldb, c, ldc, m, n, k);
 }
 
@@ -428,13 +477,15 @@ void gemm_dispatch(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* 
 
 /// C = A·B (C is overwritten), row-major: A is m×k with rows lda apart, B is k×n with rows ldb
 /// apart, C is m×n with rows ldc apart (lda >= k, ldb >= n, ldc >= n). C must not overlap A or B.
+/// `order` says which operands lie transposed (A stored k×m, lda >= m; B stored n×k, ldb >= k):
+/// the product of a transpose without the copy; the same result bit for bit.
 /// `threads` > 1 splits the rows (or the column panels, whichever balances better) of C across
 /// the pool of parallel.hpp, at most one share per MR-row or NR-column tile; the result is the
 /// same bit for bit as with one thread.
 /// T: float, double (xsimd kernel) or an integer type (wrapping arithmetic).
 template <class T>
 void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc, std::size_t m,
-            std::size_t n, std::size_t k, std::size_t threads = 1) {
+            std::size_t n, std::size_t k, std::size_t threads = 1, detail::operand_order order = {}) {
   static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same_v<T, bool>),
                 "staticflow: matmul supports float, double and integer element types");
   if (m == 0 || n == 0) return;
@@ -456,19 +507,21 @@ void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std:
   const std::size_t col_tiles = col_unit ? (n + col_unit - 1) / col_unit : 1;
   threads = std::max<std::size_t>(1, std::min(threads, std::max(row_tiles, col_tiles)));
   if (threads == 1) {
-    detail::gemm_dispatch(a, lda, b, ldb, c, ldc, m, n, k, narrow);
+    detail::gemm_dispatch(a, lda, b, ldb, c, ldc, m, n, k, narrow, order);
     return;
   }
   const auto busiest = [&](std::size_t tiles) { return (tiles + threads - 1) / threads; };
   if (col_unit == 0 || busiest(row_tiles) <= busiest(col_tiles)) {
     parallel_for(row_tiles, threads, [&](std::size_t begin, std::size_t end) {
       const std::size_t r0 = begin * row_unit, r1 = std::min(m, end * row_unit);
-      detail::gemm_dispatch(a + r0 * lda, lda, b, ldb, c + r0 * ldc, ldc, r1 - r0, n, k, narrow);
+      detail::gemm_dispatch(a + (order.a_transposed ? r0 : r0 * lda), lda, b, ldb, c + r0 * ldc, ldc, r1 - r0, n, k,
+                            narrow, order);
     });
   } else {
     parallel_for(col_tiles, threads, [&](std::size_t begin, std::size_t end) {
       const std::size_t c0 = begin * col_unit, c1 = std::min(n, end * col_unit);
-      detail::gemm_dispatch(a, lda, b + c0, ldb, c + c0, ldc, m, c1 - c0, k, false);
+      detail::gemm_dispatch(a, lda, b + (order.b_transposed ? c0 * ldb : c0), ldb, c + c0, ldc, m, c1 - c0, k, false,
+                            order);
     });
   }
 }

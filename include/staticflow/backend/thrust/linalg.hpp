@@ -38,7 +38,10 @@ struct matmul_kernel {
   const T* a;
   const T* b;
   T* c;
-  std::size_t m, n, k, ldb;  // C is m x n per batch; A is m x k; B is k x n (ldb = n, or 1 for a vector)
+  std::size_t m, n, k;  // C is m x n per batch; A is m x k; B is k x n
+  // A(i, p) = a[i * a_row + p * a_col], B(p, j) = b[p * b_row + j * b_col]: row-major, or
+  // transposed where it lies (graph::transposed_operand)
+  std::size_t a_row, a_col, b_row, b_col;
   std::size_t batch_ext[BR > 0 ? BR : 1], stride_a[BR > 0 ? BR : 1], stride_b[BR > 0 ? BR : 1];
   STATICFLOW_HD void operator()(std::size_t e) const {
     const std::size_t per_batch = m * n;
@@ -51,12 +54,24 @@ struct matmul_kernel {
       oa += x * stride_a[d];
       ob += x * stride_b[d];
     }
-    const T* ar = a + oa + i * k;
-    const T* bc = b + ob + j;
+    const T* ar = a + oa + i * a_row;
+    const T* bc = b + ob + j * b_col;
     T acc = T(0);
-    for (std::size_t p = 0; p < k; ++p) acc = fma_step(ar[p], bc[p * ldb], acc);
+    for (std::size_t p = 0; p < k; ++p) acc = fma_step(ar[p * a_col], bc[p * b_row], acc);
     c[e] = acc;
   }
+};
+
+/// A matmul operand as it lies: X of a graph::transposed_operand<X> (read transposed), or itself.
+template <class N>
+struct stored_operand {
+  static constexpr bool transposed = false;
+  static const N& of(const N& n) { return n; }
+};
+template <class X>
+struct stored_operand<graph::transposed_operand<X>> {
+  static constexpr bool transposed = true;
+  static const X& of(const graph::transposed_operand<X>& n) { return n.x; }
 };
 }  // namespace detail
 
@@ -64,19 +79,26 @@ template <class A, class B, class Views, std::size_t R, class T>
 void materialize(const graph::matmul<A, B>& n, const Views& views, const extents<R>& out_ext, T* out) {
   using node = graph::matmul<A, B>;
   constexpr std::size_t ra = node::ra, rb = node::rb, br = node::batch_rank;
+  using stored_a = detail::stored_operand<A>;
+  using stored_b = detail::stored_operand<B>;
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ea = graph::node_extents(n.a, ext_views);
   const auto eb = graph::node_extents(n.b, ext_views);
   const std::size_t total = staticflow::detail::product(out_ext);
   if (total == 0) return;
   detail::matmul_kernel<T, br> kernel{};
-  kernel.a = detail::contiguous_operand<T>(n.a, views, ea);
-  kernel.b = detail::contiguous_operand<T>(n.b, views, eb);
+  const auto& a_stored = stored_a::of(n.a);
+  const auto& b_stored = stored_b::of(n.b);
+  kernel.a = detail::contiguous_operand<T>(a_stored, views, graph::node_extents(a_stored, ext_views));
+  kernel.b = detail::contiguous_operand<T>(b_stored, views, graph::node_extents(b_stored, ext_views));
   kernel.c = out;
   kernel.m = ra >= 2 ? ea[ra - 2] : 1;
   kernel.k = ea[ra - 1];
   kernel.n = rb >= 2 ? eb[rb - 1] : 1;
-  kernel.ldb = rb >= 2 ? kernel.n : 1;
+  kernel.a_row = stored_a::transposed ? 1 : kernel.k;
+  kernel.a_col = stored_a::transposed ? kernel.m : 1;
+  kernel.b_row = stored_b::transposed ? 1 : rb >= 2 ? kernel.n : 1;
+  kernel.b_col = stored_b::transposed ? kernel.k : 1;
   if constexpr (br > 0) {
     std::size_t sa = kernel.m * kernel.k, sb = kernel.k * kernel.n;
     for (std::size_t i = br; i-- > 0;) {
