@@ -3,7 +3,8 @@
 // transpose_b, unstack, 1-D pooling, variance / std / euclidean norm, batch_normalization, the
 // random key ops (split, fold_in) and the counted segment_sum, with batch_normalization's
 // gradient. The convolutions, and the gradients of tensordot and pooling: layers_suite.cpp. (Not named
-// test_*.cpp: tests/thrust's own CMakeLists builds it into each suite.)
+// test_*.cpp: tests/thrust's own CMakeLists builds it into each suite.) Transposed matmul operands,
+// batched and in a gradient, too.
 #include <cstdint>
 
 #include "against_cpu.hpp"
@@ -15,6 +16,12 @@ TEST_CASE("suite: contractions, unstack and pooling in 1-D agree with the CPU ba
   check_against_cpu([](auto p, auto q) { return sf::tensordot(p, q, sf::axes<1, 0>{}, sf::axes<0, 2>{}); }, a, b);
   const auto m = random<2>({4, 3}), n = random<2>({5, 4});
   check_against_cpu([](auto p, auto q) { return std::tuple{sf::matmul(p, q, sf::transpose_a, sf::transpose_b), sf::matmul(q, p)}; }, m, n);
+  // transposed operands read in place (plan/transposed_operands.hpp): batched with a broadcast
+  // batch axis, and the two products of a dense layer's gradient
+  const auto bx = random<3>({3, 6, 4}), by = random<3>({1, 6, 5});
+  const auto w = random<2>({3, 2});
+  check_against_cpu([](auto p, auto q) { return std::tuple{sf::matmul(p, q, sf::transpose_a), sf::matmul(q, p, sf::transpose_a)}; }, bx, by);
+  check_gradient_against_cpu<0, 1>([](auto p, auto q) { return sf::reduce_sum(sf::square(sf::matmul(p, q))); }, m, w);
   check_against_cpu([](auto p) {
     const auto [r0, r1, r2, r3] = sf::unstack(sf::reshape<sf::shape<4, 3>>(p), sf::axes<0>{});  // (unstack: a static count)
     return std::tuple{r0, r1 * 2.0, r2 + r3};
