@@ -3,6 +3,8 @@
 //     sf::variable, and from an sf::while_loop body) against a hand-written loop that updates the
 //     same memory every iteration;
 //     the same loop over a 64-float variable against a hand xsimd loop, Eigen and xtensor;
+//   * one update of an n-float variable per call (w = 0.9 w + g) against a hand loop: what a call
+//     that writes a variable costs beyond its loop;
 //   * the seeds' many-small-ops case (a chain of 12 elementwise ops on 16 floats): traced and
 //     fused, op by op (sf::backend::eager), under sf::run_functions_eagerly (the lambda runs
 //     again on every call), against a hand xsimd loop, Eigen and xtensor.
@@ -15,6 +17,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include <cstdint>
+#include <vector>
 
 #include <staticflow/staticflow.hpp>
 
@@ -125,6 +128,36 @@ void AssignAdd_Vector_Staticflow(benchmark::State& state) {
   benchmark::DoNotOptimize(acc.value().data());
 }
 
+// --- one update per call: w = 0.9 w + g over n floats (an optimizer step's shape) --------------
+// What a call that writes a variable costs beyond the loop: until session 44 every call copied the
+// variable first (its rollback backup); now its first write goes to a spare buffer swapped in.
+void AssignPerCall_Hand(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  std::vector<float> w(n, 1.f), g(n);
+  for (std::size_t j = 0; j < n; ++j) g[j] = 1e-6f * static_cast<float>(j);
+  for (auto _ : state) {
+    float* __restrict wp = w.data();
+    const float* __restrict gp = g.data();
+    for (std::size_t j = 0; j < n; ++j) wp[j] = 0.9f * wp[j] + gp[j];
+    benchmark::ClobberMemory();
+  }
+  benchmark::DoNotOptimize(w.data());
+}
+
+void AssignPerCall_Staticflow(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  sf::variable<float, sf::dyn> w{xt::xtensor<float, 1>(xt::ones<float>({n}))};
+  xt::xtensor<float, 1> g = xt::xtensor<float, 1>::from_shape({n});
+  for (std::size_t j = 0; j < n; ++j) g[j] = 1e-6f * static_cast<float>(j);
+  auto step = sf::function([&](auto grad) { w.assign(0.9f * w + grad); });
+  step(g);
+  for (auto _ : state) {
+    step(g);
+    benchmark::ClobberMemory();
+  }
+  benchmark::DoNotOptimize(w.value().data());
+}
+
 // --- many small ops: 12 elementwise ops on 16 floats -------------------------------------------
 constexpr int small = 16;
 auto small_chain = [](auto x) {
@@ -231,6 +264,8 @@ BENCHMARK(AssignAdd_Vector_HandXsimd)->Unit(benchmark::kMillisecond)->Apply(sf_b
 BENCHMARK(AssignAdd_Vector_Eigen)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
 BENCHMARK(AssignAdd_Vector_Xtensor)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
 BENCHMARK(AssignAdd_Vector_Staticflow)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(AssignPerCall_Hand)->Arg(4096)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(AssignPerCall_Staticflow)->Arg(4096)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(SmallOps_HandXsimd)->Apply(sf_bench::add_min);
 BENCHMARK(SmallOps_Eigen)->Apply(sf_bench::add_min);
 BENCHMARK(SmallOps_Xtensor)->Apply(sf_bench::add_min);

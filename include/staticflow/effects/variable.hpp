@@ -416,9 +416,11 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
                           staticflow::detail::extents_string(ext) + ", the variable has shape " +
                           staticflow::detail::extents_string(var->current_extents()));
     }
-    if (var->first_write_pending()) {  // the call's first write: into the spare, new extents or not
-      stage.spare = true;
-      return var->spare_for(ext);
+    if constexpr (V::rank > 0) {  // (a scalar is copied before the call instead: no spare)
+      if (var->first_write_pending()) {  // the call's first write: into the spare, new extents or not
+        stage.spare = true;
+        return var->spare_for(ext);
+      }
     }
     if (ext == var->current_extents()) return var->data();
     const std::size_t n = staticflow::detail::product(ext);
@@ -430,8 +432,9 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
 
   template <std::size_t K>
   STATICFLOW_INLINE void finish() {
+    using V = std::tuple_element_t<K, std::tuple<Var...>>;
     auto& stage = std::get<K>(staging_);
-    if (stage.spare) {
+    if (V::rank > 0 && stage.spare) {
       std::get<K>(vars_)->commit_spare();
     } else if (stage.used) [[unlikely]] {
       auto* var = std::get<K>(vars_);
