@@ -5,6 +5,8 @@
 //   (a) sum((a*b + c*d - a/(b+1)) * 0.5) w.r.t. a, b, c, d; 16M float32 each
 //   (b) sum(tanh(x*w + b)) w.r.t. w; 1M float32
 //   and a mean squared error, mean(square(x*w - y)) w.r.t. w; 1M float32 (no target of its own)
+//   and rows centred, sum(square(x - reduce_mean(x, -1, keepdims))) w.r.t. x, 1024 x 1024
+//   float32: the axis as a plain int (a run-time number) against sf::axes<-1> (no target)
 //
 // Read the ratios ValueAndGrad / Forward (targets: (a) <= 1.8x, (b) <= 1.5x) and
 // ValueAndGrad / Hand.
@@ -233,6 +235,75 @@ void Mse_Eigen(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
 }
+// ---- rows centred: a plain int axis against a static one ----
+constexpr std::size_t kRows = 1024, kCols = 1024;
+using mat = xt::xtensor<float, 2>;
+struct centre_inputs {
+  mat x = [] {
+    mat m = mat::from_shape({kRows, kCols});
+    for (std::size_t i = 0; i < m.size(); ++i) m.data()[i] = -1.f + 0.002f * static_cast<float>(i % 1000);
+    return m;
+  }();
+  mat gx = mat::from_shape({kRows, kCols});
+};
+centre_inputs& inputs_d() {
+  static centre_inputs in;
+  return in;
+}
+const auto centred_int = [](auto x) { return sf::reduce_sum(sf::square(x - sf::reduce_mean(x, -1, sf::keepdims))); };
+const auto centred_static = [](auto x) { return sf::reduce_sum(sf::square(x - sf::reduce_mean(x, sf::axes<-1>{}, sf::keepdims))); };
+
+template <class Loss>
+void centre_gradient(benchmark::State& state, Loss loss) {
+  auto& in = inputs_d();
+  auto vg = sf::value_and_grad<0>(loss);
+  float l = 0;
+  for (auto _ : state) {
+    vg.call_into(std::tie(l, in.gx), in.x);
+    benchmark::DoNotOptimize(l);
+    benchmark::ClobberMemory();
+  }
+}
+void Centre_GradIntAxis(benchmark::State& state) { centre_gradient(state, centred_int); }
+void Centre_GradStaticAxis(benchmark::State& state) { centre_gradient(state, centred_static); }
+void Centre_Hand(benchmark::State& state) {
+  auto& in = inputs_d();
+  for (auto _ : state) {
+    float l = 0;
+    for (std::size_t r = 0; r < kRows; ++r) {
+      const float* x = in.x.data() + r * kCols;
+      float* g = in.gx.data() + r * kCols;
+      batch acc(0.f);
+      for (std::size_t j = 0; j < kCols; j += batch::size) acc += batch::load_unaligned(x + j);
+      const batch m(xsimd::hadd(acc) / static_cast<float>(kCols));
+      batch sq(0.f), sd(0.f);
+      for (std::size_t j = 0; j < kCols; j += batch::size) {
+        const auto d = batch::load_unaligned(x + j) - m;
+        sq += d * d, sd += d;
+        (d + d).store_unaligned(g + j);
+      }
+      // d/dx of the mean's share: -2 * sum(d) / n, added to every element of the row
+      const batch shift(-2.f * xsimd::hadd(sd) / static_cast<float>(kCols));
+      for (std::size_t j = 0; j < kCols; j += batch::size) (batch::load_unaligned(g + j) + shift).store_unaligned(g + j);
+      l += xsimd::hadd(sq);
+    }
+    benchmark::DoNotOptimize(l);
+    benchmark::ClobberMemory();
+  }
+}
+void Centre_Eigen(benchmark::State& state) {
+  auto& in = inputs_d();
+  using arr = Eigen::Map<Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+  arr x(in.x.data(), kRows, kCols), g(in.gx.data(), kRows, kCols);
+  Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> d(kRows, kCols);
+  for (auto _ : state) {
+    d = x.colwise() - x.rowwise().mean();
+    const float l = d.square().sum();
+    g = 2.f * (d.colwise() - d.rowwise().mean());
+    benchmark::DoNotOptimize(l);
+    benchmark::ClobberMemory();
+  }
+}
 }  // namespace
 
 BENCHMARK(Grad4_Forward)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
@@ -247,3 +318,7 @@ BENCHMARK(Mse_Forward)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(Mse_ValueAndGrad)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(Mse_Hand)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(Mse_Eigen)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(Centre_GradIntAxis)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(Centre_GradStaticAxis)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(Centre_Hand)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(Centre_Eigen)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);

@@ -308,13 +308,63 @@ constexpr auto reduced_count(const N& n) {
   }
 }
 
+/// x, shaped like reduction n's result, with n's run-time axis put back (extent 1) unless n kept it.
+template <class N, class X>
+constexpr auto with_runtime_axis_kept(const N& n, const X& x) {
+  if constexpr (N::keep_dims) return x;
+  else return graph::rearrange<graph::expand_dims_at_kind, X>(x, {n.axes.axis});
+}
+
+/// Adjoint g of reduction n (along a run-time axis) as a value of n's result with that axis kept.
+/// A kept axis is summed before g is brought to n's spec: the adjoint comes unreduced
+/// (autodiff/adjoint_shape.hpp), and where the result was broadcast along its kept axis
+/// (`x - reduce_mean(x, -1, sf::keepdims)`) n's type cannot say so (the axis's extent is 1 at run
+/// time only), which to_value_spec would refuse as a broadcast it cannot sum over.
+template <class N, class G>
+constexpr auto runtime_axis_kept_adjoint(const N& n, const G& g) {
+  constexpr std::size_t rank = N::shape_type::rank, g_rank = G::shape_type::rank;
+  if constexpr (!N::keep_dims) {
+    return with_runtime_axis_kept(n, to_value_spec(g, n));
+  } else if constexpr (g_rank < rank) {  // g is broadcast up: nothing to sum
+    return to_value_spec(g, n);
+  } else {
+    const int k = n.axes.axis < 0 ? n.axes.axis : n.axes.axis + static_cast<int>(g_rank - rank);  // g's leading axes
+    return to_value_spec(graph::reduce<op::reduce_sum, G, runtime_axis, true>(g, runtime_axis{k}), n);
+  }
+}
+
+/// The adjoint of a reduction along a run-time axis (a plain int), from gk (runtime_axis_kept_adjoint):
+/// the axis is a number the call brings, so it was put back by a run-time expand_dims, and the
+/// adjoint is broadcast to the operand's own shape (its dims may be static where the reduction's
+/// are not).
+template <class Op, class N, class GK>
+constexpr auto runtime_axis_adjoint(const N& n, const GK& gk) {
+  using T = typename N::value_type;
+  using A = std::remove_cvref_t<decltype(n.a)>;
+  const auto spread = graph::broadcast_as<std::remove_cvref_t<decltype(gk)>, A>(gk, n.a);
+  if constexpr (std::is_same_v<Op, op::reduce_sum>) {
+    return spread;
+  } else if constexpr (std::is_same_v<Op, op::reduce_mean>) {
+    return spread / (cast<T>(staticflow::size(n.a)) / cast<T>(staticflow::size(n)));
+  } else if constexpr (std::is_same_v<Op, op::reduce_max> || std::is_same_v<Op, op::reduce_min>) {
+    // the elements equal to the extremum share the adjoint equally, as along static axes
+    const auto extremum = with_runtime_axis_kept(n, n);
+    const auto hit = cast<T>(n.a == graph::broadcast_as<std::remove_cvref_t<decltype(extremum)>, A>(extremum, n.a));
+    using H = std::remove_cvref_t<decltype(hit)>;
+    return spread * hit / graph::reduce<op::reduce_sum, H, runtime_axis, true>(hit, n.axes);
+  } else {
+    static_assert(always_false<Op>, "staticflow: sf::gradients: reduce_prod has no gradient rule yet");
+    return zero_adjoint{};
+  }
+}
+
 template <std::size_t K, class Op, class A, class Axes, bool Keep, class G>
 constexpr auto child_adjoint(const graph::reduce<Op, A, Axes, Keep>& n, const G& g) {
   using N = graph::reduce<Op, A, Axes, Keep>;
   using T = typename N::value_type;
-  static_assert(!std::is_same_v<Axes, runtime_axis>,
-                "staticflow: sf::gradients: a reduction along a run-time axis (a plain int) has no gradient "
-                "rule yet; write the axis as sf::axes<k>{}");
+  if constexpr (std::is_same_v<Axes, runtime_axis>) {
+    return runtime_axis_adjoint<Op>(n, runtime_axis_kept_adjoint(n, g));
+  } else {
   const auto gk = with_reduced_axes_kept<N>(to_value_spec(g, n));
   if constexpr (std::is_same_v<Op, op::reduce_sum>) {
     return gk;
@@ -327,6 +377,7 @@ constexpr auto child_adjoint(const graph::reduce<Op, A, Axes, Keep>& n, const G&
   } else {
     static_assert(always_false<Op>, "staticflow: sf::gradients: reduce_prod has no gradient rule yet");
     return zero_adjoint{};
+  }
   }
 }
 
@@ -456,6 +507,12 @@ constexpr auto child_adjoint(const graph::rearrange<Kind, A>& n, const G& g) {
     return reshape<typename A::shape_type>(ge);
   } else if constexpr (expand_dims_axis<Kind>::is) {
     return squeeze(ge, axes<expand_dims_axis<Kind>::value>{});
+  } else if constexpr (std::is_same_v<Kind, graph::expand_dims_at_kind>) {
+    // summed along the axis rather than squeezed: the adjoint may come broadcast along it, which
+    // a run-time axis's type cannot show (the axis counts in the result's rank for both)
+    return graph::reduce<op::reduce_sum, GE, runtime_axis, false>(ge, runtime_axis{n.params.axis});
+  } else if constexpr (std::is_same_v<Kind, graph::squeeze_at_kind>) {
+    return graph::rearrange<graph::expand_dims_at_kind, GE>(ge, {n.params.axis});
   } else if constexpr (is_slice_kind<Kind>::value) {
     return graph::slice_gradient<is_slice_kind<Kind>::axis, GE, A>(ge, n.a, n.params.begin, n.params.size);
   } else {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "staticflow/core/config.hpp"
 
@@ -65,5 +66,38 @@ STATICFLOW_INLINE constexpr bool same_extents(const extents<N>& a, const extents
     if (a[d] != b[d]) return false;
   return true;
 }
+
+/// What an op with an axis known only at run time (a plain int) does to its operand's shape S:
+/// inserts an axis of extent 1, removes one, or sets one to 1 (a reduction keeping its axis).
+enum class runtime_axis_change { insert, remove, set_one };
+
+/// The result's shape: a dim is static where every axis the call might name gives it the same
+/// static extent (the 1s of S, and the 1 put in, survive), sf::dyn elsewhere.
+template <runtime_axis_change C, class S>
+struct runtime_axis_shape {
+  static constexpr std::size_t rank = C == runtime_axis_change::insert   ? S::rank + 1
+                                      : C == runtime_axis_change::remove ? S::rank - 1
+                                                                         : S::rank;
+  static constexpr std::size_t dim(std::size_t i) {
+    const auto same = [](std::size_t a, std::size_t b) { return a == b ? a : dyn; };
+    if constexpr (C == runtime_axis_change::insert) {
+      std::size_t d = 1;  // the axis inserted at i
+      if (i > 0) d = same(d, S::dims[i - 1]);
+      if (i < S::rank) d = same(d, S::dims[i]);
+      return d;
+    } else if constexpr (C == runtime_axis_change::remove) {
+      return same(S::dims[i], S::dims[i + 1]);
+    } else {
+      return same(S::dims[i], 1);
+    }
+  }
+  template <class I>
+  struct of;
+  template <std::size_t... I>
+  struct of<std::index_sequence<I...>> {
+    using type = shape<dim(I)...>;
+  };
+  using type = typename of<std::make_index_sequence<rank>>::type;
+};
 }  // namespace detail
 }  // namespace staticflow

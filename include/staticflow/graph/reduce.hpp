@@ -146,13 +146,12 @@ struct reduced_shape {
     return shape<dims[I]...>{};
   }(std::make_index_sequence<kept>{}));
 };
-/// A run-time axis: the rank is known, the dims are not.
+/// A run-time axis: the rank is known, a dim only where every axis would give it the same extent.
 template <class S, bool Keep>
 struct reduced_shape<S, runtime_axis, Keep> {
   static_assert(S::rank > 0, "staticflow: a reduction along an axis needs a tensor of rank 1 or more");
-  using type = decltype([]<std::size_t... I>(std::index_sequence<I...>) {
-    return shape<((void)I, dyn)...>{};
-  }(std::make_index_sequence<Keep ? S::rank : S::rank - 1>{}));
+  using type = typename staticflow::detail::runtime_axis_shape<
+      Keep ? staticflow::detail::runtime_axis_change::set_one : staticflow::detail::runtime_axis_change::remove, S>::type;
 };
 
 /// The reduced-axis mask at run time (the static mask, or the run-time axis).

@@ -214,6 +214,50 @@ struct squeeze_kind {
   }
 };
 
+/// expand_dims at a run-time axis (a plain int; negative counts from the end of the result): the
+/// result's dims are run-time ones where the axis's place decides them, as a reduction's along a
+/// run-time axis.
+struct expand_dims_at_kind {
+  static constexpr bool keeps_order = true;
+  template <class T>
+  using result_type = T;
+  template <class S>
+  using result_shape = typename staticflow::detail::runtime_axis_shape<staticflow::detail::runtime_axis_change::insert, S>::type;
+  int axis;
+  bool operator==(const expand_dims_at_kind&) const = default;
+  std::string name() const { return "expand_dims[axis=" + std::to_string(axis) + "]"; }
+  template <std::size_t R, std::size_t RI>
+  extents<R> extents_of(const extents<RI>& in) const {
+    const std::size_t k = staticflow::detail::checked_axis(axis, R);
+    extents<R> out{};
+    for (std::size_t i = 0; i < R; ++i) out[i] = i == k ? 1 : in[i < k ? i : i - 1];
+    return out;
+  }
+};
+
+/// squeeze of a run-time axis, whose extent must be 1 (checked when the function runs).
+struct squeeze_at_kind {
+  static constexpr bool keeps_order = true;
+  template <class T>
+  using result_type = T;
+  template <class S>
+  using result_shape = typename staticflow::detail::runtime_axis_shape<staticflow::detail::runtime_axis_change::remove, S>::type;
+  int axis;
+  bool operator==(const squeeze_at_kind&) const = default;
+  std::string name() const { return "squeeze[dimensions=(" + std::to_string(axis) + ",)]"; }
+  template <std::size_t R, std::size_t RI>
+  extents<R> extents_of(const extents<RI>& in) const {
+    const std::size_t k = staticflow::detail::checked_axis(axis, RI);
+    if (in[k] != 1)
+      throw shape_error("squeeze: axis " + std::to_string(k) + " of shape " + staticflow::detail::extents_string(in) +
+                        " has extent " + std::to_string(in[k]) + ", not 1");
+    extents<R> out{};
+    for (std::size_t i = 0, j = 0; i < RI; ++i)
+      if (i != k) out[j++] = in[i];
+    return out;
+  }
+};
+
 /// slice along a static axis: elements [begin, begin + size) (run-time numbers).
 template <int Axis>
 struct slice_kind {
@@ -416,6 +460,23 @@ constexpr auto squeeze(const A& a, axes<K...>) {
   static_assert((staticflow::detail::axis_in_range(K, S::rank) && ...), "staticflow: squeeze axis out of range");
   static_assert(graph::detail::squeezed<S, K...>::valid, "staticflow: squeeze of an axis whose extent is not 1");
   return graph::rearrange<graph::squeeze_kind<K...>, A>(a, {});
+}
+
+/// expand_dims(x, axis) / squeeze(x, axis) with a plain int axis, as TensorFlow's: the axis is a
+/// run-time value, so the result's dims are run-time ones (sf::axes<k>{} keeps them static). An
+/// axis out of range throws sf::shape_error when the function runs.
+template <symbolic A>
+constexpr auto expand_dims(const A& a, int axis) {
+  return graph::rearrange<graph::expand_dims_at_kind, A>(a, {axis});
+}
+template <symbolic A>
+constexpr auto squeeze(const A& a, int axis) {
+  if constexpr (A::shape_type::rank == 0) {
+    static_assert(A::shape_type::rank > 0, "staticflow: squeeze of a scalar");
+    return a;  // (nothing else to report)
+  } else {
+    return graph::rearrange<graph::squeeze_at_kind, A>(a, {axis});
+  }
 }
 
 /// slice(x, sf::axes<k>{}, begin, size): elements [begin, begin + size) along axis k.

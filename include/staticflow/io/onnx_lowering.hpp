@@ -106,7 +106,7 @@ constexpr std::string_view reduce_op() {
   else return "";
 }
 
-enum class rearrangement { transpose, reshape, expand_dims, squeeze, slice, one_hot };
+enum class rearrangement { transpose, reshape, expand_dims, squeeze, slice, one_hot, expand_dims_at, squeeze_at };
 template <class Kind> struct rearrange_kind;
 template <int... P> struct rearrange_kind<graph::transpose_kind<P...>> {
   static constexpr rearrangement id = rearrangement::transpose;
@@ -121,6 +121,12 @@ template <int K> struct rearrange_kind<graph::expand_dims_kind<K>> {
 template <int... K> struct rearrange_kind<graph::squeeze_kind<K...>> {
   static constexpr rearrangement id = rearrangement::squeeze;
   static constexpr std::array<int, sizeof...(K)> axes{K...};
+};
+template <> struct rearrange_kind<graph::expand_dims_at_kind> {
+  static constexpr rearrangement id = rearrangement::expand_dims_at;
+};
+template <> struct rearrange_kind<graph::squeeze_at_kind> {
+  static constexpr rearrangement id = rearrangement::squeeze_at;
 };
 template <int Axis> struct rearrange_kind<graph::slice_kind<Axis>> {
   static constexpr rearrangement id = rearrangement::slice;
@@ -580,6 +586,12 @@ class exporter {
       set_int(add_node("Reshape", {x, ints(dims)}, {out}), "allowzero", zero);  // 0 is an extent, not "keep"
     } else if constexpr (kind::id == rearrangement::expand_dims) {
       add_node("Unsqueeze", {x, ints({std::int64_t{staticflow::detail::normalize_axis(kind::axes[0], out_rank)}})}, {out});
+    } else if constexpr (kind::id == rearrangement::expand_dims_at) {  // the axis the trace saw, normalized
+      const auto axis = static_cast<std::int64_t>(staticflow::detail::checked_axis(n.params.axis, out_rank));
+      add_node("Unsqueeze", {x, ints({axis})}, {out});
+    } else if constexpr (kind::id == rearrangement::squeeze_at) {
+      const auto axis = static_cast<std::int64_t>(staticflow::detail::checked_axis(n.params.axis, in_rank));
+      add_node("Squeeze", {x, ints({axis})}, {out});
     } else if constexpr (kind::id == rearrangement::squeeze) {
       std::vector<std::int64_t> axes;
       for (const int k : kind::axes) axes.push_back(std::int64_t{staticflow::detail::normalize_axis(k, in_rank)});

@@ -1,0 +1,156 @@
+// Gradients of reductions along a plain int axis (a run-time value: `sf::reduce_sum(x, 1)`, as a
+// TensorFlow user writes it) and of expand_dims / squeeze at a plain int axis, against central
+// differences (float64, random inputs and extents) and against the same function written with
+// sf::axes<k>{}.
+#include "gradient_check.hpp"
+
+namespace sf = staticflow;
+using namespace gradient_check;
+
+namespace {
+/// Every element of a equals b's (same extents).
+template <class A, class B>
+void check_same(const A& a, const B& b) {
+  REQUIRE(a.shape().size() == b.shape().size());
+  for (std::size_t d = 0; d < a.shape().size(); ++d) REQUIRE(a.shape()[d] == b.shape()[d]);
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a.data()[i] == b.data()[i]);
+}
+}  // namespace
+
+TEST_CASE("reduce_sum / reduce_mean along a plain int axis: finite differences and the static axis's gradient") {
+  // the lambdas read `axis` when a function traces them (check_gradients makes new functions, so
+  // each value of it is traced anew); the traced node keeps the number, the graph's type does not
+  int axis = 0;
+  const auto summed = [&](auto x) { return sf::reduce_sum(sf::tanh(sf::reduce_sum(x * x, axis)) * 0.5); };
+  const auto averaged = [&](auto x) { return sf::reduce_sum(sf::exp(sf::reduce_mean(x, axis, sf::keepdims)) * x); };
+  // the kept axis broadcast back (a layer norm's centring)
+  const auto centred = [&](auto x) {
+    const auto m = sf::reduce_mean(x, axis, sf::keepdims);
+    return sf::reduce_sum(sf::square(x - m) * sf::reduce_max(x, axis, sf::keepdims));
+  };
+  const auto summed_0 = [](auto x) { return sf::reduce_sum(sf::tanh(sf::reduce_sum(x * x, sf::axes<0>{})) * 0.5); };
+  const auto summed_1 = [](auto x) { return sf::reduce_sum(sf::tanh(sf::reduce_sum(x * x, sf::axes<1>{})) * 0.5); };
+  const auto averaged_1 = [](auto x) { return sf::reduce_sum(sf::exp(sf::reduce_mean(x, sf::axes<1>{}, sf::keepdims)) * x); };
+  for (auto [r, c] : {std::pair<std::size_t, std::size_t>{1, 1}, {1, 6}, {5, 1}, {extent(2, 9), extent(2, 21)}}) {
+    INFO(r << " x " << c);
+    const auto x = random_tensor<2>({r, c});
+    for (int a : {0, 1, -1, -2}) {
+      INFO("axis " << a);
+      axis = a;
+      CHECK(check_gradients(summed, x) == r * c);
+      CHECK(check_gradients(averaged, x) == r * c);
+      CHECK(check_gradients(centred, x) == r * c);
+    }
+    axis = 0;
+    check_same(sf::grad(summed)(x), sf::grad(summed_0)(x));
+    axis = -1;
+    check_same(sf::grad(summed)(x), sf::grad(summed_1)(x));
+    check_same(sf::grad(averaged)(x), sf::grad(averaged_1)(x));
+  }
+}
+
+TEST_CASE("reduce_max / reduce_min along a plain int axis: ties share the adjoint as along a static axis") {
+  int axis = 1;
+  const auto extrema = [&](auto x) {
+    return sf::reduce_sum(sf::reduce_max(x, axis) * sf::reduce_min(x, axis)) + sf::reduce_sum(sf::reduce_max(x * x, axis, sf::keepdims));
+  };
+  for (std::size_t r : {std::size_t{1}, extent(2, 7)}) {
+    const auto x = random_tensor<2>({r, extent(1, 11)});
+    for (int a : {1, 0, -2}) {
+      axis = a;
+      INFO("axis " << a << ", " << x.shape()[0] << " x " << x.shape()[1]);
+      CHECK(check_gradients(extrema, x) == x.size());
+    }
+  }
+  // a tie: both maxima of row 0 get half of its adjoint, as sf::axes<1>{} gives
+  const xt::xtensor<double, 2> tied = {{3., 1., 3.}, {0., 2., -1.}};
+  axis = 1;
+  const auto g = sf::grad([&](auto x) { return sf::reduce_sum(sf::reduce_max(x, axis)); })(tied);
+  const xt::xtensor<double, 2> expected = {{0.5, 0., 0.5}, {0., 1., 0.}};
+  check_same(g, expected);
+  check_same(g, sf::grad([](auto x) { return sf::reduce_sum(sf::reduce_max(x, sf::axes<1>{})); })(tied));
+}
+
+TEST_CASE("plain int axes on rank 1 and 3, static shapes, size 0, float32") {
+  int axis = 1;
+  const auto inner = [&](auto x) { return sf::reduce_sum(sf::sigmoid(sf::reduce_mean(x, axis)) * sf::reduce_max(x * x, axis)); };
+  xt::xtensor_fixed<double, xt::xshape<2, 3, 4>> x3;
+  fill(x3);
+  for (int a : {0, 1, 2, -1}) {
+    axis = a;
+    INFO("axis " << a);
+    CHECK(check_gradients(inner, x3) == 24);
+  }
+  const auto whole = [](auto v) { return sf::reduce_sum(sf::reduce_sum(v * v, 0) + sf::reduce_max(v, -1)); };
+  const auto v = random_tensor<1>({7});
+  CHECK(check_gradients(whole, v) == 7);
+  // a static extent 1 stays static in the result's type, so an adjoint broadcast along it is summed
+  xt::xtensor_fixed<double, xt::xshape<1, 6>> row;
+  fill(row);
+  const xt::xtensor_fixed<double, xt::xshape<3, 1>> spread = {{1.}, {-2.}, {0.5}};
+  for (int a : {0, 1}) {
+    axis = a;
+    const auto widened = [&](auto x, auto s) { return sf::reduce_sum(sf::exp(sf::reduce_mean(x, axis, sf::keepdims) * s) * x); };
+    CHECK(check_gradients(widened, row, spread) == 9);
+  }
+  // size 0: the gradient has the operand's (empty) extents
+  for (auto [r, c] : {std::pair<std::size_t, std::size_t>{0, 3}, {3, 0}}) {
+    const auto empty = xt::xtensor<double, 2>::from_shape({r, c});
+    for (int a : {0, 1}) {
+      axis = a;
+      const auto g = sf::grad([&](auto x) { return sf::reduce_sum(sf::reduce_sum(x, axis) * 2.0); })(empty);
+      CHECK(g.shape()[0] == r);
+      CHECK(g.shape()[1] == c);
+    }
+  }
+  // float32: the same values as the static axis's gradient
+  xt::xtensor<float, 2> f = {{0.5f, -1.f, 2.f}, {1.5f, 0.25f, -0.75f}};
+  axis = -1;
+  const auto gf = sf::grad([&](auto x) { return sf::reduce_sum(sf::square(sf::reduce_mean(x, axis))); })(f);
+  check_same(gf, sf::grad([](auto x) { return sf::reduce_sum(sf::square(sf::reduce_mean(x, sf::axes<-1>{}))); })(f));
+  CHECK(gf(0, 0) == Approx(2.0 * (1.5 / 3.0) / 3.0));
+}
+
+TEST_CASE("expand_dims / squeeze at a plain int axis: values, gradients, second derivatives, errors") {
+  const xt::xtensor<double, 2> x = {{1., 2., 3.}, {4., 5., 6.}};
+  for (int a : {0, 1, 2, -1, -3}) {
+    auto f = sf::function([a](auto x) { return sf::squeeze(sf::expand_dims(x, a) * 2.0, a); });
+    check_same(f(x), xt::xtensor<double, 2>(2.0 * x));
+  }
+  auto last = sf::function([](auto x) { return sf::expand_dims(x, -1); });
+  CHECK(last(x).shape() == std::array<std::size_t, 3>{2, 3, 1});
+  auto middle = sf::function([](auto x) { return sf::expand_dims(x, 1); });
+  CHECK(middle(x).shape() == std::array<std::size_t, 3>{2, 1, 3});
+  CHECK(middle.get_concrete_function(x).graph_string() ==
+        "{ lambda ; a:float64[None,None]. let\n"
+        "    b:float64[None,None,None] = expand_dims[axis=1] a\n"
+        "  in (b) }\n");
+  auto past = sf::function([](auto x) { return sf::expand_dims(x, 3); });
+  CHECK_THROWS_WITH(past(x), "staticflow: axis 3 is out of range for rank 3");
+  auto first = sf::function([](auto x) { return sf::squeeze(x, 0); });
+  CHECK_THROWS_WITH(first(x), "staticflow: squeeze: axis 0 of shape (2, 3) has extent 2, not 1");
+  auto from_end = sf::function([](auto x) { return sf::squeeze(x, -2) + 1.0; });
+  CHECK_THROWS_WITH(from_end(x), "staticflow: squeeze: axis 0 of shape (2, 3) has extent 2, not 1");
+  const xt::xtensor<double, 2> column = {{1.}, {2.}};
+  check_same(sf::function([](auto x) { return sf::squeeze(x, -1); })(column), xt::xtensor<double, 1>{1., 2.});
+  // a static shape keeps its rank and loses its dims to the type (the axis is a number)
+  xt::xtensor_fixed<double, xt::xshape<2, 3>> fixed = x;
+  CHECK(sf::function([](auto x) { return sf::expand_dims(x, 0); }).get_concrete_function(fixed).graph_string() ==
+        "{ lambda ; a:float64[2,3]. let\n"
+        "    b:float64[None,None,None] = expand_dims[axis=0] a\n"
+        "  in (b) }\n");
+
+  // gradients through both, and second derivatives through a run-time-axis reduction (the
+  // adjoint's own expand_dims is differentiated)
+  const auto through = [](auto v) { return sf::reduce_sum(sf::tanh(sf::expand_dims(v, 0)) * sf::squeeze(sf::expand_dims(v * v, -1), -1)); };
+  const auto v = random_tensor<2>({3, 4});
+  CHECK(check_gradients(through, v) == 12);
+  const auto dir = random_tensor<2>({3, 4});
+  for (int a : {0, 1, -1}) {
+    INFO("axis " << a);
+    const auto curved = [a](auto x) { return sf::reduce_sum(sf::square(sf::reduce_sum(sf::tanh(x), a))); };
+    CHECK(hvp_error(curved, v, dir) < 1e-6);
+    const auto peaked = [a](auto x) { return sf::reduce_sum(sf::exp(sf::reduce_mean(x * x, a))); };
+    CHECK(hvp_error(peaked, v, dir) < 1e-6);
+  }
+}
