@@ -29,3 +29,22 @@ TEST_CASE("the eager backend (the reference) gives the fused gradients; eager mo
   CHECK(traced.tracing_count() == 1);
   CHECK(check_gradients(loss, w, v, x) == 27);
 }
+
+TEST_CASE("the eager backend's gradients along plain int axes equal the fused ones") {
+  // reductions, expand_dims and squeeze at axes the trace keeps as numbers (rules.hpp's
+  // runtime_axis_adjoint): the eager backend evaluates the same adjoint graph op by op
+  const auto loss = [](auto x) {
+    const auto centred = x - sf::reduce_mean(x, -1, sf::keepdims);
+    return sf::reduce_sum(sf::square(centred) * sf::reduce_max(x, 0, sf::keepdims)) +
+           sf::reduce_sum(sf::squeeze(sf::expand_dims(sf::reduce_min(x, 1), -1), 1) * 0.5);
+  };
+  auto traced = sf::grad<0>(loss);
+  auto reference = sf::grad<0>(loss, sf::backend::eager);
+  xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({4, 5});
+  fill(x);
+  const auto g = traced(x);
+  const auto ge = reference(x);
+  REQUIRE(ge.shape() == g.shape());
+  for (std::size_t i = 0; i < g.size(); ++i) CHECK(ge.data()[i] == Approx(g.data()[i]).epsilon(1e-12).margin(1e-14));
+  CHECK(check_gradients(loss, x) == 20);
+}

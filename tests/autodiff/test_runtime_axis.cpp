@@ -1,7 +1,7 @@
 // Gradients of reductions along a plain int axis (a run-time value: `sf::reduce_sum(x, 1)`, as a
 // TensorFlow user writes it) and of expand_dims / squeeze at a plain int axis, against central
 // differences (float64, random inputs and extents) and against the same function written with
-// sf::axes<k>{}.
+// sf::axes<k>{}; forward mode (sf::jvp) too.
 #include "gradient_check.hpp"
 
 namespace sf = staticflow;
@@ -152,5 +152,16 @@ TEST_CASE("expand_dims / squeeze at a plain int axis: values, gradients, second 
     CHECK(hvp_error(curved, v, dir) < 1e-6);
     const auto peaked = [a](auto x) { return sf::reduce_sum(sf::exp(sf::reduce_mean(x * x, a))); };
     CHECK(hvp_error(peaked, v, dir) < 1e-6);
+  }
+}
+
+TEST_CASE("forward mode (sf::jvp) through plain int axes") {
+  const auto v = random_tensor<2>({3, 4});
+  const auto dir = random_tensor<2>({3, 4});
+  for (int a : {0, 1, -1}) {
+    INFO("axis " << a);
+    CHECK(jvp_error([a](auto x) { return sf::reduce_sum(x * x, a) + sf::reduce_max(x, a) * sf::reduce_mean(x, a); }, v, dir) < 1e-6);
+    CHECK(jvp_error([a](auto x) { return sf::squeeze(sf::expand_dims(sf::tanh(x), a), a) * x; }, v, dir) < 1e-6);
+    CHECK(jvp_error([a](auto x) { return x - sf::reduce_min(x, a, sf::keepdims); }, v, dir) < 1e-6);
   }
 }

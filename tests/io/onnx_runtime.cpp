@@ -177,6 +177,13 @@ int main(int argc, char** argv) {
   });
   exported("cumsum", cumulative)("x3x5", xt::xarray<float>(xt::random::randn<float>({3, 5})),
                                  xt::xarray<std::int32_t>{4, -1, 7, 2});
+  // plain int axes (numbers the trace keeps): ReduceSum / ReduceMax along the traced axis, and
+  // Unsqueeze / Squeeze at it
+  auto int_axes = sf::function<sf::spec<float, sf::dyn, 4>>([](auto x) {
+    return std::tuple{sf::reduce_sum(x, 1), sf::reduce_max(x, -2, sf::keepdims), sf::expand_dims(x, 1),
+                      sf::squeeze(sf::expand_dims(x * 2.f, -1), 2)};
+  });
+  exported("int_axes", int_axes)("x3x4", xt::xarray<float>(xt::random::randn<float>({3, 4})));
   // range / linspace / eye: Constants of the values known at export, broadcast against the inputs
   auto created = sf::function<sf::spec<float, sf::dyn, 4>, sf::spec<std::int32_t, sf::dyn>>([](auto x, auto k) {
     using namespace sf::literals;

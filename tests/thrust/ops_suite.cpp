@@ -4,7 +4,8 @@
 // random key ops (split, fold_in) and the counted segment_sum, with batch_normalization's
 // gradient. The convolutions, and the gradients of tensordot and pooling: layers_suite.cpp. (Not named
 // test_*.cpp: tests/thrust's own CMakeLists builds it into each suite.) Transposed matmul operands,
-// batched and in a gradient, too.
+// batched and in a gradient, too; reductions, expand_dims and squeeze along plain int axes, with
+// gradients.
 #include <cstdint>
 
 #include "against_cpu.hpp"
@@ -25,6 +26,12 @@ TEST_CASE("suite: contractions, unstack and pooling in 1-D agree with the CPU ba
   check_against_cpu([](auto p) {
     const auto [r0, r1, r2, r3] = sf::unstack(sf::reshape<sf::shape<4, 3>>(p), sf::axes<0>{});  // (unstack: a static count)
     return std::tuple{r0, r1 * 2.0, r2 + r3};
+  }, m);
+  // plain int axes (numbers the trace keeps): reductions and their gradients, expand_dims / squeeze
+  check_against_cpu([](auto p) { return std::tuple{sf::reduce_mean(p, -1, sf::keepdims), sf::squeeze(sf::expand_dims(p, 1), 1)}; }, m);
+  check_gradient_against_cpu<0>([](auto p) {
+    return sf::reduce_sum(sf::square(p - sf::reduce_mean(p, -1, sf::keepdims)) * sf::reduce_max(p, 0, sf::keepdims)) +
+           sf::reduce_sum(sf::expand_dims(sf::reduce_sum(p, 1), 0) * 0.5);
   }, m);
   const auto line = random<3>({2, 11, 3});
   check_against_cpu([](auto t) { return std::tuple{sf::max_pool1d(t, sf::ksize<3>, sf::strides<2>), sf::avg_pool1d(t, sf::ksize<2>)}; }, line);

@@ -22,6 +22,24 @@ inline constexpr open_bound none{};
 /// of exactly this value (the most negative ptrdiff_t) is taken as omitted.
 inline constexpr std::ptrdiff_t open_index = std::numeric_limits<std::ptrdiff_t>::min();
 
+/// The extent of the axis being sliced, as a bound (Eigen's `placeholders::end`, MATLAB's `end`):
+/// `sf::span(sf::end - 3, sf::end)` is Python's `-3:`, `sf::span(1, sf::end - 1)` is `1:-1`,
+/// resolved against the extent when the function runs. `sf::end - k` is Python's `-k` (clipped at
+/// the start the same way), `sf::end + k` clips to the end. (A name in namespace staticflow: code
+/// that writes `using namespace staticflow;` and calls `end(c)` unqualified should say `std::end`.)
+struct end_bound {
+  std::ptrdiff_t offset = 0;
+  friend constexpr end_bound operator-(end_bound e, std::ptrdiff_t k) { return {e.offset - k}; }
+  friend constexpr end_bound operator+(end_bound e, std::ptrdiff_t k) { return {e.offset + k}; }
+};
+inline constexpr end_bound end{};
+
+namespace detail {
+/// The stored form of `sf::end` (and of `sf::end + k`): one past the most negative ptrdiff_t,
+/// which no Python index reaches (sf::open_index is the most negative).
+inline constexpr std::ptrdiff_t end_index = std::numeric_limits<std::ptrdiff_t>::min() + 1;
+}  // namespace detail
+
 /// Where one slice of an axis starts, its step and its length, once the extent is known.
 struct resolved_span {
   std::ptrdiff_t start = 0, step = 1;
@@ -36,7 +54,8 @@ struct span {
   constexpr span(open_bound) {}
   /// (no one-argument form: Python's slice(3) is a stop, x[3:] a start; write sf::span(3, sf::none))
   template <class A, class B>
-    requires((std::integral<A> || std::same_as<A, open_bound>) && (std::integral<B> || std::same_as<B, open_bound>))
+    requires((std::integral<A> || std::same_as<A, open_bound> || std::same_as<A, end_bound>) &&
+             (std::integral<B> || std::same_as<B, open_bound> || std::same_as<B, end_bound>))
   constexpr span(A start_, B stop_, std::ptrdiff_t step_ = 1)
       : start(bound_of(start_)), stop(bound_of(stop_)), step(step_) {}
 
@@ -47,7 +66,8 @@ struct span {
     if (step == 0) throw shape_error("strided_slice: the step must not be 0");
     const auto sn = static_cast<std::ptrdiff_t>(n);
     const auto clamp = [&](std::ptrdiff_t v, std::ptrdiff_t lo, std::ptrdiff_t hi) {
-      if (v < 0) v += sn;
+      if (v == detail::end_index) v = sn;
+      else if (v < 0) v += sn;
       return v < lo ? lo : v > hi ? hi : v;
     };
     if (step > 0) {
@@ -64,7 +84,10 @@ struct span {
 
   /// As Python prints a slice's bounds: "1:-1", "::-1", ":".
   std::string text() const {
-    std::string s = (start == open_index ? "" : std::to_string(start)) + ":" + (stop == open_index ? "" : std::to_string(stop));
+    const auto bound = [](std::ptrdiff_t v) {
+      return v == open_index ? std::string() : v == detail::end_index ? std::string("end") : std::to_string(v);
+    };
+    std::string s = bound(start) + ":" + bound(stop);
     return step == 1 ? s : s + ":" + std::to_string(step);
   }
 
@@ -72,6 +95,7 @@ struct span {
   template <class V>
   static constexpr std::ptrdiff_t bound_of(V v) {
     if constexpr (std::is_same_v<V, open_bound>) return open_index;
+    else if constexpr (std::is_same_v<V, end_bound>) return v.offset < 0 ? v.offset : detail::end_index;  // end - k is -k
     else return static_cast<std::ptrdiff_t>(v);
   }
 };
