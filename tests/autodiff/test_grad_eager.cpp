@@ -30,13 +30,13 @@ TEST_CASE("the eager backend (the reference) gives the fused gradients; eager mo
   CHECK(check_gradients(loss, w, v, x) == 27);
 }
 
-TEST_CASE("the eager backend's gradients along plain int axes equal the fused ones") {
+TEST_CASE("the eager backend's gradients along plain int axes, and of reduce_prod, equal the fused ones") {
   // reductions, expand_dims and squeeze at axes the trace keeps as numbers (rules.hpp's
   // runtime_axis_adjoint): the eager backend evaluates the same adjoint graph op by op
   const auto loss = [](auto x) {
     const auto centred = x - sf::reduce_mean(x, -1, sf::keepdims);
     return sf::reduce_sum(sf::square(centred) * sf::reduce_max(x, 0, sf::keepdims)) +
-           sf::reduce_sum(sf::squeeze(sf::expand_dims(sf::reduce_min(x, 1), -1), 1) * 0.5);
+           sf::reduce_sum(sf::squeeze(sf::expand_dims(sf::reduce_min(x, 1), -1), 1) * 0.5) + sf::reduce_sum(sf::reduce_prod(x, 0));
   };
   auto traced = sf::grad<0>(loss);
   auto reference = sf::grad<0>(loss, sf::backend::eager);

@@ -5,7 +5,7 @@
 // gradient. The convolutions, and the gradients of tensordot and pooling: layers_suite.cpp. (Not named
 // test_*.cpp: tests/thrust's own CMakeLists builds it into each suite.) Transposed matmul operands,
 // batched and in a gradient, too; reductions, expand_dims and squeeze along plain int axes, with
-// gradients.
+// gradients, and reduce_prod's gradient (exclusive cumprods).
 #include <cstdint>
 
 #include "against_cpu.hpp"
@@ -31,7 +31,7 @@ TEST_CASE("suite: contractions, unstack and pooling in 1-D agree with the CPU ba
   check_against_cpu([](auto p) { return std::tuple{sf::reduce_mean(p, -1, sf::keepdims), sf::squeeze(sf::expand_dims(p, 1), 1)}; }, m);
   check_gradient_against_cpu<0>([](auto p) {
     return sf::reduce_sum(sf::square(p - sf::reduce_mean(p, -1, sf::keepdims)) * sf::reduce_max(p, 0, sf::keepdims)) +
-           sf::reduce_sum(sf::expand_dims(sf::reduce_sum(p, 1), 0) * 0.5);
+           sf::reduce_sum(sf::expand_dims(sf::reduce_sum(p, 1), 0) * 0.5) + sf::reduce_sum(sf::reduce_prod(p, sf::axes<0>{}));
   }, m);
   const auto line = random<3>({2, 11, 3});
   check_against_cpu([](auto t) { return std::tuple{sf::max_pool1d(t, sf::ksize<3>, sf::strides<2>), sf::avg_pool1d(t, sf::ksize<2>)}; }, line);

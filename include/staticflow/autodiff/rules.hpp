@@ -308,6 +308,30 @@ constexpr auto reduced_count(const N& n) {
   }
 }
 
+// ---- reduce_prod: TF's _ProdGrad, products of the other elements from exclusive cumprods ----
+/// For each element of x, the product of the other elements of its line along `axis`: the
+/// exclusive running products from both ends, multiplied. No division, so a zero in the line
+/// gives the right (finite) adjoint, as TensorFlow's rule does.
+template <class X>
+constexpr auto product_of_others_along(const X& x, int axis) {
+  return graph::cumulative<graph::cumulative_product, X, true, false>(x, axis) *
+         graph::cumulative<graph::cumulative_product, X, true, true>(x, axis);
+}
+/// For each element of x, the product of the other elements of its group over the first J axes
+/// of Reduced: the others of its line along the last of them, times the others of its line's
+/// product (reduce_prod along that axis, kept) over the rest, broadcast back along it.
+template <class Reduced, std::size_t J, class X>
+constexpr auto product_of_others(const X& x) {
+  constexpr int a = Reduced::value[J - 1];
+  const auto along = product_of_others_along(x, a);
+  if constexpr (J == 1) {
+    return along;
+  } else {
+    const auto lines = graph::reduce<op::reduce_prod, X, axes<a>, true>(x, axes<a>{});
+    return along * product_of_others<Reduced, J - 1>(lines);
+  }
+}
+
 /// x, shaped like reduction n's result, with n's run-time axis put back (extent 1) unless n kept it.
 template <class N, class X>
 constexpr auto with_runtime_axis_kept(const N& n, const X& x) {
@@ -353,8 +377,8 @@ constexpr auto runtime_axis_adjoint(const N& n, const GK& gk) {
     using H = std::remove_cvref_t<decltype(hit)>;
     return spread * hit / graph::reduce<op::reduce_sum, H, runtime_axis, true>(hit, n.axes);
   } else {
-    static_assert(always_false<Op>, "staticflow: sf::gradients: reduce_prod has no gradient rule yet");
-    return zero_adjoint{};
+    static_assert(std::is_same_v<Op, op::reduce_prod>);
+    return spread * product_of_others_along(n.a, n.axes.axis);
   }
 }
 
@@ -375,8 +399,10 @@ constexpr auto child_adjoint(const graph::reduce<Op, A, Axes, Keep>& n, const G&
     const auto hit = cast<T>(n.a == with_reduced_axes_kept<N>(n));
     return gk * hit / graph::reduce<op::reduce_sum, std::remove_cvref_t<decltype(hit)>, Axes, true>(hit, n.axes);
   } else {
-    static_assert(always_false<Op>, "staticflow: sf::gradients: reduce_prod has no gradient rule yet");
-    return zero_adjoint{};
+    static_assert(std::is_same_v<Op, op::reduce_prod>);
+    using reduced = reduced_axes_of<N, A::shape_type::rank>;
+    if constexpr (reduced::count == 0) return gk;  // (a reduction over no axis: the identity)
+    else return gk * product_of_others<reduced, reduced::count>(n.a);
   }
   }
 }
