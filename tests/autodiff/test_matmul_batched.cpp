@@ -1,4 +1,5 @@
-// Gradients of batched matmul (with a broadcast batch dimension and a bias) and of the shape ops,
+// Gradients of batched matmul (with a broadcast batch dimension and a bias, and with a vector
+// operand) and of the shape ops,
 // against central differences (float64).
 #include "gradient_check.hpp"
 
@@ -12,6 +13,19 @@ TEST_CASE("matmul: batched, with a broadcast batch dimension and a bias") {
   fill(a), fill(b), fill(bias);
   const auto f = [](auto x, auto w, auto c) { return sf::sigmoid(sf::matmul(x, w) + c); };
   CHECK(check_gradients(f, a, b, bias) == 24 + 20 + 5);
+}
+
+TEST_CASE("matmul: batched matrices with a vector on either side (the vector's adjoint summed over the batch)") {
+  xt::xtensor_fixed<double, xt::xshape<2, 3, 4>> m;
+  xt::xtensor_fixed<double, xt::xshape<4>> v;
+  xt::xtensor_fixed<double, xt::xshape<3>> u;
+  fill(m), fill(v), fill(u);
+  CHECK(check_gradients([](auto a, auto b) { return sf::tanh(sf::matmul(a, b)); }, m, v) == 28);  // [2,3,4] x [4]
+  CHECK(check_gradients([](auto a, auto b) { return sf::tanh(sf::matmul(a, b)); }, u, m) == 27);  // [3] x [2,3,4]
+  // rank 4 with a batch axis of 1, run-time extents
+  const auto r = random_tensor<4>({2, 1, 3, 4});
+  CHECK(check_gradients([](auto a, auto b) { return sf::square(sf::matmul(a, b)) * 0.5; }, r, random_tensor<1>({4})) == 28);
+  CHECK(check_gradients([](auto a, auto b) { return sf::square(sf::matmul(a, b)) * 0.5; }, random_tensor<1>({3}), r) == 27);
 }
 
 TEST_CASE("shape ops: transpose, reshape, expand_dims, squeeze, broadcast_to") {

@@ -433,9 +433,14 @@ constexpr auto child_adjoint(const graph::matmul<A, B>& n, const G& g) {
   } else if constexpr (ra >= 2 && rb >= 2) {  // (batched) matrices; broadcast batches are summed by the walk
     if constexpr (K == 0) return matmul(ge, swap_last_axes(n.b));
     else return matmul(swap_last_axes(n.a), ge);
-  } else {
-    static_assert(always_false<A>, "staticflow: sf::gradients: a batched matmul with a vector operand has no gradient rule yet");
-    return zero_adjoint{};
+  } else if constexpr (rb == 1) {  // [..., M, K] x [K] -> [..., M]
+    // the vector's adjoint is a * g summed over every axis but the last: the walk sums the leading ones
+    if constexpr (K == 0) return expand_dims(ge, axes<-1>{}) * n.b;
+    else return n.a * expand_dims(ge, axes<-1>{});
+  } else {  // [K] x [..., K, N] -> [..., N]
+    static_assert(ra == 1);
+    if constexpr (K == 0) return reduce_sum(n.b * expand_dims(ge, axes<-2>{}), axes<-1>{});
+    else return expand_dims(n.a, axes<-1>{}) * expand_dims(ge, axes<-2>{});
   }
 }
 
