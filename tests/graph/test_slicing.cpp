@@ -106,12 +106,13 @@ TEST_CASE("slicing: a stencil traced at one length runs at another (bounds resol
   CHECK(laplacian.tracing_count() == 1);
 }
 
-TEST_CASE("slicing: sf::end is the extent (end - k is Python's -k)", "[graph][slicing]") {
+TEST_CASE("slicing: sf::placeholders::end is the extent (end - k is Python's -k)", "[graph][slicing]") {
+  using sf::placeholders::end;
   // each form against the Python slice it stands for, at every extent 0-7 (as the case above)
   const std::vector<std::pair<sf::span, sf::span>> same = {
-      {sf::span(sf::end - 3, sf::end), sf::span(-3, sf::none)},    {sf::span(1, sf::end - 1), sf::span(1, -1)},
-      {sf::span(sf::none, sf::end), sf::span(sf::none, sf::none)}, {sf::span(sf::end, sf::none, -1), sf::span(sf::none, sf::none, -1)},
-      {sf::span(sf::end - 1, 0, -1), sf::span(-1, 0, -1)},         {sf::span(sf::end - 10, sf::end - 2, 2), sf::span(-10, -2, 2)}};
+      {sf::span(end - 3, end), sf::span(-3, sf::none)},    {sf::span(1, end - 1), sf::span(1, -1)},
+      {sf::span(sf::none, end), sf::span(sf::none, sf::none)}, {sf::span(end, sf::none, -1), sf::span(sf::none, sf::none, -1)},
+      {sf::span(end - 1, 0, -1), sf::span(-1, 0, -1)},         {sf::span(end - 10, end - 2, 2), sf::span(-10, -2, 2)}};
   for (std::size_t n = 0; n < 8; ++n)
     for (const auto& [with_end, python] : same) {
       CAPTURE(n, with_end.text(), python.text());
@@ -122,15 +123,15 @@ TEST_CASE("slicing: sf::end is the extent (end - k is Python's -k)", "[graph][sl
   // end as a start with a positive step, end + k, and end as a stop walking backwards: empty,
   // the whole axis, empty (Python's x[n:], x[:n + k], x[:n:-1])
   for (std::size_t n = 0; n < 8; ++n) {
-    CHECK(sf::span(sf::end, sf::none).resolve(n).length == 0);
-    CHECK(sf::span(0, sf::end + 4).resolve(n).length == n);
-    CHECK(sf::span(sf::none, sf::end, -1).resolve(n).length == 0);
+    CHECK(sf::span(end, sf::none).resolve(n).length == 0);
+    CHECK(sf::span(0, end + 4).resolve(n).length == n);
+    CHECK(sf::span(sf::none, end, -1).resolve(n).length == 0);
   }
-  auto inner = sf::function([](auto u) { return u(sf::span(1, sf::end - 1)) * 2.f; });
+  auto inner = sf::function([](auto u) { return u(sf::span(1, end - 1)) * 2.f; });
   const xt::xtensor<float, 1> u = {1.f, 2.f, 3.f, 4.f, 5.f};
   CHECK((inner(u) == xt::xtensor<float, 1>{4.f, 6.f, 8.f}));
   CHECK(inner(xt::xtensor<float, 1>{7.f, 8.f}).size() == 0);
-  CHECK(sf::span(sf::end - 2, sf::end).text() == "-2:end");
+  CHECK(sf::span(end - 2, end).text() == "-2:end");
 }
 
 TEST_CASE("slicing: threads, integers, and a step of 0", "[graph][slicing]") {

@@ -22,20 +22,23 @@ inline constexpr open_bound none{};
 /// of exactly this value (the most negative ptrdiff_t) is taken as omitted.
 inline constexpr std::ptrdiff_t open_index = std::numeric_limits<std::ptrdiff_t>::min();
 
-/// The extent of the axis being sliced, as a bound (Eigen's `placeholders::end`, MATLAB's `end`):
-/// `sf::span(sf::end - 3, sf::end)` is Python's `-3:`, `sf::span(1, sf::end - 1)` is `1:-1`,
-/// resolved against the extent when the function runs. `sf::end - k` is Python's `-k` (clipped at
-/// the start the same way), `sf::end + k` clips to the end. (A name in namespace staticflow: code
-/// that writes `using namespace staticflow;` and calls `end(c)` unqualified should say `std::end`.)
+/// The extent of the axis being sliced, as a bound (MATLAB's `end`; Eigen's `placeholders::end`,
+/// in a namespace of its own for the same reason as here: a variable named `end` in namespace
+/// staticflow would make -Wshadow flag every local named `end` in code inside it or using it):
+/// `sf::span(sf::placeholders::end - 3, sf::placeholders::end)` is Python's `-3:`, resolved against
+/// the extent when the function runs. `end - k` is Python's `-k` (clipped at the start the same
+/// way), `end + k` clips to the end. `using namespace sf::placeholders;` makes it `end`.
 struct end_bound {
   std::ptrdiff_t offset = 0;
   friend constexpr end_bound operator-(end_bound e, std::ptrdiff_t k) { return {e.offset - k}; }
   friend constexpr end_bound operator+(end_bound e, std::ptrdiff_t k) { return {e.offset + k}; }
 };
+namespace placeholders {
 inline constexpr end_bound end{};
+}  // namespace placeholders
 
 namespace detail {
-/// The stored form of `sf::end` (and of `sf::end + k`): one past the most negative ptrdiff_t,
+/// The stored form of `placeholders::end` (and of `end + k`): one past the most negative ptrdiff_t,
 /// which no Python index reaches (sf::open_index is the most negative).
 inline constexpr std::ptrdiff_t end_index = std::numeric_limits<std::ptrdiff_t>::min() + 1;
 }  // namespace detail
