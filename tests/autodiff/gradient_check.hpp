@@ -116,6 +116,14 @@ std::size_t check_gradients_of(std::index_sequence<I...>, Fn fn, const Args&... 
   return checked;
 }
 
+/// Every element of a equals b's, bit for bit (same extents).
+template <class A, class B>
+void check_same(const A& a, const B& b) {
+  REQUIRE(a.shape().size() == b.shape().size());
+  for (std::size_t d = 0; d < a.shape().size(); ++d) REQUIRE(a.shape()[d] == b.shape()[d]);
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a.data()[i] == b.data()[i]);
+}
+
 /// Checks every gradient of sum(fn(args...)) against central differences.
 template <class Fn, class... Args>
 std::size_t check_gradients(Fn fn, const Args&... args) {

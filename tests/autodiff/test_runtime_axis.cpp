@@ -8,16 +8,6 @@
 namespace sf = staticflow;
 using namespace gradient_check;
 
-namespace {
-/// Every element of a equals b's (same extents).
-template <class A, class B>
-void check_same(const A& a, const B& b) {
-  REQUIRE(a.shape().size() == b.shape().size());
-  for (std::size_t d = 0; d < a.shape().size(); ++d) REQUIRE(a.shape()[d] == b.shape()[d]);
-  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a.data()[i] == b.data()[i]);
-}
-}  // namespace
-
 TEST_CASE("reduce_sum / reduce_mean along a plain int axis: finite differences and the static axis's gradient") {
   // the lambdas read `axis` when a function traces them (check_gradients makes new functions, so
   // each value of it is traced anew); the traced node keeps the number, the graph's type does not

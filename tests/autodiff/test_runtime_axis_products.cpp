@@ -6,16 +6,6 @@
 namespace sf = staticflow;
 using namespace gradient_check;
 
-namespace {
-/// Every element of a equals b's (same extents).
-template <class A, class B>
-void check_same(const A& a, const B& b) {
-  REQUIRE(a.shape().size() == b.shape().size());
-  for (std::size_t d = 0; d < a.shape().size(); ++d) REQUIRE(a.shape()[d] == b.shape()[d]);
-  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a.data()[i] == b.data()[i]);
-}
-}  // namespace
-
 TEST_CASE("expand_dims / squeeze at a plain int axis: values, gradients, second derivatives, errors") {
   const xt::xtensor<double, 2> x = {{1., 2., 3.}, {4., 5., 6.}};
   for (int a : {0, 1, 2, -1, -3}) {
