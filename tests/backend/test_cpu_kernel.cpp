@@ -226,6 +226,13 @@ TEST_CASE("which graphs take the SIMD path is a compile-time fact", "[cpu][simd]
   auto b = sf::function([](auto x) { return x > 0.f; });
   using Bk = std::remove_cvref_t<decltype(b.get_concrete_function(sf::spec<float, 8>{}))>;
   STATIC_REQUIRE(Bk::kernel<0> == sf::kernel_kind::scalar);
+  // ... except a cast of a uniform value (an int scalar, as the 1 / count of a mean's gradient):
+  // computed once per batch on the scalar path and splatted, so the loop stays SIMD
+  auto u = sf::function([](auto x, auto n) { return x * sf::cast<float>(n / 2); });
+  using U = std::remove_cvref_t<decltype(u.get_concrete_function(sf::spec<float, 8>{}, sf::spec<int>{}))>;
+  STATIC_REQUIRE(U::kernel<0> == sf::kernel_kind::simd);
+  using Un = std::remove_cvref_t<decltype(u.get_concrete_function(sf::spec<float, 8>{}, sf::spec<int, 8>{}))>;
+  STATIC_REQUIRE(Un::kernel<0> == sf::kernel_kind::scalar);  // one int per element: not uniform
 }
 
 TEST_CASE("mixed dtypes promote, casts convert, bool results come back as bool", "[cpu][dtype]") {

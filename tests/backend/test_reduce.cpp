@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -217,5 +218,57 @@ TEST_CASE("reductions of broadcast and mixed inputs", "[reduce]") {
     double want = 0;
     for (std::size_t j = 0; j < 1001; ++j) want += static_cast<double>(j % 7) + static_cast<double>(i);
     CHECK(r(i) == static_cast<float>(want));
+  }
+}
+
+TEST_CASE("a reduction of a broadcasting input is reduced in blocks of whole rows, bit for bit", "[reduce]") {
+  // reduce_sum(x - m, axes) with m broadcast along rows: the input is evaluated a block of
+  // reduce_range's order at a time (at most 4096 elements, whole rows) instead of into a temporary
+  // as large as x; the values must be those of reducing the materialized difference.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-2, 2);
+  auto check = [&](std::size_t rows, std::size_t cols) {
+    auto x = xt::xtensor<float, 2>::from_shape({rows, cols});
+    auto m = xt::xtensor<float, 2>::from_shape({rows, 1});
+    auto n = xt::xtensor<int, 1>::from_shape({3});
+    for (auto& v : x) v = dist(rng);
+    for (auto& v : m) v = dist(rng);
+    n = {1, 2, 4};  // reduce_sum(n) = 7, an int scalar cast inside the loop (a uniform value)
+    auto diff = sf::function([](auto a, auto b, auto k) { return (a - b) * sf::cast<float>(sf::reduce_sum(k)); });
+    auto fused = sf::function([](auto a, auto b, auto k) {
+      const auto d = (a - b) * sf::cast<float>(sf::reduce_sum(k));
+      return std::tuple{sf::reduce_sum(d, -1), sf::reduce_mean(d, sf::axes<1>{}, sf::keepdims), sf::reduce_sum(d),
+                        sf::reduce_max(d, -1)};
+    });
+    auto from_temporary = sf::function([](auto d) {
+      return std::tuple{sf::reduce_sum(d, -1), sf::reduce_mean(d, sf::axes<1>{}, sf::keepdims), sf::reduce_sum(d),
+                        sf::reduce_max(d, -1)};
+    });
+    const xt::xtensor<float, 2> d = diff(x, m, n);
+    const auto [s, mean, total, mx] = fused(x, m, n);
+    const auto [s0, mean0, total0, mx0] = from_temporary(d);
+    INFO(rows << "x" << cols);
+    CHECK(std::memcmp(s.data(), s0.data(), s.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(mean.data(), mean0.data(), mean.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(&total, &total0, sizeof(float)) == 0);
+    CHECK((mx == mx0));
+    if (rows * cols > 0) {
+      double want = 0;  // and the first row's sum is the sum
+      for (std::size_t j = 0; j < cols; ++j) want += static_cast<double>(d(0, j));
+      CHECK(s(0) == Approx(want).margin(1e-3));
+    }
+  };
+  check(64, 1024);   // rows divide the 4096-element blocks: the whole sum is blocks of 4 rows
+  check(7, 1000);    // one row per output; the whole sum (7000) falls back to the temporary
+  check(300, 3);     // short rows
+  check(1, 5000);    // a row longer than a block: the temporary
+  check(1, 1);
+  check(0, 8);
+  check(4, 0);
+  {
+    sf::set_num_threads(2);  // outputs (and the whole sum's blocks) split across threads: same bits
+    check(256, 1024);
+    sf::set_num_threads(1);
+    check(256, 1024);
   }
 }

@@ -41,6 +41,8 @@ struct register_cursor {
     static_assert(std::is_same_v<B, B2>);
     return value;
   }
+  // Read as a uniform value (simd_eval.hpp's casts) only when the variable has one element: lane 0.
+  STATICFLOW_INLINE typename B::value_type scalar(std::size_t) const { return value.get(0); }
 };
 
 /// Reads along a row with a run-time step (1, or 0 where the inner axis is broadcast).

@@ -191,6 +191,68 @@ void with_flat_source(const N& input, const Views& views, const extents<R>& ext,
     f(fused_source<arg, std::tuple<contiguous_cursor<T>>>{node, {contiguous_cursor<T>{tmp}}});
   }
 }
+
+/// Whether every block reduce_range forms over an output's span of `count` input elements (4096
+/// from the span's start; spans start on rows) is whole rows of extent `inner`.
+inline bool blocks_hold_whole_rows(std::size_t count, std::size_t inner) {
+  return inner != 0 && count != 0 && (count <= reduction_block || reduction_block % inner == 0);
+}
+
+/// Input rows [first / inner, (first + n) / inner) of broadcasting graph `input` (extents ext,
+/// inner = ext[R - 1]) into buf: each row by the row loop from its start, as evaluate_into
+/// computes it, so the values are bit for bit those of a whole temporary. Out of line: one copy
+/// of the loop per graph.
+template <class N, class Cursors, std::size_t R, class T>
+[[gnu::noinline]] void evaluate_rows(const N& input, Cursors cursors, const extents<R> ext, std::size_t first,
+                                     std::size_t n, T* buf) {
+  const std::size_t inner = ext[R - 1];
+  std::array<std::size_t, R> index{};
+  for (std::size_t d = R - 1, r = first / inner; d-- > 0;) index[d] = r % ext[d], r /= ext[d];
+  for (std::size_t done = 0; done < n; done += inner) {
+    seek_all(cursors, index);
+    run_loop(input, cursors, buf + done, 0, inner);
+    for (std::size_t d = R - 1; d-- > 0;) {  // next row: odometer over the outer axes
+      if (++index[d] < ext[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+/// A reduction of trailing axes (each output element combines `count` consecutive input
+/// elements) whose input broadcasts: each block of reduce_range's order is evaluated into a
+/// buffer of at most 4096 elements and reduced from there, so the input is never written out
+/// whole (a gradient's `reduce_sum(dy * (x - mean), -1)` read 4 MB back from memory for 1024x1024
+/// floats). Same blocks, same order, same values as the temporary of with_flat_source.
+template <class Sig, class Op, class N, class Views, std::size_t R, class T>
+void reduce_broadcast_rows(const N& input, const Views& views, const extents<R>& ext, std::size_t out_size,
+                           std::size_t count, T* out) {
+  using V = typename N::value_type;
+  constexpr std::size_t block = reduction_block;
+  const auto cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
+  auto block_value = [&](std::size_t first, std::size_t n) {
+    alignas(64) V buf[block];
+    evaluate_rows(input, cursors, ext, first, n, buf);
+    using arg = graph::argument<0, V, shape<dyn>>;
+    const arg node{};
+    return reduce_block<Op>(fused_source<arg, std::tuple<contiguous_cursor<V>>>{node, {contiguous_cursor<V>{buf}}}, 0, n);
+  };
+  auto span_value = [&](std::size_t o, std::size_t threads) {
+    if (count <= block) return block_value(o * count, count);
+    return combine_blocks_pairwise<Op, V>((count + block - 1) / block, threads, [&](std::size_t b) {
+      return block_value(o * count + b * block, std::min(block, count - b * block));
+    });
+  };
+  const std::size_t threads = threads_for(out_size * count);
+  if (out_size == 1) {
+    out[0] = Op::finish(span_value(0, threads), count);
+  } else if (threads > 1) {  // one output element per task: the same order as one thread
+    parallel_for(out_size, threads, [&](std::size_t o0, std::size_t o1) {
+      for (std::size_t o = o0; o < o1; ++o) out[o] = Op::finish(span_value(o, 1), count);
+    });
+  } else {
+    for (std::size_t o = 0; o < out_size; ++o) out[o] = Op::finish(span_value(o, 1), count);
+  }
+}
 }  // namespace detail
 
 /// Materializes a reduction into out (extents out_ext).
@@ -209,6 +271,14 @@ void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, 
   const std::size_t total = staticflow::detail::product(in_ext);
   const std::size_t out_size = staticflow::detail::product(out_ext);
   const std::size_t count = out_size ? total / out_size : 0;
+  using V = typename A::value_type;
+  if constexpr (RI > 0 && std::is_arithmetic_v<V> && detail::static_loop_choice<Sig, A> != detail::loop_choice::flat) {
+    if (last_kept_plus_one <= first_reduced && detail::blocks_hold_whole_rows(count, in_ext[RI - 1]) &&
+        !detail::fits_flat<Sig, A>(views, total, std::make_index_sequence<std::tuple_size_v<Views>>{})) {
+      detail::reduce_broadcast_rows<Sig, Op>(n.a, views, in_ext, out_size, count, out);
+      return;
+    }
+  }
   detail::with_flat_source<Sig>(n.a, views, in_ext, [&](const auto& src) {
     if (last_kept_plus_one <= first_reduced) {  // reduce a contiguous block per output element
       const std::size_t threads = threads_for(total);

@@ -4,8 +4,8 @@
 // A graph is vectorized when every tensor value in it has the lane dtype T of its result (bool
 // values in between are xsimd::batch_bool<T>, the masks of comparisons) and every op has a batch
 // form (backend/cpu/simd_ops.hpp) that matches its scalar semantics. Integer division and remainder have no SIMD
-// instruction and stay scalar, as do graphs that mix dtypes; the compiler may still
-// auto-vectorize those loops.
+// instruction and stay scalar, as do graphs that mix dtypes (except a cast of a uniform value,
+// below); the compiler may still auto-vectorize those loops.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +18,7 @@
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/shape_ops.hpp"
+#include "staticflow/backend/cpu/scalar_eval.hpp"
 #include "staticflow/backend/cpu/simd_ops.hpp"
 
 namespace staticflow::cpu::detail {
@@ -50,10 +51,36 @@ template <class T, class C, class A, class B>
 struct vectorizes<T, graph::select<C, A, B>>
     : std::bool_constant<std::is_same_v<typename graph::select<C, A, B>::value_type, T> &&
                          vectorizes<T, C>::value && vectorizes<T, A>::value && vectorizes<T, B>::value> {};
+
+/// Graphs with one value for the whole loop: literals, and arguments of static size 1 (a
+/// broadcast cursor in the flat loop, step 0 along every axis in the row loop).
+template <class N>
+struct uniform_graph : std::false_type {};
+template <std::size_t I, class T, class S>
+struct uniform_graph<graph::argument<I, T, S>> : std::bool_constant<S::is_static && S::size == 1> {};
+template <class V>
+struct uniform_graph<graph::literal<V>> : std::true_type {};
+template <class V, auto X>
+struct uniform_graph<graph::static_literal<V, X>> : std::true_type {};
+template <class Op, class A>
+struct uniform_graph<graph::unary<Op, A>> : uniform_graph<A> {};
+template <class Op, class A, class B>
+struct uniform_graph<graph::binary<Op, A, B>> : std::bool_constant<uniform_graph<A>::value && uniform_graph<B>::value> {};
+template <class C, class A, class B>
+struct uniform_graph<graph::select<C, A, B>>
+    : std::bool_constant<uniform_graph<C>::value && uniform_graph<A>::value && uniform_graph<B>::value> {};
+template <class U, class A>
+struct uniform_graph<graph::cast<U, A>> : uniform_graph<A> {};
+
+/// A cast to the lane dtype vectorizes when its operand does, or when the operand is uniform,
+/// whatever its dtype: that operand is computed once per batch on the scalar path and splatted.
+/// So `x * sf::cast<float>(n)` with an int scalar n (the 1 / count of a mean's gradient) stays a
+/// SIMD loop instead of making the whole graph scalar.
 template <class T, class U, class A>
 struct vectorizes<T, graph::cast<U, A>>
-    : std::bool_constant<lane_or_mask<T, U> && lane_or_mask<T, typename A::value_type> &&
-                         vectorizes<T, A>::value> {};
+    : std::bool_constant<lane_or_mask<T, U> &&
+                         ((lane_or_mask<T, typename A::value_type> && vectorizes<T, A>::value) ||
+                          uniform_graph<A>::value)> {};
 
 template <class T, class S, class A>
 struct vectorizes<T, graph::broadcast<S, A>> : vectorizes<T, A> {};
@@ -133,10 +160,17 @@ template <class B, class U, class A, class Cursors>
 STATICFLOW_INLINE auto simd_at(const graph::cast<U, A>& n, const Cursors& c, std::size_t j) {
   using T = typename B::value_type;
   using From = typename A::value_type;
-  auto v = simd_at<B>(n.a, c, j);
-  if constexpr (std::is_same_v<U, From>) return v;
-  else if constexpr (std::is_same_v<U, bool>) return v != B(T(0));    // lane -> mask
-  else return xsimd::select(v, B(T(1)), B(T(0)));                    // mask -> lane
+  if constexpr (!lane_or_mask<T, From> || !vectorizes<T, A>::value) {
+    // a uniform operand (see vectorizes): the scalar path's value, one per batch
+    const U value = scalar_at(n, c, j);
+    if constexpr (std::is_same_v<U, bool>) return typename B::batch_bool_type(value);
+    else return B(value);
+  } else {
+    auto v = simd_at<B>(n.a, c, j);
+    if constexpr (std::is_same_v<U, From>) return v;
+    else if constexpr (std::is_same_v<U, bool>) return v != B(T(0));    // lane -> mask
+    else return xsimd::select(v, B(T(1)), B(T(0)));                    // mask -> lane
+  }
 }
 
 template <class B, class S, class A, class Cursors>
