@@ -265,6 +265,11 @@ TEST_CASE("a reduction of a broadcasting input is reduced in blocks of whole row
   check(1, 1);
   check(0, 8);
   check(4, 0);
+  // the last axis kept, the reduced axis of extent 1: one element per output, not a whole row
+  auto kept = sf::function([](auto a, auto b) { return sf::reduce_sum(a * b, sf::axes<0>{}); });
+  xt::xtensor<float, 3> a = {{{1, 2}, {3, 4}, {5, 6}}};  // [1, 3, 2]
+  xt::xtensor<float, 1> b = {10, 100};
+  CHECK((kept(a, b) == xt::xtensor<float, 2>{{10, 200}, {30, 400}, {50, 600}}));
   {
     sf::set_num_threads(2);  // outputs (and the whole sum's blocks) split across threads: same bits
     check(256, 1024);

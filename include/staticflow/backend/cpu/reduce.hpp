@@ -174,34 +174,10 @@ void reduce_rows(const Source& src, std::size_t rows, std::size_t width, T* out)
   }
 }
 
-/// Runs f with a flat source for graph `input`: fused when its arguments allow a flat loop,
-/// otherwise over a temporary holding the evaluated input.
-template <class Sig, class N, class Views, std::size_t R, class F>
-void with_flat_source(const N& input, const Views& views, const extents<R>& ext, F&& f) {
-  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
-  const std::size_t size = staticflow::detail::product(ext);
-  if (fits_flat<Sig, N>(views, size, args)) {
-    f(fused_source<N, decltype(flat_cursors<Sig, N>(views, args))>{input, flat_cursors<Sig, N>(views, args)});
-  } else {
-    using T = typename N::value_type;
-    T* tmp = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * size));
-    evaluate_into<Sig>(input, views, ext, tmp);
-    using arg = graph::argument<0, T, typename N::shape_type>;
-    static const arg node{};
-    f(fused_source<arg, std::tuple<contiguous_cursor<T>>>{node, {contiguous_cursor<T>{tmp}}});
-  }
-}
-
-/// Whether every block reduce_range forms over an output's span of `count` input elements (4096
-/// from the span's start; spans start on rows) is whole rows of extent `inner`.
-inline bool blocks_hold_whole_rows(std::size_t count, std::size_t inner) {
-  return inner != 0 && count != 0 && (count <= reduction_block || reduction_block % inner == 0);
-}
-
 /// Input rows [first / inner, (first + n) / inner) of broadcasting graph `input` (extents ext,
 /// inner = ext[R - 1]) into buf: each row by the row loop from its start, as evaluate_into
-/// computes it, so the values are bit for bit those of a whole temporary. Out of line: one copy
-/// of the loop per graph.
+/// computes it, so the values are bit for bit those of evaluate_into. Out of line: one copy of
+/// the loop per graph, shared by the blocks below and the temporary of with_flat_source.
 template <class N, class Cursors, std::size_t R, class T>
 [[gnu::noinline]] void evaluate_rows(const N& input, Cursors cursors, const extents<R> ext, std::size_t first,
                                      std::size_t n, T* buf) {
@@ -216,6 +192,56 @@ template <class N, class Cursors, std::size_t R, class T>
       index[d] = 0;
     }
   }
+}
+
+/// Whether a reduction's input that does not fit the flat loop may be read through
+/// evaluate_rows: a numeric graph with axes, whose loop is not the flat one by its signature.
+template <class Sig, class N, std::size_t R>
+inline constexpr bool reads_by_rows = R > 0 && std::is_arithmetic_v<typename N::value_type> &&
+                                      !graph::mentions_strings_v<N> &&
+                                      static_loop_choice<Sig, N> != loop_choice::flat;
+
+/// Runs f with a flat source for graph `input`: fused when its arguments allow a flat loop,
+/// otherwise over a temporary holding the evaluated input.
+template <class Sig, class N, class Views, std::size_t R, class F>
+void with_flat_source(const N& input, const Views& views, const extents<R>& ext, F&& f) {
+  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  const std::size_t size = staticflow::detail::product(ext);
+  if (fits_flat<Sig, N>(views, size, args)) {
+    f(fused_source<N, decltype(flat_cursors<Sig, N>(views, args))>{input, flat_cursors<Sig, N>(views, args)});
+  } else {
+    using T = typename N::value_type;
+    T* tmp = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * size));
+    if constexpr (reads_by_rows<Sig, N, R>) {
+      // the row loop alone (fits_flat said no: evaluate_into's flat loops would be dead code),
+      // rows split across threads as evaluate_into splits them
+      const std::size_t inner = ext[R - 1];
+      if (inner != 0 && size != 0) {
+        const auto cursors = row_cursors<N, R>(views, args);
+        const std::size_t rows = size / inner;
+        const std::size_t threads = N::shape_type::is_static && size < parallel_grain ? 1 : threads_for(size);
+        if (threads <= 1 || rows < 2) {
+          evaluate_rows(input, cursors, ext, 0, size, tmp);
+        } else {
+          parallel_for(rows, threads, [&](std::size_t r0, std::size_t r1) {
+            evaluate_rows(input, cursors, ext, r0 * inner, (r1 - r0) * inner, tmp + r0 * inner);
+          });
+        }
+      }
+    } else {
+      evaluate_into<Sig>(input, views, ext, tmp);
+    }
+    using arg = graph::argument<0, T, typename N::shape_type>;
+    static const arg node{};
+    f(fused_source<arg, std::tuple<contiguous_cursor<T>>>{node, {contiguous_cursor<T>{tmp}}});
+  }
+}
+
+/// Whether every block reduce_range forms over an output's span of `count` input elements (4096
+/// from the span's start) is whole rows of extent `inner`. A span is whole rows unless the last
+/// axis is kept and the reduced axes all have extent 1 (count 1).
+inline bool blocks_hold_whole_rows(std::size_t count, std::size_t inner) {
+  return inner != 0 && count != 0 && count % inner == 0 && (count <= reduction_block || reduction_block % inner == 0);
 }
 
 /// A reduction of trailing axes (each output element combines `count` consecutive input
@@ -271,8 +297,7 @@ void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, 
   const std::size_t total = staticflow::detail::product(in_ext);
   const std::size_t out_size = staticflow::detail::product(out_ext);
   const std::size_t count = out_size ? total / out_size : 0;
-  using V = typename A::value_type;
-  if constexpr (RI > 0 && std::is_arithmetic_v<V> && detail::static_loop_choice<Sig, A> != detail::loop_choice::flat) {
+  if constexpr (detail::reads_by_rows<Sig, A, RI>) {
     if (last_kept_plus_one <= first_reduced && detail::blocks_hold_whole_rows(count, in_ext[RI - 1]) &&
         !detail::fits_flat<Sig, A>(views, total, std::make_index_sequence<std::tuple_size_v<Views>>{})) {
       detail::reduce_broadcast_rows<Sig, Op>(n.a, views, in_ext, out_size, count, out);
