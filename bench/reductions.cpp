@@ -1,5 +1,5 @@
-// Issue 5 benchmarks: reductions with fused inputs, a graph that needs two passes, row softmax
-// and thread scaling, each against a hand-written xsimd loop, Eigen and xtensor in the same run.
+// Issue 5 benchmarks: reductions with fused inputs, a graph that needs two passes, row softmax,
+// rows standardized and thread scaling, each against a hand-written xsimd loop, Eigen and xtensor in the same run.
 // Benchmarks, not tests: see docs/benchmarks.md for the ratios.
 #include <cmath>
 #include <random>
@@ -233,6 +233,65 @@ void Chain_Threads(benchmark::State& st) {
 }
 }  // namespace
 
+// ---- rows standardized (layer normalization without gamma / beta) on 1024x1024 ----
+// The variance is a reduction of a broadcasting input, square(x - mean): evaluated a block of
+// whole rows at a time (backend/cpu/reduce.hpp) rather than into a 4 MB temporary.
+void Standardize_Staticflow(benchmark::State& st) {
+  auto f = sf::function([](auto x) {
+    const auto d = x - sf::reduce_mean(x, -1, sf::keepdims);
+    return d * sf::rsqrt(sf::reduce_mean(sf::square(d), -1, sf::keepdims) + 1e-5f);
+  });
+  auto out = xt::xtensor<float, 2>::from_shape({rows, cols});
+  for (auto _ : st) {
+    f.call_into(out, logits());
+    benchmark::ClobberMemory();
+  }
+}
+void Standardize_Hand(benchmark::State& st) {
+  auto out = xt::xtensor<float, 2>::from_shape({rows, cols});
+  constexpr std::size_t W = batch::size;
+  for (auto _ : st) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      const float* x = logits().data() + r * cols;
+      float* o = out.data() + r * cols;
+      batch acc(0.f);
+      for (std::size_t j = 0; j < cols; j += W) acc += batch::load_unaligned(x + j);
+      const batch m(xsimd::hadd(acc) / static_cast<float>(cols));
+      batch sq(0.f);
+      for (std::size_t j = 0; j < cols; j += W) {
+        const batch d = batch::load_unaligned(x + j) - m;
+        sq += d * d;
+      }
+      const batch scale(1.f / std::sqrt(xsimd::hadd(sq) / static_cast<float>(cols) + 1e-5f));
+      for (std::size_t j = 0; j < cols; j += W) ((batch::load_unaligned(x + j) - m) * scale).store_unaligned(o + j);
+    }
+    benchmark::ClobberMemory();
+  }
+}
+void Standardize_Eigen(benchmark::State& st) {
+  using arr = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<const arr> x(logits().data(), rows, cols);
+  arr out(rows, cols), d(rows, cols);
+  for (auto _ : st) {
+    d = x.colwise() - x.rowwise().mean();
+    out = d.colwise() * (d.square().rowwise().mean() + 1e-5f).rsqrt();
+    benchmark::ClobberMemory();
+  }
+}
+void Standardize_Xtensor(benchmark::State& st) {
+  auto out = xt::xtensor<float, 2>::from_shape({rows, cols});
+  for (auto _ : st) {
+    // the means evaluated immediately: a lazy keep_dims mean broadcast into the difference
+    // crashes xtensor 0.24.3 here (a segmentation fault)
+    const auto keep = xt::keep_dims | xt::evaluation_strategy::immediate;
+    const xt::xtensor<float, 2> m = xt::mean(logits(), {1}, keep);
+    const xt::xtensor<float, 2> d = logits() - m;
+    const xt::xtensor<float, 2> var = xt::mean(d * d, {1}, keep);
+    xt::noalias(out) = d / xt::sqrt(var + 1e-5f);
+    benchmark::ClobberMemory();
+  }
+}
+
 BENCHMARK(SumProduct_Hand)->Apply(sf_bench::add_min);
 BENCHMARK(SumProduct_Staticflow)->Apply(sf_bench::add_min);
 BENCHMARK(SumProduct_Eigen)->Apply(sf_bench::add_min);
@@ -251,3 +310,7 @@ BENCHMARK(Softmax_Threads)->Arg(1)->Arg(2)->UseRealTime()->Apply(sf_bench::add_m
 BENCHMARK(Softmax_Eigen)->Apply(sf_bench::add_min);
 BENCHMARK(Softmax_Xtensor)->Apply(sf_bench::add_min);
 BENCHMARK(Chain_Threads)->Arg(1)->Arg(2)->UseRealTime()->Apply(sf_bench::add_min);
+BENCHMARK(Standardize_Staticflow)->Apply(sf_bench::add_min);
+BENCHMARK(Standardize_Hand)->Apply(sf_bench::add_min);
+BENCHMARK(Standardize_Eigen)->Apply(sf_bench::add_min);
+BENCHMARK(Standardize_Xtensor)->Apply(sf_bench::add_min);
