@@ -389,21 +389,21 @@ constexpr auto child_adjoint(const graph::reduce<Op, A, Axes, Keep>& n, const G&
   if constexpr (std::is_same_v<Axes, runtime_axis>) {
     return runtime_axis_adjoint<Op>(n, runtime_axis_kept_adjoint(n, g));
   } else {
-  const auto gk = with_reduced_axes_kept<N>(to_value_spec(g, n));
-  if constexpr (std::is_same_v<Op, op::reduce_sum>) {
-    return gk;
-  } else if constexpr (std::is_same_v<Op, op::reduce_mean>) {
-    return gk / reduced_count<T>(n);
-  } else if constexpr (std::is_same_v<Op, op::reduce_max> || std::is_same_v<Op, op::reduce_min>) {
-    // the elements equal to the extremum share the adjoint equally
-    const auto hit = cast<T>(n.a == with_reduced_axes_kept<N>(n));
-    return gk * hit / graph::reduce<op::reduce_sum, std::remove_cvref_t<decltype(hit)>, Axes, true>(hit, n.axes);
-  } else {
-    static_assert(std::is_same_v<Op, op::reduce_prod>);
-    using reduced = reduced_axes_of<N, A::shape_type::rank>;
-    if constexpr (reduced::count == 0) return gk;  // (a reduction over no axis: the identity)
-    else return gk * product_of_others<reduced, reduced::count>(n.a);
-  }
+    const auto gk = with_reduced_axes_kept<N>(to_value_spec(g, n));
+    if constexpr (std::is_same_v<Op, op::reduce_sum>) {
+      return gk;
+    } else if constexpr (std::is_same_v<Op, op::reduce_mean>) {
+      return gk / reduced_count<T>(n);
+    } else if constexpr (std::is_same_v<Op, op::reduce_max> || std::is_same_v<Op, op::reduce_min>) {
+      // the elements equal to the extremum share the adjoint equally
+      const auto hit = cast<T>(n.a == with_reduced_axes_kept<N>(n));
+      return gk * hit / graph::reduce<op::reduce_sum, std::remove_cvref_t<decltype(hit)>, Axes, true>(hit, n.axes);
+    } else {
+      static_assert(std::is_same_v<Op, op::reduce_prod>);
+      using reduced = reduced_axes_of<N, A::shape_type::rank>;
+      if constexpr (reduced::count == 0) return gk;  // (a reduction over no axis: the identity)
+      else return gk * product_of_others<reduced, reduced::count>(n.a);
+    }
   }
 }
 
