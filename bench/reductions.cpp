@@ -247,6 +247,15 @@ void Standardize_Staticflow(benchmark::State& st) {
     benchmark::ClobberMemory();
   }
 }
+// The same function on the eager backend (op by op, each result materialized: what
+// `sf::run_functions_eagerly(true)` runs).
+void Standardize_Eager(benchmark::State& st) {
+  auto f = sf::function([](auto x) {
+    const auto d = x - sf::reduce_mean(x, -1, sf::keepdims);
+    return d * sf::rsqrt(sf::reduce_mean(sf::square(d), -1, sf::keepdims) + 1e-5f);
+  }, sf::backend::eager);
+  for (auto _ : st) benchmark::DoNotOptimize(f(logits()));
+}
 void Standardize_Hand(benchmark::State& st) {
   auto out = xt::xtensor<float, 2>::from_shape({rows, cols});
   constexpr std::size_t W = batch::size;
@@ -311,6 +320,7 @@ BENCHMARK(Softmax_Eigen)->Apply(sf_bench::add_min);
 BENCHMARK(Softmax_Xtensor)->Apply(sf_bench::add_min);
 BENCHMARK(Chain_Threads)->Arg(1)->Arg(2)->UseRealTime()->Apply(sf_bench::add_min);
 BENCHMARK(Standardize_Staticflow)->Apply(sf_bench::add_min);
+BENCHMARK(Standardize_Eager)->Apply(sf_bench::add_min);
 BENCHMARK(Standardize_Hand)->Apply(sf_bench::add_min);
 BENCHMARK(Standardize_Eigen)->Apply(sf_bench::add_min);
 BENCHMARK(Standardize_Xtensor)->Apply(sf_bench::add_min);
