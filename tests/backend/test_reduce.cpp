@@ -280,3 +280,78 @@ TEST_CASE("a reduction of a broadcasting input is reduced in blocks of whole row
     check(256, 1024);
   }
 }
+
+namespace {
+// f over a static-shaped x (xtensor_fixed: the static loop of a small static reduction) and over
+// the same values with run-time extents (the general kernel): the bits must be equal.
+template <class Fixed, class F>
+void check_static_loop_matches(F f, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-3, 3);
+  Fixed x;
+  for (auto& v : x) v = dist(rng);
+  if (x.size() > 2) x.flat(1) = std::numeric_limits<float>::quiet_NaN();  // max / min propagate it
+  xt::xtensor<float, Fixed::rank> y = x;
+  const auto got = f(x), want = f(y);
+  const auto gs = flat(got), ws = flat(want);
+  REQUIRE(gs.size() == ws.size());
+  CHECK(std::memcmp(gs.data(), ws.data(), gs.size() * sizeof(float)) == 0);
+}
+}  // namespace
+
+TEST_CASE("small static reductions run a constant loop with the general kernel's bits", "[reduce]") {
+  using namespace sf::literals;
+  using sum_23 = sf::cpu::detail::static_reduction<std::tuple<sf::spec<float, 2, 3>>, sf::op::reduce_sum,
+                                                   sf::graph::argument<0, float, sf::shape<2, 3>>, sf::axes<-1>>;
+  STATIC_REQUIRE(sum_23::applies);
+  STATIC_REQUIRE(sum_23::out_size == 2);
+  STATIC_REQUIRE(sum_23::count == 3);
+  // leading axes reduced: the row order of reduce_rows, not this loop
+  STATIC_REQUIRE(!sf::cpu::detail::static_reduction<std::tuple<sf::spec<float, 2, 3>>, sf::op::reduce_sum,
+                                                    sf::graph::argument<0, float, sf::shape<2, 3>>, sf::axes<0>>::applies);
+  // a reduction whose input broadcasts an argument is not one flat loop
+  STATIC_REQUIRE(!sf::cpu::detail::static_reduction<
+                 std::tuple<sf::spec<float, 2, 3>, sf::spec<float, 3>>, sf::op::reduce_sum,
+                 sf::graph::binary<sf::op::add, sf::graph::argument<0, float, sf::shape<2, 3>>,
+                                   sf::graph::argument<1, float, sf::shape<3>>>,
+                 sf::axes<-1>>::applies);
+
+  auto last = sf::function([](auto x) {
+    return std::tuple{sf::reduce_sum(x, -1_c), sf::reduce_mean(x, sf::axes<-1>{}, sf::keepdims), sf::reduce_max(x, -1_c),
+                      sf::reduce_min(x * 2.f - 1.f, -1_c), sf::reduce_prod(x, -1_c)};
+  });
+  auto all = sf::function([](auto x) { return sf::reduce_sum(sf::exp(x) * 0.5f); });
+  auto plain = [](int axis) { return sf::function([axis](auto x) { return sf::reduce_sum(x, axis); }); };
+  auto each = [](const auto& t) {  // the tuple's results, one flat vector
+    std::vector<float> v;
+    std::apply([&](const auto&... r) { (v.insert(v.end(), r.begin(), r.end()), ...); }, t);
+    return xt::xtensor<float, 1>(xt::adapt(v, std::array<std::size_t, 1>{v.size()}));
+  };
+  auto last_flat = [&](const auto& x) { return each(last(x)); };
+  auto all_flat = [&](const auto& x) { return xt::xtensor<float, 1>{all(x)}; };
+  std::uint32_t seed = 1;
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<2, 3>>>(last_flat, seed++);
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<5, 17>>>(last_flat, seed++);
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<3, 63>>>(last_flat, seed++);  // just under 4 AVX-512 batches
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<2, 200>>>(last_flat, seed++);  // the vector kernel
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<4, 1>>>(last_flat, seed++);
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<1, 7>>>(last_flat, seed++);
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<0, 3>>>(last_flat, seed++);
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<3, 0>>>(last_flat, seed++);
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<2, 3, 4>>>(last_flat, seed++);
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<7>>>(all_flat, seed++);
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<3, 5>>>(all_flat, seed++);
+  check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<100, 3>>>(all_flat, seed++);  // 300: the vector kernel
+  for (int axis : {0, 1, -1, -2}) {  // a plain int axis over a static shape: the loop of that axis where it has one
+    INFO("axis " << axis);
+    auto f = plain(axis);
+    check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<3, 5>>>([&](const auto& x) { return f(x); }, seed++);
+    check_static_loop_matches<xt::xtensor_fixed<float, xt::xshape<1, 5>>>([&](const auto& x) { return f(x); }, seed++);
+  }
+  xt::xtensor_fixed<float, xt::xshape<2, 3>> x = {{1, 2, 3}, {4, 5, 6}};
+  CHECK_THROWS_MATCHES(plain(2)(x), sf::shape_error, Catch::Message("staticflow: axis 2 is out of range for rank 2"));
+  // integers: the mean truncates, as the general kernel's
+  auto int_mean = sf::function([](auto v) { return sf::reduce_mean(v, -1_c); });
+  xt::xtensor_fixed<int, xt::xshape<2, 3>> iv = {{1, 2, 4}, {-7, 0, 0}};
+  CHECK((int_mean(iv) == xt::xtensor<int, 1>{2, -2}));
+}

@@ -279,12 +279,103 @@ void reduce_broadcast_rows(const N& input, const Views& views, const extents<R>&
     for (std::size_t o = 0; o < out_size; ++o) out[o] = Op::finish(span_value(o, 1), count);
   }
 }
+
+/// A reduction whose input extents, axes and argument sizes are all in its type, small enough
+/// that its order is plain: each output element combines `count` consecutive elements in
+/// sequence from the identity (the suffix pattern below with count < 4W, one block, one thread:
+/// what reduce_block computes then). Its layout is constant, so the call is the loop alone, which
+/// the compiler unrolls; a [2, 3] mean cost 20 ns of run-time pattern search and out-of-line
+/// calls before (issue 20 item 11).
+template <class Sig, class Op, class A, class Axes>
+struct static_reduction {
+  static constexpr bool axes_static = !std::is_same_v<Axes, runtime_axis>;
+  static constexpr std::size_t rank = A::shape_type::rank;
+  static constexpr std::size_t total = A::shape_type::is_static ? A::shape_type::size : 0;
+  // kept axes before reduced ones (axes of extent 1 fit either), as materialize tests at run time
+  static constexpr bool suffix = [] {
+    if constexpr (!axes_static || !A::shape_type::is_static) {
+      return false;
+    } else {
+      constexpr auto mask = graph::detail::reduced_axes<Axes, rank>::mask;
+      std::size_t first_reduced = rank, last_kept_plus_one = 0;
+      for (std::size_t i = 0; i < rank; ++i) {
+        if (A::shape_type::dims[i] == 1) continue;
+        if (mask[i]) first_reduced = std::min(first_reduced, i);
+        else last_kept_plus_one = i + 1;
+      }
+      return last_kept_plus_one <= first_reduced;
+    }
+  }();
+  static constexpr std::size_t out_size = [] {
+    if constexpr (!axes_static || !A::shape_type::is_static) {
+      return std::size_t{0};
+    } else {
+      constexpr auto mask = graph::detail::reduced_axes<Axes, rank>::mask;
+      std::size_t n = 1;
+      for (std::size_t i = 0; i < rank; ++i)
+        if (!mask[i]) n *= A::shape_type::dims[i];
+      return n;
+    }
+  }();
+  static constexpr std::size_t count = out_size ? total / out_size : 0;
+  // every argument A reads is a static scalar or holds `total` elements: the flat loop, always
+  static constexpr bool flat = []<std::size_t... K>(std::index_sequence<K...>) {
+    return ([] {
+      using entry = std::tuple_element_t<K, Sig>;
+      if constexpr (!graph::uses_argument<K, A>() || is_static_scalar<entry>()) return true;
+      else if constexpr (spec_type<entry>) return entry::shape_type::is_static && entry::shape_type::size == total;
+      else return false;
+    }() && ...);
+  }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+  static constexpr bool sequential = [] {
+    if constexpr (!flat || !suffix) return false;
+    else if constexpr (vector_reduction<Op, fused_source<A, std::tuple<>>>)  // (simd: a property of A)
+      return count < 4 * batch_t<typename A::value_type>::size;
+    else return count <= reduction_block;
+  }();
+  static constexpr bool applies = std::is_arithmetic_v<typename A::value_type> && sequential &&
+                                  total < parallel_grain;
+};
+
+/// Reduction of A laid out as Layout (a static_reduction that applies): each output element
+/// combines its `count` elements in sequence.
+template <class Sig, class Op, class Layout, class A, class Views, class T>
+STATICFLOW_INLINE void reduce_static_layout(const A& a, const Views& views, T* out) {
+  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  const auto src = fused_source<A, decltype(flat_cursors<Sig, A>(views, args))>{a, flat_cursors<Sig, A>(views, args)};
+  using V = typename A::value_type;  // (the type reduce_block combines in)
+  for (std::size_t o = 0; o < Layout::out_size; ++o) {
+    V total = Op::template identity<V>();
+    for (std::size_t j = 0; j < Layout::count; ++j) total = Op::combine(total, src.scalar(o * Layout::count + j));
+    out[o] = Op::finish(total, Layout::count);
+  }
+}
 }  // namespace detail
 
 /// Materializes a reduction into out (extents out_ext).
 template <class Sig, class Op, class A, class Axes, bool Keep, class Views, std::size_t R, class T>
 void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, const extents<R>& out_ext, T* out) {
   constexpr std::size_t RI = A::shape_type::rank;
+  if constexpr (detail::static_reduction<Sig, Op, A, Axes>::applies) {
+    detail::reduce_static_layout<Sig, Op, detail::static_reduction<Sig, Op, A, Axes>>(n.a, views, out);
+    return;
+  } else if constexpr (std::is_same_v<Axes, runtime_axis> && A::shape_type::is_static) {
+    // a plain int axis over a static shape: the static loop of that axis, where it has one
+    const std::size_t axis = staticflow::detail::checked_axis(n.axes.axis, RI);
+    const bool done = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return ([&] {
+        using layout = detail::static_reduction<Sig, Op, A, axes<static_cast<int>(K)>>;
+        if constexpr (layout::applies) {
+          if (axis != K) return false;
+          detail::reduce_static_layout<Sig, Op, layout>(n.a, views, out);
+          return true;
+        } else {
+          return false;
+        }
+      }() || ...);
+    }(std::make_index_sequence<RI>{});
+    if (done) return;
+  }
   const auto in_ext = graph::node_extents(n.a, staticflow::detail::extents_of_views(views));
   const auto mask = n.mask();
   // kept axes first, reduced axes last (a suffix), or the other way round (a prefix)?
