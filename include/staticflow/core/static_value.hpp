@@ -32,8 +32,16 @@ namespace literals {
 /// `2_c` is `sf::static_value<2>{}` (an int, or a long long when it does not fit): a constant
 /// known to the compiler, as in `m / 2_c` or `3_c * m + 1_c`. Plain C++ literals in a traced
 /// function are run-time values of the graph, so one graph serves every value.
+/// (consteval, except for clang before 15, which emits an undefined call to a consteval literal
+/// operator used in a generic lambda that is instantiated later, as a traced function is: the
+/// program then fails to link. Its value is a type either way, so constexpr loses nothing.)
+#if defined(__clang__) && __clang_major__ < 15
+#define STATICFLOW_LITERAL_OPERATOR constexpr
+#else
+#define STATICFLOW_LITERAL_OPERATOR consteval
+#endif
 template <char... C>
-consteval auto operator""_c() {
+STATICFLOW_LITERAL_OPERATOR auto operator""_c() {
   constexpr char digits[] = {C...};
   static_assert(((C == '\'' || (C >= '0' && C <= '9')) && ...) && (digits[0] != '0' || sizeof...(C) == 1),
                 "staticflow: _c takes a decimal integer such as 2_c (no point, exponent, prefix or leading 0)");
@@ -51,6 +59,7 @@ consteval auto operator""_c() {
   if constexpr (v <= 2147483647ULL) return std::integral_constant<int, static_cast<int>(v)>{};
   else return std::integral_constant<long long, static_cast<long long>(v)>{};
 }
+#undef STATICFLOW_LITERAL_OPERATOR
 
 /// `-1_c` is `sf::static_value<-1>{}`: a negated static value stays one (std::integral_constant
 /// would convert to a plain, run-time int first), so `sf::reduce_sum(x, -1_c)` is a static axis.
