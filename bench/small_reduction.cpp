@@ -9,12 +9,15 @@
 //
 // Each iteration makes one call_into a preallocated result, on inputs the compiler must assume
 // changed (DoNotOptimize before, ClobberMemory after). Targets (the issue): a small reduction
-// within 1.5x the hand loop; a plain int axis within 1.2x the time of sf::axes.
+// within 1.5x the hand loop; a plain int axis within 1.2x the time of sf::axes. Softmax over the
+// last axis, the kernel against a hand loop with std::exp, completes the picture.
 #include <benchmark/benchmark.h>
 
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 #include <staticflow/staticflow.hpp>
@@ -88,6 +91,46 @@ void HandLoop(benchmark::State& state) {
   }
   d.check(state, d.out);
 }
+
+// softmax over the last axis (two reductions and an exp per element): the kernel's row, narrowed
+// to one 4-lane batch for rows of 3 (backend/cpu/softmax.hpp), against the hand loop with std::exp
+template <std::size_t R, std::size_t C>
+void Softmax(benchmark::State& state) {
+  data<R, C> d;
+  xt::xtensor_fixed<float, xt::xshape<R, C>> out;
+  auto f = sf::function([](auto x) { return sf::softmax(x); });
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(d.x);
+    f.call_into(out, d.x);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  for (std::size_t r = 0; r < R; ++r) {  // each row sums to 1
+    float s = 0;
+    for (std::size_t c = 0; c < C; ++c) s += out(r, c);
+    if (std::abs(s - 1.f) > 1e-5f) return state.SkipWithError("wrong result");
+  }
+}
+template <std::size_t R, std::size_t C>
+void SoftmaxHand(benchmark::State& state) {
+  data<R, C> d;
+  xt::xtensor_fixed<float, xt::xshape<R, C>> out;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(d.x);
+    for (std::size_t r = 0; r < R; ++r) {
+      const float* x = d.x.data() + r * C;
+      float* o = out.data() + r * C;
+      float m = x[0];
+      for (std::size_t c = 1; c < C; ++c) m = std::max(m, x[c]);
+      float s = 0;
+      for (std::size_t c = 0; c < C; ++c) s += (o[c] = std::exp(x[c] - m));
+      const float inv = 1.f / s;
+      for (std::size_t c = 0; c < C; ++c) o[c] *= inv;
+    }
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+}
 }  // namespace
 
 BENCHMARK(Axes<2, 3>)->Apply(sf_bench::add_min);
@@ -98,3 +141,7 @@ BENCHMARK(Axes<16, 64>)->Apply(sf_bench::add_min);
 BENCHMARK(StaticValue<16, 64>)->Apply(sf_bench::add_min);
 BENCHMARK(PlainInt<16, 64>)->Apply(sf_bench::add_min);
 BENCHMARK(HandLoop<16, 64>)->Apply(sf_bench::add_min);
+BENCHMARK(Softmax<2, 3>)->Apply(sf_bench::add_min);
+BENCHMARK(SoftmaxHand<2, 3>)->Apply(sf_bench::add_min);
+BENCHMARK(Softmax<16, 64>)->Apply(sf_bench::add_min);
+BENCHMARK(SoftmaxHand<16, 64>)->Apply(sf_bench::add_min);

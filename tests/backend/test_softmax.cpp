@@ -182,3 +182,49 @@ TEST_CASE("softmax rows split across threads give the one-thread result bit for 
   CHECK(bitwise_equal(b1, b2));
   check_rows<float>(x, a1, b1, 8e-6, 2e-6);
 }
+
+namespace {
+// Rows of every length up to one batch through the narrow batch softmax_short_or_long_row picks
+// and through the full-width row kernel: the same operations per lane, so the same values up to
+// how g++ contracts the exp's polynomial into FMAs in each copy (the bits are equal at -O2 and
+// -O3; at -Og, as the tests build, one element in a few hundred differs by 1 ulp).
+template <class T, class Kind>
+void check_short_rows_match_full_width(unsigned seed) {
+  using full = sf::cpu::detail::batch_t<T>;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-30, 30);
+  const T special[] = {-std::numeric_limits<T>::infinity(), std::numeric_limits<T>::infinity(),
+                       std::numeric_limits<T>::quiet_NaN(), T(-0.0), T(88), T(-104)};
+  for (std::size_t n = 1; n <= full::size; ++n) {
+    for (int variant = 0; variant < 8; ++variant) {
+      std::vector<T> x(n), narrow(n), wide(n);
+      for (auto& v : x) v = static_cast<T>(dist(rng));
+      if (variant > 1) x[static_cast<std::size_t>(variant) % n] = special[variant - 2];
+      if (variant == 1) std::fill(x.begin(), x.end(), -std::numeric_limits<T>::infinity());
+      sf::cpu::detail::softmax_short_or_long_row<Kind>(x.data(), narrow.data(), n);
+      sf::cpu::detail::softmax_row<Kind, T, full>(x.data(), wide.data(), n);
+      INFO("n " << n << " variant " << variant);
+      for (std::size_t i = 0; i < n; ++i) {
+        INFO("element " << i << ": " << narrow[i] << " against " << wide[i]);
+        if (std::isnan(wide[i])) CHECK(std::isnan(narrow[i]));
+        else if (std::isinf(wide[i]) || wide[i] == T(0)) CHECK(narrow[i] == wide[i]);
+        else CHECK(std::fabs(narrow[i] - wide[i]) <= 2 * std::numeric_limits<T>::epsilon() * std::fabs(wide[i]));
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("a row shorter than a batch runs in a narrower batch with the full width's values", "[softmax]") {
+  check_short_rows_match_full_width<float, sf::graph::softmax_kind>(1);
+  check_short_rows_match_full_width<float, sf::graph::log_softmax_kind>(2);
+  check_short_rows_match_full_width<double, sf::graph::softmax_kind>(3);
+  check_short_rows_match_full_width<double, sf::graph::log_softmax_kind>(4);
+  // and through a traced function: a static [2, 3] softmax (the short path) against the reference
+  auto f = sf::function([](auto x) { return std::tuple{sf::softmax(x), sf::log_softmax(x)}; });
+  xt::xtensor_fixed<float, xt::xshape<2, 3>> x = {{1.f, 2.f, 3.f}, {-1e3f, 0.f, 1e3f}};
+  const auto [sm, lsm] = f(x);
+  xt::xtensor<float, 2> xd = x, smd = sm, lsmd = lsm;
+  check_rows<float>(xd, smd, lsmd, 8e-6, 2e-6);
+  CHECK(sm(0, 2) == Approx(0.66524096f));
+}

@@ -42,10 +42,9 @@ STATICFLOW_INLINE T nan_max_scalar(T a, T b) {
   return (a > b || a != a) ? a : b;
 }
 
-/// Row of n elements at x into o (distinct buffers): softmax or log_softmax (Kind).
-template <class Kind, class T>
+/// Row of n elements at x into o (distinct buffers): softmax or log_softmax (Kind), in batches B.
+template <class Kind, class T, class B = batch_t<T>>
 void softmax_row(const T* __restrict x, T* __restrict o, std::size_t n) {
-  using B = batch_t<T>;
   constexpr std::size_t W = B::size;
   constexpr T neg_inf = -std::numeric_limits<T>::infinity();
   const std::size_t full = n - n % W;  // elements in whole batches
@@ -123,6 +122,28 @@ void softmax_row(const T* __restrict x, T* __restrict o, std::size_t n) {
   }
 }
 
+/// A row shorter than the instruction set's batch is one batch of the narrowest width that holds
+/// it (4 or 8 floats under AVX-512, not 16): the padding, the exp and the two sums across lanes
+/// shrink with it (a [2, 3] softmax spent 80 % of its time in the 16-lane row). The values are
+/// the wide batch's: the lanes beyond the row are -inf padding, whose exp adds +0 to the sum, and
+/// each lane does the same operations (equal bits at -O2 / -O3; at -Og g++ contracts the exp's
+/// polynomial into FMAs differently per copy, 1 ulp here and there; tested).
+template <class Kind, class T>
+STATICFLOW_INLINE void softmax_short_or_long_row(const T* __restrict x, T* __restrict o, std::size_t n) {
+  constexpr std::size_t W = batch_t<T>::size;
+  if constexpr (W >= 8) {
+    using quarter = xsimd::make_sized_batch_t<T, W / 4>;
+    using half = xsimd::make_sized_batch_t<T, W / 2>;
+    if constexpr (!std::is_void_v<quarter> && W / 4 >= 2) {
+      if (n <= W / 4) return softmax_row<Kind, T, quarter>(x, o, n);
+    }
+    if constexpr (!std::is_void_v<half>) {
+      if (n <= W / 2) return softmax_row<Kind, T, half>(x, o, n);
+    }
+  }
+  softmax_row<Kind, T>(x, o, n);
+}
+
 /// The same along a middle axis: `outer` blocks of n x inner elements, lanes across inner.
 template <class Kind, class T>
 void softmax_columns(const T* x, T* o, std::size_t outer, std::size_t n, std::size_t inner) {
@@ -192,10 +213,10 @@ void materialize(const graph::softmax_node<Kind, A, K>& n, const Views& views, c
     const std::size_t rows = size / len;
     const std::size_t threads = threads_for(size);
     if (threads <= 1 || rows < 2) {
-      for (std::size_t r = 0; r < rows; ++r) detail::softmax_row<Kind>(x + r * len, out + r * len, len);
+      for (std::size_t r = 0; r < rows; ++r) detail::softmax_short_or_long_row<Kind>(x + r * len, out + r * len, len);
     } else {
       parallel_for(rows, threads, [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) detail::softmax_row<Kind>(x + r * len, out + r * len, len);
+        for (std::size_t r = r0; r < r1; ++r) detail::softmax_short_or_long_row<Kind>(x + r * len, out + r * len, len);
       });
     }
   } else {
