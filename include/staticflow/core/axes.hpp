@@ -37,10 +37,14 @@ constexpr bool axis_in_range(int axis, std::size_t rank) {
   return axis >= -static_cast<int>(rank) && axis < static_cast<int>(rank);
 }
 
-/// The run-time form: throws shape_error for an axis out of range.
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void throw_axis_out_of_range(int axis, std::size_t rank) {
+  throw shape_error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+}
+
+/// The run-time form: throws shape_error for an axis out of range. (The check is inlined and the
+/// message built out of line, so that an axis the compiler knows costs nothing.)
 inline std::size_t checked_axis(int axis, std::size_t rank) {
-  if (!axis_in_range(axis, rank))
-    throw shape_error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  if (!axis_in_range(axis, rank)) throw_axis_out_of_range(axis, rank);
   return static_cast<std::size_t>(normalize_axis(axis, rank));
 }
 }  // namespace detail

@@ -350,32 +350,12 @@ STATICFLOW_INLINE void reduce_static_layout(const A& a, const Views& views, T* o
     out[o] = Op::finish(total, Layout::count);
   }
 }
-}  // namespace detail
 
-/// Materializes a reduction into out (extents out_ext).
+/// A reduction by the general kernel: the pattern of its axes found at run time (out of line;
+/// materialize below runs the static layouts inline and calls this for the rest).
 template <class Sig, class Op, class A, class Axes, bool Keep, class Views, std::size_t R, class T>
-void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, const extents<R>& out_ext, T* out) {
+void reduce_general(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, const extents<R>& out_ext, T* out) {
   constexpr std::size_t RI = A::shape_type::rank;
-  if constexpr (detail::static_reduction<Sig, Op, A, Axes>::applies) {
-    detail::reduce_static_layout<Sig, Op, detail::static_reduction<Sig, Op, A, Axes>>(n.a, views, out);
-    return;
-  } else if constexpr (std::is_same_v<Axes, runtime_axis> && A::shape_type::is_static) {
-    // a plain int axis over a static shape: the static loop of that axis, where it has one
-    const std::size_t axis = staticflow::detail::checked_axis(n.axes.axis, RI);
-    const bool done = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return ([&] {
-        using layout = detail::static_reduction<Sig, Op, A, axes<static_cast<int>(K)>>;
-        if constexpr (layout::applies) {
-          if (axis != K) return false;
-          detail::reduce_static_layout<Sig, Op, layout>(n.a, views, out);
-          return true;
-        } else {
-          return false;
-        }
-      }() || ...);
-    }(std::make_index_sequence<RI>{});
-    if (done) return;
-  }
   const auto in_ext = graph::node_extents(n.a, staticflow::detail::extents_of_views(views));
   const auto mask = n.mask();
   // kept axes first, reduced axes last (a suffix), or the other way round (a prefix)?
@@ -429,6 +409,38 @@ void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, 
       for (std::size_t o = 0; o < out_size; ++o) out[o] = Op::finish(out[o], count);
     }
   });
+}
+}  // namespace detail
+
+/// Materializes a reduction into out (extents out_ext). A static layout (and a plain int axis
+/// over a static shape that has one) is inlined into the caller: out of line, behind the general
+/// kernel's frame, a [2, 3] mean by int axis cost 3x the same loop by `sf::axes` (issue 20 item 11).
+template <class Sig, class Op, class A, class Axes, bool Keep, class Views, std::size_t R, class T>
+STATICFLOW_INLINE void materialize(const graph::reduce<Op, A, Axes, Keep>& n, const Views& views, const extents<R>& out_ext,
+                                   T* out) {
+  constexpr std::size_t RI = A::shape_type::rank;
+  if constexpr (detail::static_reduction<Sig, Op, A, Axes>::applies) {
+    detail::reduce_static_layout<Sig, Op, detail::static_reduction<Sig, Op, A, Axes>>(n.a, views, out);
+    return;
+  } else if constexpr (std::is_same_v<Axes, runtime_axis> && A::shape_type::is_static) {
+    // a plain int axis over a static shape: the static loop of that axis, where it has one
+    const std::size_t axis = staticflow::detail::checked_axis(n.axes.axis, RI);
+    const bool done = [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+      return ([&]() STATICFLOW_LAMBDA_INLINE {
+        using layout = detail::static_reduction<Sig, Op, A, axes<static_cast<int>(K)>>;
+        if constexpr (layout::applies) {
+          if (axis != K) return false;
+          detail::reduce_static_layout<Sig, Op, layout>(n.a, views, out);
+          return true;
+        } else {
+          return false;
+        }
+      }() || ...);
+    }(std::make_index_sequence<RI>{});
+    if (!done) detail::reduce_general<Sig>(n, views, out_ext, out);
+  } else {
+    detail::reduce_general<Sig>(n, views, out_ext, out);
+  }
 }
 
 /// argmax / argmin over an axis of extent 0 has no answer (TF: InvalidArgumentError).
