@@ -10,9 +10,11 @@
 // Each iteration makes one call_into a preallocated result, on inputs the compiler must assume
 // changed (DoNotOptimize before, ClobberMemory after). Targets (the issue): a small reduction
 // within 1.5x the hand loop; a plain int axis within 1.2x the time of sf::axes. Softmax over the
-// last axis, the kernel against a hand loop with std::exp, completes the picture.
+// last axis, the kernel against a hand loop with std::exp and Eigen's arrays, completes the
+// picture: a few short rows, long rows, and many short rows ([32, 5], [128, 10]).
 #include <benchmark/benchmark.h>
 
+#include <Eigen/Core>
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
 
@@ -131,6 +133,22 @@ void SoftmaxHand(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
 }
+// the same with Eigen's arrays (its vectorized exp), static extents
+template <std::size_t R, std::size_t C>
+void SoftmaxEigen(benchmark::State& state) {
+  data<R, C> d;
+  using M = Eigen::Array<float, int(R), int(C), C == 1 ? Eigen::ColMajor : Eigen::RowMajor>;
+  Eigen::Map<const M> x(d.x.data());
+  M out;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(d.x);
+    out = (x.colwise() - x.rowwise().maxCoeff()).exp();
+    out.colwise() /= out.rowwise().sum();
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  if (std::abs(out.row(0).sum() - 1.f) > 1e-5f) state.SkipWithError("wrong result");
+}
 }  // namespace
 
 BENCHMARK(Axes<2, 3>)->Apply(sf_bench::add_min);
@@ -143,5 +161,14 @@ BENCHMARK(PlainInt<16, 64>)->Apply(sf_bench::add_min);
 BENCHMARK(HandLoop<16, 64>)->Apply(sf_bench::add_min);
 BENCHMARK(Softmax<2, 3>)->Apply(sf_bench::add_min);
 BENCHMARK(SoftmaxHand<2, 3>)->Apply(sf_bench::add_min);
+BENCHMARK(SoftmaxEigen<2, 3>)->Apply(sf_bench::add_min);
 BENCHMARK(Softmax<16, 64>)->Apply(sf_bench::add_min);
 BENCHMARK(SoftmaxHand<16, 64>)->Apply(sf_bench::add_min);
+BENCHMARK(SoftmaxEigen<16, 64>)->Apply(sf_bench::add_min);
+// many short rows (a classifier's 10 classes over a batch of 128; rows of 5): W rows to a batch
+BENCHMARK(Softmax<32, 5>)->Apply(sf_bench::add_min);
+BENCHMARK(SoftmaxHand<32, 5>)->Apply(sf_bench::add_min);
+BENCHMARK(SoftmaxEigen<32, 5>)->Apply(sf_bench::add_min);
+BENCHMARK(Softmax<128, 10>)->Apply(sf_bench::add_min);
+BENCHMARK(SoftmaxHand<128, 10>)->Apply(sf_bench::add_min);
+BENCHMARK(SoftmaxEigen<128, 10>)->Apply(sf_bench::add_min);

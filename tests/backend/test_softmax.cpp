@@ -1,7 +1,7 @@
 // Tests for backend/cpu/softmax.hpp and graph::softmax_node (graph/composites.hpp): softmax and
 // log_softmax along every axis against a double-precision reference, rows of every length up to
-// 40 and long ones, -inf / huge / NaN entries, threads bit for bit, the node's expansion, and the
-// plan (one materialized node, computed once).
+// 40 and long ones, -inf / huge / NaN entries, threads bit for bit, the node's expansion, the
+// plan (one materialized node, computed once), and the short-row kernels against the row kernel.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -227,4 +227,74 @@ TEST_CASE("a row shorter than a batch runs in a narrower batch with the full wid
   xt::xtensor<float, 2> xd = x, smd = sm, lsmd = lsm;
   check_rows<float>(xd, smd, lsmd, 8e-6, 2e-6);
   CHECK(sm(0, 2) == Approx(0.66524096f));
+}
+
+namespace {
+// Many rows of at most one batch run a batch's width of rows at a time, a row per lane
+// (softmax_short_rows): against the row kernel each row would take, row by row (the same
+// operations per lane: equal bits at -O2 / -O3, within 2 ulp at -Og as above). Every length up
+// to a batch, whole groups and a tail, rows of specials among random ones.
+template <class T, class Kind>
+void check_short_rows_match_row_kernel(unsigned seed) {
+  constexpr std::size_t W = sf::cpu::detail::batch_t<T>::size;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-30, 30);
+  const T special[] = {-std::numeric_limits<T>::infinity(), std::numeric_limits<T>::infinity(),
+                       std::numeric_limits<T>::quiet_NaN(), T(-0.0), T(88), T(-104)};
+  for (std::size_t n = 1; n <= W; ++n) {
+    for (const std::size_t rows : {W, 2 * W + 3}) {
+      std::vector<T> x(rows * n), lanes(rows * n), by_row(rows * n);
+      for (auto& v : x) v = static_cast<T>(dist(rng));
+      for (std::size_t r = 0; r < rows; r += 3) x[r * n + r % n] = special[(r / 3) % 6];
+      std::fill(x.begin() + static_cast<std::ptrdiff_t>(n), x.begin() + static_cast<std::ptrdiff_t>(2 * n),
+                -std::numeric_limits<T>::infinity());  // row 1: all -inf
+      sf::cpu::detail::softmax_short_rows<Kind>(x.data(), lanes.data(), rows, n);
+      for (std::size_t r = 0; r < rows; ++r)
+        sf::cpu::detail::softmax_short_or_long_row<Kind>(x.data() + r * n, by_row.data() + r * n, n);
+      INFO("n " << n << " rows " << rows);
+      for (std::size_t i = 0; i < rows * n; ++i) {
+        INFO("element " << i << " (x " << x[i] << "): " << lanes[i] << " against " << by_row[i]);
+        if (std::isnan(by_row[i])) CHECK(std::isnan(lanes[i]));
+        else if (std::isinf(by_row[i]) || by_row[i] == T(0)) CHECK(lanes[i] == by_row[i]);
+        else CHECK(std::fabs(lanes[i] - by_row[i]) <= 2 * std::numeric_limits<T>::epsilon() * std::fabs(by_row[i]));
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("many short rows run a batch of rows at a time with the row kernel's values", "[softmax]") {
+  check_short_rows_match_row_kernel<float, sf::graph::softmax_kind>(11);
+  check_short_rows_match_row_kernel<float, sf::graph::log_softmax_kind>(12);
+  check_short_rows_match_row_kernel<double, sf::graph::softmax_kind>(13);
+  check_short_rows_match_row_kernel<double, sf::graph::log_softmax_kind>(14);
+  auto f = sf::function([](auto x) { return std::tuple{sf::softmax(x), sf::log_softmax(x)}; });
+  SECTION("through traced functions: static and run-time shapes, a tail of rows, the reference") {
+    const auto x = random_matrix<float>(37, 5, -10, 10, 15);  // two groups of 16 (AVX-512) and a tail
+    const auto [sm, lsm] = f(x);
+    check_rows<float>(x, sm, lsm, 8e-6, 2e-6);
+    xt::xtensor_fixed<float, xt::xshape<37, 5>> xs = x;
+    const auto [sms, lsms] = f(xs);
+    const xt::xtensor<float, 2> smd = sms, lsmd = lsms;
+    CHECK(bitwise_equal(smd, sm));
+    CHECK(bitwise_equal(lsmd, lsm));
+  }
+  SECTION("split across threads: whole groups of rows, the one-thread bits") {
+    const auto x = random_matrix<float>(40003, 5, -10, 10, 16);  // 200k elements: above the grain
+    sf::set_num_threads(1);
+    const auto [a1, b1] = f(x);
+    sf::set_num_threads(2);
+    const auto [a2, b2] = f(x);
+    sf::set_num_threads(1);
+    CHECK(bitwise_equal(a1, a2));
+    CHECK(bitwise_equal(b1, b2));
+    check_rows<float>(x, a1, b1, 8e-6, 2e-6);
+  }
+  SECTION("size 0 and one row") {
+    const auto empty = xt::xtensor<float, 2>::from_shape({0, 5});
+    CHECK(std::get<0>(f(empty)).size() == 0);
+    const auto one = random_matrix<float>(1, 5, -1, 1, 17);
+    const auto [sm, lsm] = f(one);
+    check_rows<float>(one, sm, lsm, 8e-6, 2e-6);
+  }
 }
