@@ -8,9 +8,9 @@
 // partial batch of a row is padded with -inf (whose exp adds 0 to the sum), so an element's value
 // does not depend on its position. Rows are split across the thread pool above
 // cpu::parallel_grain elements; a row is computed the same way on any thread, so the results do
-// not depend on the thread count. Many rows of at most one batch run a batch's width of rows at
-// a time, one row per lane, with each lane's operations those of the row kernel. Along another axis, the same three passes run over the axis
-// with the lanes across the trailing dimensions (one thread).
+// not depend on the thread count. Rows of at most one batch run a batch's width of rows at a
+// time, one row per lane, each lane doing the row kernel's operations. Along another axis, the
+// same three passes run over the axis with the lanes across the trailing dimensions (one thread).
 //
 // Accuracy: exp is xsimd's (within 4 ulp of the C library's); the sum adds four accumulators'
 // lanes in a fixed order; softmax multiplies by the rounded reciprocal of the sum (1 ulp more
@@ -123,34 +123,15 @@ void softmax_row(const T* __restrict x, T* __restrict o, std::size_t n) {
   }
 }
 
-/// A row shorter than the instruction set's batch is one batch of the narrowest width that holds
-/// it (4 or 8 floats under AVX-512, not 16): the padding, the exp and the two sums across lanes
-/// shrink with it (a [2, 3] softmax spent 80 % of its time in the 16-lane row). The values are
-/// the wide batch's: the lanes beyond the row are -inf padding, whose exp adds +0 to the sum, and
-/// each lane does the same operations (equal bits at -O2 / -O3; at -Og g++ contracts the exp's
-/// polynomial into FMAs differently per copy, 1 ulp here and there; tested).
-template <class Kind, class T>
-STATICFLOW_INLINE void softmax_short_or_long_row(const T* __restrict x, T* __restrict o, std::size_t n) {
-  constexpr std::size_t W = batch_t<T>::size;
-  if constexpr (W >= 8) {
-    using quarter = xsimd::make_sized_batch_t<T, W / 4>;
-    using half = xsimd::make_sized_batch_t<T, W / 2>;
-    if constexpr (!std::is_void_v<quarter> && W / 4 >= 2) {
-      if (n <= W / 4) return softmax_row<Kind, T, quarter>(x, o, n);
-    }
-    if constexpr (!std::is_void_v<half>) {
-      if (n <= W / 2) return softmax_row<Kind, T, half>(x, o, n);
-    }
-  }
-  softmax_row<Kind, T>(x, o, n);
-}
-
 /// Many rows of at most W elements: W rows at a time, one row per lane (the columns of a block of
 /// rows transposed into a stack buffer). Each lane does what softmax_row does for its row -- the
 /// max and the sum taken in element order from the first, the same exp, 1 / sum then a product
 /// (std::log of the sum for log_softmax) -- so the values are the row kernel's, but the exps run
 /// W rows to a batch with no padding and no reductions across lanes: a [32, 5] softmax spent
-/// 40 ns a row on one padded batch's chain of dependent steps.
+/// 40 ns a row on one padded batch's chain of dependent steps. The last group's lanes past the
+/// rows hold zeros (their values are computed and dropped), so a few rows take this path too
+/// ([2, 3]: 83 -> 51 ns; it replaced session 47's row in the narrowest batch that holds it). (Gathering the columns and scattering the results, instead of the
+/// transposition through `block`, measured slower: 72 ns at [2, 3].)
 template <class Kind, class T>
 void softmax_short_rows(const T* __restrict x, T* __restrict o, std::size_t rows, std::size_t n) {
   using B = batch_t<T>;
@@ -158,10 +139,11 @@ void softmax_short_rows(const T* __restrict x, T* __restrict o, std::size_t rows
   constexpr bool store = std::is_same_v<Kind, graph::softmax_kind>;
   alignas(64) T block[W * W];  // element c of lane l's row at block[c * W + l]
   alignas(64) T sums[W];
-  std::size_t r = 0;
-  for (; r + W <= rows; r += W) {
+  for (std::size_t r = 0; r < rows; r += W) {
     const T* xr = x + r * n;
-    for (std::size_t l = 0; l < W; ++l)
+    const std::size_t used = std::min(W, rows - r);  // the last group's other lanes hold zeros
+    if (used < W) std::fill(block, block + n * W, T(0));
+    for (std::size_t l = 0; l < used; ++l)
       for (std::size_t c = 0; c < n; ++c) block[c * W + l] = xr[l * n + c];
     B m(-std::numeric_limits<T>::infinity());
     for (std::size_t c = 0; c < n; ++c) m = nan_max(m, B::load_aligned(block + c * W));
@@ -183,10 +165,9 @@ void softmax_short_rows(const T* __restrict x, T* __restrict o, std::size_t rows
       for (std::size_t c = 0; c < n; ++c) ((B::load_aligned(block + c * W) - m) - ls).store_aligned(block + c * W);
     }
     T* orow = o + r * n;
-    for (std::size_t l = 0; l < W; ++l)
+    for (std::size_t l = 0; l < used; ++l)
       for (std::size_t c = 0; c < n; ++c) orow[l * n + c] = block[c * W + l];
   }
-  for (; r < rows; ++r) softmax_short_or_long_row<Kind>(x + r * n, o + r * n, n);
 }
 
 /// The same along a middle axis: `outer` blocks of n x inner elements, lanes across inner.
@@ -258,8 +239,8 @@ void materialize(const graph::softmax_node<Kind, A, K>& n, const Views& views, c
     const std::size_t rows = size / len;
     const std::size_t threads = threads_for(size);
     constexpr std::size_t W = detail::batch_t<T>::size;
-    if (len <= W && rows >= W) {  // short rows, W to a batch; threads split whole groups of W rows,
-      if (threads <= 1) {          // so each row takes the same kernel with any thread count
+    if (len <= W) {  // short rows, W to a batch (threads split whole groups of W rows)
+      if (threads <= 1) {
         detail::softmax_short_rows<Kind>(x, out, rows, len);
       } else {
         parallel_for((rows + W - 1) / W, threads, [&](std::size_t g0, std::size_t g1) {
@@ -268,10 +249,10 @@ void materialize(const graph::softmax_node<Kind, A, K>& n, const Views& views, c
         });
       }
     } else if (threads <= 1 || rows < 2) {
-      for (std::size_t r = 0; r < rows; ++r) detail::softmax_short_or_long_row<Kind>(x + r * len, out + r * len, len);
+      for (std::size_t r = 0; r < rows; ++r) detail::softmax_row<Kind, T>(x + r * len, out + r * len, len);
     } else {
       parallel_for(rows, threads, [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) detail::softmax_short_or_long_row<Kind>(x + r * len, out + r * len, len);
+        for (std::size_t r = r0; r < r1; ++r) detail::softmax_row<Kind, T>(x + r * len, out + r * len, len);
       });
     }
   } else {
