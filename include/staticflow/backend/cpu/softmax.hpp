@@ -123,15 +123,15 @@ void softmax_row(const T* __restrict x, T* __restrict o, std::size_t n) {
   }
 }
 
-/// Many rows of at most W elements: W rows at a time, one row per lane (the columns of a block of
-/// rows transposed into a stack buffer). Each lane does what softmax_row does for its row -- the
-/// max and the sum taken in element order from the first, the same exp, 1 / sum then a product
+/// Rows of at most W elements: W rows at a time, one row per lane (the columns of a group of rows
+/// transposed into a stack buffer). Each lane does what softmax_row does for its row -- the max
+/// and the sum taken in element order from the first, the same exp, 1 / sum then a product
 /// (std::log of the sum for log_softmax) -- so the values are the row kernel's, but the exps run
 /// W rows to a batch with no padding and no reductions across lanes: a [32, 5] softmax spent
 /// 40 ns a row on one padded batch's chain of dependent steps. The last group's lanes past the
-/// rows hold zeros (their values are computed and dropped), so a few rows take this path too
-/// ([2, 3]: 83 -> 51 ns; it replaced session 47's row in the narrowest batch that holds it). (Gathering the columns and scattering the results, instead of the
-/// transposition through `block`, measured slower: 72 ns at [2, 3].)
+/// rows hold zeros (computed and dropped), so a few rows take this path too ([2, 3]: 83 -> 51 ns,
+/// against session 47's row in the narrowest batch that holds it). Gathering the columns and
+/// scattering the results instead of the transposition measured slower (72 ns at [2, 3]).
 template <class Kind, class T>
 void softmax_short_rows(const T* __restrict x, T* __restrict o, std::size_t rows, std::size_t n) {
   using B = batch_t<T>;
@@ -153,13 +153,12 @@ void softmax_short_rows(const T* __restrict x, T* __restrict o, std::size_t rows
       if constexpr (store) e.store_aligned(block + c * W);
       s += e;
     }
+    s.store_aligned(sums);
     if constexpr (store) {
-      s.store_aligned(sums);
       for (std::size_t l = 0; l < W; ++l) sums[l] = T(1) / sums[l];
       const B inv = B::load_aligned(sums);
       for (std::size_t c = 0; c < n; ++c) (B::load_aligned(block + c * W) * inv).store_aligned(block + c * W);
     } else {
-      s.store_aligned(sums);
       for (std::size_t l = 0; l < W; ++l) sums[l] = std::log(sums[l]);  // (x - m) - log(s)
       const B ls = B::load_aligned(sums);
       for (std::size_t c = 0; c < n; ++c) ((B::load_aligned(block + c * W) - m) - ls).store_aligned(block + c * W);
