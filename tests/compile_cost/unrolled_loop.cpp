@@ -9,6 +9,8 @@
 //   PROGRAM=5: the gradient of program 3 with respect to x (the reduction read 3^TRIPS times)
 //   PROGRAM=6: program 3 with each level stored (sf::materialize) and a static literal: every
 //              level is a materialized node whose type says its values, read three times
+//   PROGRAM=7: program 3 with a static literal and nothing stored by hand: every level's type says
+//              its values, and the planner stores a level whose fused tree passes its budget
 #include <cstdio>
 
 #include <staticflow/staticflow.hpp>
@@ -45,6 +47,13 @@ int main() {
 #elif PROGRAM == 6
   auto f = sf::function([](auto x) {
     return stored_chain<TRIPS>(sf::reduce_sum(x, sf::axes<0>{}, sf::keepdims) * sf::static_value<0.001f>{});
+  });
+  xt::xtensor<float, 1> x = {-0.5f, -0.25f};
+  const xt::xtensor<float, 1> y = f(x);
+  std::printf("%g\n", double(y[0]));
+#elif PROGRAM == 7
+  auto f = sf::function([](auto x) {
+    return chain<TRIPS>(sf::reduce_sum(x, sf::axes<0>{}, sf::keepdims) * sf::static_value<0.001f>{});
   });
   xt::xtensor<float, 1> x = {-0.5f, -0.25f};
   const xt::xtensor<float, 1> y = f(x);

@@ -1,7 +1,8 @@
 // Tests for plan/repeats.hpp: a materialized node a program reads in several places, whose type
 // determines its values, is one node of the plan by construction (one slot, one kernel), traced
-// or eager; nodes of one type that may differ (a run-time literal, an eager result) keep a slot per
-// read, and every value stays right.
+// or eager; an elementwise node read twice whose fused tree passes the budget is stored once; nodes
+// of one type that may differ (a run-time literal, an eager result) keep a slot per read, and
+// every value stays right.
 #include <catch2/catch.hpp>
 
 #include <cstddef>
@@ -155,4 +156,76 @@ TEST_CASE("sf::materialize at each of 8 levels over static literals: nine nodes,
   CHECK(sf::plan::materialization_counter() - before == 9);
   REQUIRE(y.size() == 1);
   CHECK(y(0) == Approx(v).epsilon(1e-12));
+}
+
+TEST_CASE("an elementwise tree over the fusion budget, read twice, is stored once", "[plan][repeats]") {
+  using x = sf::graph::argument<0, double, sf::shape<sf::dyn>>;
+  using level2 = decltype(chain<2>(x{}));
+  using product3 = decltype(std::declval<level2>() * std::declval<level2>());
+  using level3 = decltype(chain<3>(x{}));
+  using level4 = decltype(chain<4>(x{}));
+  using outputs = std::tuple<level4>;
+  STATIC_REQUIRE(sf::plan::fused_tree_budget == 32);
+  // the ops a fused loop evaluates per element: v * v + v over a tree of size s is 3s + 2
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, x> == 1);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, decltype(chain<1>(x{}))> == 5);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, level2> == 17);
+  // level 3's product (35 ops, capped at the budget + 1) is read through each of level 4's three
+  // reads of level 3: stored, and level 3 then costs its add, one read and level 2
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, product3> == 33);
+  STATIC_REQUIRE(sf::plan::detail::stored_repeat_v<outputs, product3>);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, level3> == 1 + 1 + 17);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_v<outputs, level2>);  // within the budget
+  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_v<outputs, level3>);
+  // level 4's product is over the budget too, but read once (level 4 is the output)
+  using product4 = decltype(std::declval<level3>() * std::declval<level3>());
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, product4> == 33);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_v<outputs, product4>);
+  STATIC_REQUIRE(sf::plan::evaluation_plan<1, outputs>::slot_count == 1);
+  // read once, it stays fused: the outputs are planned as they are
+  using once = std::tuple<decltype(std::declval<level3>() * sf::static_value<2.0>{})>;
+  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_v<once, product3>);
+  STATIC_REQUIRE(std::is_same_v<sf::plan::detail::marked_outputs_t<once>, once>);
+  // a run-time literal below: two nodes of this type may hold different values, never stored
+  using scaled = decltype(chain<3>(x{} * 0.5));
+  using scaled_product = decltype(chain<2>(x{} * 0.5) * chain<2>(x{} * 0.5));
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<std::tuple<decltype(chain<1>(std::declval<scaled>()))>, scaled_product> == 33);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_v<std::tuple<decltype(chain<1>(std::declval<scaled>()))>, scaled_product>);
+  // a materialized node below counts as one read
+  using over_sum = decltype(chain<1>(sf::reduce_sum(x{}) + x{}));
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<std::tuple<over_sum>, over_sum> == 3 * 3 + 2);
+}
+
+TEST_CASE("a chain read 3^7 times by hand: a slot per level, values right, traced and eager", "[plan][repeats]") {
+  // the products of levels 3 to 6 pass the budget and are read three times each (through their
+  // level); level 7's product is read once, by the output
+  auto f = sf::function([](auto x) { return chain<7>(x); });
+  using C = concrete_t<decltype(f), xt::xtensor<double, 1>>;
+  STATIC_REQUIRE(C::materialized_count == 4);
+  const auto expected = [](double v) {
+    for (int k = 0; k < 7; ++k) v = v * v + v;
+    return v;
+  };
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{37}}) {
+    xt::xtensor<double, 1> x = xt::xtensor<double, 1>::from_shape({n});
+    for (std::size_t i = 0; i < n; ++i) x(i) = -0.9 + 0.8 * double(i) / 37.0;  // where the chain stays bounded
+    auto before = sf::plan::materialization_counter();
+    const xt::xtensor<double, 1> traced = f(x);
+    CHECK(sf::plan::materialization_counter() - before == 4);
+    REQUIRE(traced.size() == n);
+    for (std::size_t i = 0; i < n; ++i) CHECK(traced(i) == Approx(expected(x(i))).epsilon(1e-12));
+    // eager: 3^7 reads of the argument are too many to make arguments of; the planned path
+    sf::run_functions_eagerly_scope eager;
+    const xt::xtensor<double, 1> run_eagerly = f(x);
+    REQUIRE(run_eagerly.size() == n);
+    for (std::size_t i = 0; i < n; ++i) CHECK(run_eagerly(i) == Approx(traced(i)).epsilon(1e-12));
+  }
+  // the same chain over a run-time literal is never stored: one fused loop, every value right
+  auto g = sf::function([](auto x) { return chain<4>(x * 0.5); });
+  STATIC_REQUIRE(concrete_t<decltype(g), xt::xtensor<double, 1>>::materialized_count == 0);
+  const xt::xtensor<double, 1> y = g(xt::xtensor<double, 1>{-0.5, 0.25});
+  double a = -0.25, b = 0.125;
+  for (int k = 0; k < 4; ++k) a = a * a + a, b = b * b + b;
+  CHECK(y(0) == Approx(a).epsilon(1e-12));
+  CHECK(y(1) == Approx(b).epsilon(1e-12));
 }

@@ -1,5 +1,5 @@
-// staticflow/plan/repeats.hpp -- a materialized node that a program reads in several places, made
-// one node before the plan is made.
+// staticflow/plan/repeats.hpp -- a node that a program reads in several places, made one node
+// before the plan is made.
 //
 // A traced graph is a tree of types: `auto s = sf::reduce_sum(x); s * s + s` holds s's type three
 // times, and written as a chain (`v = v * v + v`, k levels deep over a reduction) it holds the
@@ -14,7 +14,18 @@
 // its prelude, and lowers every occurrence to a read of that one slot (plan/plan.hpp): the
 // reduction is one slot by construction. The paths are counted per pair of types (a variable
 // template, counted up to 2), never walked, and a subtree without such a node is not rebuilt.
-// Elementwise nodes stay as they are: fused into their consumers' loops and recomputed there.
+//
+// Elementwise nodes are fused into their consumers' loops and recomputed there (the cost rule),
+// which is right for small trees but not for a chain that reads each level several times: the
+// fused loop of `v = v * v + v` written k levels deep evaluates 3^k ops per element, and g++'s
+// optimizer grows with it (5 levels: 78 s). So an elementwise node whose type determines its
+// values, that the outputs reach along two paths or more, and whose fused tree (the ops one loop
+// evaluates for it per element, a materialized or stored node below counting as one) is larger
+// than fused_tree_budget is stored as well (graph::stored, keyed by its type): computed once into
+// a buffer that each reader reads, as XLA's fusion stops duplicating a producer past a size. The
+// budget spares the small trees that recomputation suits (an activation and its derivative in a
+// gradient), and a node whose type does not say its values (a run-time literal below it) is never
+// stored: two such nodes of one type may hold different values.
 #pragma once
 
 #include <cstddef>
@@ -23,9 +34,20 @@
 #include <utility>
 
 #include "staticflow/graph/child_refs.hpp"
+#include "staticflow/graph/shape_ops.hpp"
 #include "staticflow/graph/shared.hpp"
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/plan/cost_rule.hpp"
+
+#ifndef STATICFLOW_FUSED_TREE_BUDGET
+/// The largest fused tree (ops per element) of an elementwise node read twice or more that the
+/// planner leaves to its readers' loops (plan/repeats.hpp); a larger one is stored once.
+#define STATICFLOW_FUSED_TREE_BUDGET 32
+#endif
+
+namespace staticflow::plan {
+inline constexpr std::size_t fused_tree_budget = STATICFLOW_FUSED_TREE_BUDGET;
+}  // namespace staticflow::plan
 
 namespace staticflow::plan::detail {
 
@@ -59,12 +81,57 @@ inline constexpr bool repeated_v = [] {
   else return paths_from_outputs_v<N, Outputs> >= 2;
 }();
 
+/// What reading a child of fused tree size Size costs its parent's loop per element: one read of a
+/// buffer if the child is stored (stored_repeat_v below), its whole tree otherwise.
+template <class Outputs, class Kid, std::size_t Size>
+constexpr std::size_t read_cost() {
+  if constexpr (Size > fused_tree_budget && graph::value_free_v<Kid>) {
+    if constexpr (paths_from_outputs_v<Kid, Outputs> >= 2) return 1;
+    else return Size;
+  } else {
+    return Size;
+  }
+}
+
+/// The ops a fused loop evaluates per element for node N of a graph with outputs Outputs: N and
+/// its elementwise subtree, where a materialized, shared or stored node below counts as one (a read
+/// of its buffer); 1 for a materialized or shared N. Capped at fused_tree_budget + 1.
+template <class Outputs, class N>
+inline constexpr std::size_t fused_tree_size_v = [] {
+  if constexpr (graph::detail::is_shared<N>::value || materializes_v<N>) {
+    return std::size_t{1};
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    const std::size_t size = []<std::size_t... K>(std::index_sequence<K...>) {
+      return (std::size_t{1} + ... +
+              read_cost<Outputs, std::remove_cvref_t<std::tuple_element_t<K, kids>>,
+                        fused_tree_size_v<Outputs, std::remove_cvref_t<std::tuple_element_t<K, kids>>>>());
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    return size <= fused_tree_budget ? size : fused_tree_budget + 1;
+  }
+}();
+
+/// Whether the planner stores elementwise node N of a graph with outputs Outputs: its type
+/// determines its values, it is reached along two paths or more, and its fused tree is over budget.
+template <class Outputs, class N>
+inline constexpr bool stored_repeat_v = [] {
+  if constexpr (graph::detail::is_shared<N>::value || materializes_v<N>) {
+    return false;
+  } else if constexpr (fused_tree_size_v<Outputs, N> <= fused_tree_budget) {
+    return false;  // (the common case: the type walks below are not instantiated)
+  } else if constexpr (!graph::value_free_v<N>) {
+    return false;
+  } else {
+    return paths_from_outputs_v<N, Outputs> >= 2;
+  }
+}();
+
 /// Whether subtree N holds a node the planner marks (N included), outside shared nodes.
 template <class Outputs, class N>
 inline constexpr bool holds_repeats_v = [] {
   if constexpr (graph::detail::is_shared<N>::value) {
     return false;
-  } else if constexpr (repeated_v<Outputs, N>) {
+  } else if constexpr (repeated_v<Outputs, N> || stored_repeat_v<Outputs, N>) {
     return true;
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
@@ -74,8 +141,9 @@ inline constexpr bool holds_repeats_v = [] {
   }
 }();
 
-/// n with every repeated node below it marked shared (keyed by its type as rebuilt: the nodes below
-/// it may be marked too). One instantiation per node type.
+/// n with every repeated node below it marked shared, and every stored repeat stored and shared
+/// (keyed by its type as rebuilt: the nodes below it may be marked too). One instantiation per
+/// node type.
 template <class Outputs, class N>
 constexpr auto mark_repeats(const N& n) {
   if constexpr (!holds_repeats_v<Outputs, N>) {
@@ -87,8 +155,14 @@ constexpr auto mark_repeats(const N& n) {
       return graph::with_children(n, mark_repeats<Outputs>(graph::child<K>(c))...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
     using R = std::remove_cvref_t<decltype(rebuilt)>;
-    if constexpr (repeated_v<Outputs, N>) return graph::shared_node<decltype(graph::typed_value_key<R>())>(rebuilt);
-    else return rebuilt;
+    if constexpr (repeated_v<Outputs, N>) {
+      return graph::shared_node<decltype(graph::typed_value_key<R>())>(rebuilt);
+    } else if constexpr (stored_repeat_v<Outputs, N>) {
+      using S = graph::stored<R>;
+      return graph::shared_node<decltype(graph::typed_value_key<S>())>(S(rebuilt));
+    } else {
+      return rebuilt;
+    }
   }
 }
 

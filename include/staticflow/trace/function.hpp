@@ -105,11 +105,31 @@ constexpr bool eager_elementwise() {
   }
 }
 
+/// The most reads of eager values an elementwise eager result turns into arguments: a value read by
+/// hand at every level of a chain (`v = v * v + v`) is read 3^levels times, one argument each, and
+/// such a graph takes the planned path instead, whose repeats are one node (plan/repeats.hpp).
+inline constexpr std::size_t eager_reads_as_arguments_limit = 64;
+
+/// How many times graph N reads an eager value (each occurrence), counted up to the limit + 1.
+template <class N>
+inline constexpr std::size_t eager_value_reads_v = [] {
+  if constexpr (graph::detail::is_eager_value<N>::value) {
+    return std::size_t{1};
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    const std::size_t reads = []<std::size_t... K>(std::index_sequence<K...>) {
+      return (std::size_t{0} + ... + eager_value_reads_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    return reads <= eager_reads_as_arguments_limit ? reads : eager_reads_as_arguments_limit + 1;
+  }
+}();
+
 /// Whether an eager call's result G (a node, a tuple, ...) is one such graph.
 template <class G>
 constexpr bool eager_elementwise_result() {
-  if constexpr (symbolic<G>) return eager_elementwise<G>();
-  else return false;
+  if constexpr (!symbolic<G>) return false;
+  else if constexpr (!eager_elementwise<G>()) return false;
+  else return eager_value_reads_v<G> <= eager_reads_as_arguments_limit;
 }
 
 template <class... L> struct eager_spec_cat { using type = std::tuple<>; };
