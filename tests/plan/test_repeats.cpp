@@ -30,7 +30,24 @@ TEST_CASE("which nodes the planner marks: materialized, one type for one value, 
   using s = decltype(sf::reduce_sum(x{}));
   using twice = decltype(x{} * std::declval<s>() + std::declval<s>());
   using outputs = std::tuple<twice>;
-  STATIC_REQUIRE(sf::plan::detail::paths_to_type_v<s, twice> == 2);
+  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs_v<s, outputs> == 2);
+  STATIC_REQUIRE(sf::plan::detail::holds_inner_repeats_v<outputs>);
+  STATIC_REQUIRE(sf::plan::detail::counted_paths_v<s, outputs> == 2);
+  STATIC_REQUIRE(sf::plan::detail::local_repeats_in_outputs_v<outputs>);
+  // leaves read by several ops count paths but are no inner repeat: such a graph walks no tree
+  using plain = std::tuple<decltype((x{} + y{}) * x{} - y{})>;
+  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs_v<x, plain> == 2);
+  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs_v<decltype(x{} + y{}), plain> == 1);
+  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs_v<s, plain> == 0);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::holds_inner_repeats_v<plain>);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::local_repeats_in_outputs_v<plain>);
+  STATIC_REQUIRE(sf::plan::detail::counted_paths_v<x, plain> == 2);
+  // a node read by a node and by a child of it (v * v + v), or twice by one node, is found; a node
+  // read by two children of one node (a * b + a * c) is not, as far repeats are not
+  using ab = decltype(x{} + y{});
+  STATIC_REQUIRE(sf::plan::detail::local_repeats_in_outputs_v<std::tuple<decltype(std::declval<ab>() * x{} + std::declval<ab>())>>);
+  STATIC_REQUIRE(sf::plan::detail::local_repeats_in_outputs_v<std::tuple<decltype(sf::maximum(std::declval<ab>(), std::declval<ab>()))>>);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::local_repeats_in_outputs_v<std::tuple<decltype(std::declval<ab>() * x{} + std::declval<ab>() * y{})>>);
   STATIC_REQUIRE(sf::plan::detail::repeated_v<outputs, s>);
   STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<outputs, x>);  // not materialized
   // read once: the outputs are planned as they are (the same type, no rebuild)

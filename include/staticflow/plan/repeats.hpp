@@ -12,8 +12,9 @@
 // (graph::value_free_v) and that the outputs reach along two paths or more is wrapped in a shared
 // node keyed by its type (graph::typed_value_key). The planner computes a shared node once, in
 // its prelude, and lowers every occurrence to a read of that one slot (plan/plan.hpp): the
-// reduction is one slot by construction. The paths are counted per pair of types (a variable
-// template, counted up to 2), never walked, and a subtree without such a node is not rebuilt.
+// reduction is one slot by construction. The paths are counted once per graph over its distinct
+// node types, up to 2 (plan/path_counts.hpp), never walked, and a subtree without such a node is
+// not rebuilt.
 //
 // Elementwise nodes are fused into their consumers' loops and recomputed there (the cost rule),
 // which is right for small trees but not for a chain that reads each level several times: the
@@ -38,6 +39,7 @@
 #include "staticflow/graph/shared.hpp"
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/plan/cost_rule.hpp"
+#include "staticflow/plan/path_counts.hpp"
 
 #ifndef STATICFLOW_FUSED_TREE_BUDGET
 /// The largest fused tree (ops per element) of an elementwise node read twice or more that the
@@ -52,7 +54,8 @@ inline constexpr std::size_t fused_tree_budget = STATICFLOW_FUSED_TREE_BUDGET;
 namespace staticflow::plan::detail {
 
 /// The number of paths from node N down to a node of type M, not through shared nodes (a shared
-/// node is planned once already), counted up to 2. One variable per pair of types.
+/// node is planned once already), counted up to 2. One variable per pair of types: asked only for
+/// materialized nodes, which are few (the elementwise nodes below ask plan/path_counts.hpp).
 template <class M, class N>
 inline constexpr std::size_t paths_to_type_v = [] {
   if constexpr (std::is_same_v<M, N>) {
@@ -81,50 +84,58 @@ inline constexpr bool repeated_v = [] {
   else return paths_from_outputs_v<N, Outputs> >= 2;
 }();
 
-/// What reading a child of fused tree size Size costs its parent's loop per element: one read of a
-/// buffer if the child is stored (stored_repeat_v below), its whole tree otherwise.
-template <class Outputs, class Kid, std::size_t Size>
-constexpr std::size_t read_cost() {
-  if constexpr (Size > fused_tree_budget && graph::value_free_v<Kid>) {
-    if constexpr (paths_from_outputs_v<Kid, Outputs> >= 2) return 1;
-    else return Size;
-  } else {
-    return Size;
-  }
-}
+// The fused tree sizes and the stored test are asked only in a graph that reads a node with
+// children twice close by (local_repeats_in_outputs_v, plan/path_counts.hpp): asked for every node
+// of every graph, they cost a 200-node chain without repeats 20 s more of g++ (105 -> 129 s at
+// -O2), and a path table over hundreds of distinct nodes passes clang's constexpr step limit.
+
+/// What reading child Kid costs its parent's loop per element: one read of a buffer if the child is
+/// stored (stored_repeat_v below), its whole fused tree otherwise.
+template <class Outputs, class Kid>
+struct read_cost;
+
+template <class Outputs, class Kids>
+struct fused_tree_sum;
+template <class Outputs, template <class...> class List, class... Kid>
+struct fused_tree_sum<Outputs, List<Kid...>> {
+  static constexpr std::size_t value = (std::size_t{1} + ... + read_cost<Outputs, std::remove_cvref_t<Kid>>::value);
+};
 
 /// The ops a fused loop evaluates per element for node N of a graph with outputs Outputs: N and
 /// its elementwise subtree, where a materialized, shared or stored node below counts as one (a read
 /// of its buffer); 1 for a materialized or shared N. Capped at fused_tree_budget + 1.
+template <class Outputs, class N, bool Read = graph::detail::is_shared<N>::value || materializes_v<N>>
+struct fused_tree_size {
+  static constexpr std::size_t value = 1;
+};
 template <class Outputs, class N>
-inline constexpr std::size_t fused_tree_size_v = [] {
-  if constexpr (graph::detail::is_shared<N>::value || materializes_v<N>) {
-    return std::size_t{1};
-  } else {
-    using kids = decltype(graph::children(std::declval<const N&>()));
-    const std::size_t size = []<std::size_t... K>(std::index_sequence<K...>) {
-      return (std::size_t{1} + ... +
-              read_cost<Outputs, std::remove_cvref_t<std::tuple_element_t<K, kids>>,
-                        fused_tree_size_v<Outputs, std::remove_cvref_t<std::tuple_element_t<K, kids>>>>());
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-    return size <= fused_tree_budget ? size : fused_tree_budget + 1;
-  }
-}();
+struct fused_tree_size<Outputs, N, false> {
+  static constexpr std::size_t sum = fused_tree_sum<Outputs, decltype(graph::children(std::declval<const N&>()))>::value;
+  static constexpr std::size_t value = sum <= fused_tree_budget ? sum : fused_tree_budget + 1;
+};
+template <class Outputs, class N>
+inline constexpr std::size_t fused_tree_size_v = fused_tree_size<Outputs, N>::value;
 
-/// Whether the planner stores elementwise node N of a graph with outputs Outputs: its type
-/// determines its values, it is reached along two paths or more, and its fused tree is over budget.
+/// Whether the planner stores elementwise node N of a graph with outputs Outputs: its fused tree is
+/// over budget, its type determines its values, and it is reached along two paths or more (each
+/// question asked only when the one before holds: the common case instantiates no type walk).
+template <class Outputs, class N, bool ValueFree = graph::value_free_v<N>>
+struct stored_repeat_of_value_free : std::false_type {};
 template <class Outputs, class N>
-inline constexpr bool stored_repeat_v = [] {
-  if constexpr (graph::detail::is_shared<N>::value || materializes_v<N>) {
-    return false;
-  } else if constexpr (fused_tree_size_v<Outputs, N> <= fused_tree_budget) {
-    return false;  // (the common case: the type walks below are not instantiated)
-  } else if constexpr (!graph::value_free_v<N>) {
-    return false;
-  } else {
-    return paths_from_outputs_v<N, Outputs> >= 2;
-  }
-}();
+struct stored_repeat_of_value_free<Outputs, N, true> : std::bool_constant<(counted_paths_v<N, Outputs> >= 2)> {};
+template <class Outputs, class N, bool OverBudget = (fused_tree_size_v<Outputs, N> > fused_tree_budget)>
+struct stored_repeat : std::false_type {};
+template <class Outputs, class N>
+struct stored_repeat<Outputs, N, true> : stored_repeat_of_value_free<Outputs, N> {};
+template <class Outputs, class N, bool Repeats = local_repeats_in_outputs_v<Outputs>>
+inline constexpr bool stored_repeat_v = false;  // (nothing read twice: no tree is walked)
+template <class Outputs, class N>
+inline constexpr bool stored_repeat_v<Outputs, N, true> = stored_repeat<Outputs, N>::value;
+
+template <class Outputs, class Kid>
+struct read_cost {
+  static constexpr std::size_t value = stored_repeat_v<Outputs, Kid> ? 1 : fused_tree_size_v<Outputs, Kid>;
+};
 
 /// Whether subtree N holds a node the planner marks (N included), outside shared nodes.
 template <class Outputs, class N>

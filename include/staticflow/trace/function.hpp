@@ -25,6 +25,7 @@
 #include "staticflow/effects/recorder.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/operators.hpp"
+#include "staticflow/plan/path_counts.hpp"
 #include "staticflow/trace/input_signature.hpp"
 #include "staticflow/trace/log.hpp"
 #include "staticflow/trace/options.hpp"
@@ -105,12 +106,16 @@ constexpr bool eager_elementwise() {
   }
 }
 
-/// The most reads of eager values an elementwise eager result turns into arguments: a value read by
-/// hand at every level of a chain (`v = v * v + v`) is read 3^levels times, one argument each, and
-/// such a graph takes the planned path instead, whose repeats are one node (plan/repeats.hpp).
-inline constexpr std::size_t eager_reads_as_arguments_limit = 64;
+/// An elementwise eager result reading eager values more often than this, and reading a node with
+/// children twice close by (plan/path_counts.hpp's local_repeat_v), is a value read by hand at
+/// every level of a chain (`v = v * v + v` seven levels deep reads the argument 3^7 = 2187 times in
+/// 15 node types): one argument per read
+/// would make a graph of 2187 leaves, so it takes the planned path instead, whose repeats are one
+/// node (plan/repeats.hpp). Long chains without repeats keep their arguments: as a plan, the
+/// 200-node chain of bench/compile_time.sh (181 reads) took twice the compile time.
+inline constexpr std::size_t eager_reads_as_arguments_limit = 1024;
 
-/// How many times graph N reads an eager value (each occurrence), counted up to the limit + 1.
+/// How many times graph N reads an eager value (each occurrence), counted up to 2^20.
 template <class N>
 inline constexpr std::size_t eager_value_reads_v = [] {
   if constexpr (graph::detail::is_eager_value<N>::value) {
@@ -120,16 +125,23 @@ inline constexpr std::size_t eager_value_reads_v = [] {
     const std::size_t reads = []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + eager_value_reads_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-    return reads <= eager_reads_as_arguments_limit ? reads : eager_reads_as_arguments_limit + 1;
+    return reads < (std::size_t{1} << 20) ? reads : std::size_t{1} << 20;
   }
 }();
+
+/// Whether an eager call's result G reads its eager values as arguments (above).
+template <class G>
+constexpr bool eager_reads_as_arguments() {
+  if constexpr (eager_value_reads_v<G> <= eager_reads_as_arguments_limit) return true;
+  else return !plan::detail::local_repeats_in_outputs_v<std::tuple<G>>;
+}
 
 /// Whether an eager call's result G (a node, a tuple, ...) is one such graph.
 template <class G>
 constexpr bool eager_elementwise_result() {
   if constexpr (!symbolic<G>) return false;
   else if constexpr (!eager_elementwise<G>()) return false;
-  else return eager_value_reads_v<G> <= eager_reads_as_arguments_limit;
+  else return eager_reads_as_arguments<G>();
 }
 
 template <class... L> struct eager_spec_cat { using type = std::tuple<>; };
