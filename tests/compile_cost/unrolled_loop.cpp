@@ -11,6 +11,8 @@
 //              level is a materialized node whose type says its values, read three times
 //   PROGRAM=7: program 3 with a static literal and nothing stored by hand: every level's type says
 //              its values, and the planner stores a level whose fused tree passes its budget
+//   PROGRAM=8: the elementwise float body v * 0.5 + tanh(-maximum(v, v)) unrolled over
+//              broadcast_to(reduce_min(a)) (past 5 GB at 4 trips before the steps were shared)
 #include <cstdio>
 
 #include <staticflow/staticflow.hpp>
@@ -58,6 +60,15 @@ int main() {
   xt::xtensor<float, 1> x = {-0.5f, -0.25f};
   const xt::xtensor<float, 1> y = f(x);
   std::printf("%g\n", double(y[0]));
+#elif PROGRAM == 8
+  auto f = sf::function([](auto a) {
+    return sf::fori_loop(sf::static_value<0>{}, sf::static_value<TRIPS>{}, [](auto, auto v) {
+      return (v * 0.5f) + sf::tanh(-sf::maximum(v, v));
+    }, sf::broadcast_to<sf::shape<3, 5>>(sf::reduce_min(a)));
+  });
+  const xt::xtensor_fixed<float, xt::xshape<3, 5>> a = xt::ones<float>({3, 5});
+  const auto y = f(a);
+  std::printf("%g\n", double(y(0, 0)));
 #elif PROGRAM == 5
   auto f = sf::function([](auto x) {
     return sf::gradients(sf::reduce_sum(chain<TRIPS>(sf::reduce_sum(x, sf::axes<0>{}, sf::keepdims) * 0.001)), x);
