@@ -10,14 +10,12 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "listing_count.hpp"
+
 namespace sf = staticflow;
 
 namespace {
-std::size_t count_of(const std::string& s, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
+using staticflow_test::count_of;
 
 // x = x * x + x: three reads a step (3^16 copies of x before)
 constexpr auto square_plus = [](auto, auto v) { return v * v + v; };

@@ -10,14 +10,12 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "listing_count.hpp"
+
 namespace sf = staticflow;
 
 namespace {
-std::size_t count_of(const std::string& s, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
+using staticflow_test::count_of;
 
 constexpr auto issue_body = [](auto, auto v) { return (v * 0.5f) + sf::tanh(-sf::maximum(v, v)); };
 
