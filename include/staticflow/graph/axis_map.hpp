@@ -184,6 +184,29 @@ constexpr std::ptrdiff_t contiguous_stretch(const std::array<axis_rule, R>& rule
   return static_cast<std::ptrdiff_t>(offset);
 }
 
+/// Where the result of an axis map with these rules lies in its row-major operand when every axis
+/// reads it with a fixed non-negative step and the last axis with step 1 (NumPy's view of a basic
+/// slice with no reversal: `u[1:-1, 2:]`, columns, every other row): the offset of its first
+/// element, and in `strides` how many operand elements apart neighbours along each result axis are.
+/// False when it is not such a layout (a reversal, a step along the last axis, a wrap or a fill)
+/// or is empty. The CPU backend's fused loops read such a slice where it lies (plan/slot_views.hpp).
+template <std::size_t R>
+constexpr bool strided_layout(const std::array<axis_rule, R>& rules, std::size_t& offset, extents<R>& strides) {
+  offset = 0;
+  std::size_t operand_stride = 1;
+  for (std::size_t d = R; d-- > 0;) {
+    const axis_rule& r = rules[d];
+    if (r.how != axis_rule::form::strided || r.m == 0 || r.a < 0) return false;
+    const std::ptrdiff_t step = r.m == 1 ? 0 : r.b;  // (one coordinate: any step reads it)
+    if (step < 0 || (d + 1 == R && step > 1)) return false;
+    if (static_cast<std::size_t>(r.a) + static_cast<std::size_t>(step) * (r.m - 1) >= r.n) return false;  // a fill
+    offset += static_cast<std::size_t>(r.a) * operand_stride;
+    strides[d] = static_cast<std::size_t>(step) * operand_stride;
+    operand_stride *= r.n;
+  }
+  return true;
+}
+
 /// An op of this family: its result at each coordinate is the operand at the coordinates its kind's
 /// axis rules pick (or the kind's fill value). Materialized: one copy per call.
 template <class Kind, class A>

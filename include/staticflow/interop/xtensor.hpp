@@ -30,12 +30,69 @@ struct tensor_view {
   STATICFLOW_INLINE std::size_t size() const { return detail::product(ext); }
 };
 
+/// A non-owning view whose elements need not be consecutive: element (i_0, ..., i_{R-1}) lies at
+/// data[i_0 * strides[0] + ... + i_{R-1} * strides[R-1]], the last stride 0 or 1. The CPU backend
+/// points the slot of a slice that cuts trailing axes (`u[1:-1, 1:-1]`) into its operand this way
+/// when only fused loops read the slot (plan/slot_views.hpp); made from data and extents alone,
+/// it is row-major.
+template <class T, std::size_t Rank>
+struct strided_tensor_view {
+  const T* data = nullptr;
+  extents<Rank> ext{};
+  extents<Rank> strides{};
+
+  constexpr strided_tensor_view() = default;
+  constexpr strided_tensor_view(const T* d, const extents<Rank>& e) : data(d), ext(e) {
+    std::size_t s = 1;
+    for (std::size_t k = Rank; k-- > 0;) strides[k] = s, s *= e[k];
+  }
+  constexpr strided_tensor_view(const T* d, const extents<Rank>& e, const extents<Rank>& s) : data(d), ext(e), strides(s) {}
+
+  STATICFLOW_INLINE std::size_t size() const { return detail::product(ext); }
+  /// Whether the elements are consecutive in row-major order (axes of extent 1 aside).
+  constexpr bool contiguous() const {
+    std::size_t s = 1;
+    for (std::size_t k = Rank; k-- > 0;) {
+      if (ext[k] != 1 && strides[k] != s) return false;
+      s *= ext[k];
+    }
+    return true;
+  }
+  /// How many elements from the first to just past the last: the memory an overlap test sees.
+  constexpr std::size_t span() const {
+    if (size() == 0) return 0;
+    std::size_t last = 0;
+    for (std::size_t k = 0; k < Rank; ++k) last += (ext[k] - 1) * strides[k];
+    return last + 1;
+  }
+};
+
 /// Stands in for a static (compile-time) argument, which has no data at run time.
 struct no_view {};
 
 namespace detail {
 template <class T, std::size_t R>
 extents<R> view_extents(const tensor_view<T, R>& v) { return v.ext; }
+template <class T, std::size_t R>
+extents<R> view_extents(const strided_tensor_view<T, R>& v) { return v.ext; }
+
+template <class V>
+struct is_strided_view : std::false_type {};
+template <class T, std::size_t R>
+struct is_strided_view<strided_tensor_view<T, R>> : std::true_type {};
+
+/// The elements of memory a view's data covers, from its first element on (an overlap test's).
+template <class V>
+STATICFLOW_INLINE std::size_t memory_size(const V& v) {
+  if constexpr (is_strided_view<V>::value) return v.span();
+  else return v.size();
+}
+/// Whether a view with `size` elements reads them consecutively, as a flat loop does.
+template <class V>
+STATICFLOW_INLINE bool flat_with_size(const V& v, std::size_t size) {
+  if constexpr (is_strided_view<V>::value) return v.size() == size && v.contiguous();
+  else return v.size() == size;
+}
 inline extents<0> view_extents(no_view) { return {}; }
 
 /// The extents of every view of a call, as a tuple indexed like the arguments.

@@ -16,8 +16,15 @@
 // external value is a variable's storage, which an assignment may overwrite in place, and a cond
 // or loop result may point at one. Outputs over the input stay safe: the overlap tests of the
 // backends see a view as the stretch of memory it is.
+//
+// On the CPU backend a slice that is not a stretch but reads its operand with fixed steps, the
+// last step 1 (the five slices of a 2-D five-point stencil, `u[1:-1, 1:-1]`, all cut the columns),
+// is a strided view as well, when every reader of the slot is a fused loop: those read it row by
+// row through strided cursors. Every other kernel reads its operands as consecutive elements, so a
+// slot that one of them reads stays a copy (`strided_view_slots`).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -25,6 +32,7 @@
 
 #include "staticflow/core/shape.hpp"
 #include "staticflow/graph/axis_map.hpp"
+#include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/shape_ops.hpp"
 #include "staticflow/graph/traversal.hpp"
 
@@ -76,6 +84,78 @@ template <std::size_t ArgCount, std::size_t K, class Plan>
 constexpr bool may_view_operand() {
   if constexpr (!detail::viewable<std::tuple_element_t<K, typename Plan::slots_type>>::value) return false;
   else return reads_stable_operand<ArgCount, K, Plan>();
+}
+
+namespace detail {
+// The nodes a fused loop evaluates element by element where they stand in a slot or an output
+// (a stored node's slot is the fused loop of what it stores).
+template <class N> struct elementwise_reader : std::false_type {};
+template <class Op, class A> struct elementwise_reader<graph::unary<Op, A>> : std::true_type {};
+template <class Op, class A, class B> struct elementwise_reader<graph::binary<Op, A, B>> : std::true_type {};
+template <class C, class A, class B> struct elementwise_reader<graph::select<C, A, B>> : std::true_type {};
+template <class T, class A> struct elementwise_reader<graph::cast<T, A>> : std::true_type {};
+template <class A, class R> struct elementwise_reader<graph::broadcast_as<A, R>> : std::true_type {};
+template <class A> struct elementwise_reader<graph::stored<A>> : std::true_type {};
+
+/// Whether graph N reads value V only through elementwise nodes from its root down.
+template <std::size_t V, class N>
+constexpr bool reads_only_elementwise() {
+  if constexpr (!graph::uses_argument<V, N>() || graph::detail::is_argument<N>::value) {
+    return true;
+  } else if constexpr (!elementwise_reader<N>::value) {
+    return false;
+  } else {
+    using kids = decltype(graph::children(std::declval<const N&>()));
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (reads_only_elementwise<V, std::remove_cvref_t<std::tuple_element_t<K, kids>>>() && ...);
+    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }
+}
+
+template <class N> struct is_axis_map : std::false_type {};
+template <class Kind, class A> struct is_axis_map<graph::axis_map<Kind, A>> : std::true_type {};
+
+template <std::size_t ArgCount, std::size_t K, class Plan>
+constexpr bool strided_view_slot() {
+  if constexpr (!is_axis_map<std::tuple_element_t<K, typename Plan::slots_type>>::value || !may_view_operand<ArgCount, K, Plan>()) {
+    return false;
+  } else {
+    constexpr std::size_t value = ArgCount + Plan::view_bases[K];
+    return []<std::size_t... J>(std::index_sequence<J...>) {
+      return (reads_only_elementwise<value, std::tuple_element_t<J, typename Plan::slots_type>>() && ...);
+    }(std::make_index_sequence<Plan::slot_count>{}) &&
+           []<std::size_t... J>(std::index_sequence<J...>) {
+      return (reads_only_elementwise<value, std::tuple_element_t<J, typename Plan::outputs_type>>() && ...);
+    }(std::make_index_sequence<Plan::output_count>{});
+  }
+}
+}  // namespace detail
+
+/// Per value of Plan's slots: whether it may be a strided view (the CPU backend's
+/// strided_tensor_view): an axis map that may view its operand and whose every reader, later
+/// slots and outputs, is a fused loop. All false for a plan with no axis map.
+template <std::size_t ArgCount, class Plan>
+inline constexpr auto strided_view_slots = [] {
+  std::array<bool, Plan::view_count> strided{};
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((strided[Plan::view_bases[K]] = detail::strided_view_slot<ArgCount, K, Plan>()), ...);
+  }(std::make_index_sequence<Plan::slot_count>{});
+  return strided;
+}();
+
+/// The first element of axis map n's result inside its operand's view, and in `strides` how far
+/// apart neighbours along each axis lie there, when it reads the operand with fixed steps
+/// (graph::strided_layout); null otherwise (and for an empty result or a static operand).
+template <class Kind, class A, class Views, std::size_t R>
+const typename A::value_type* strided_view_in_operand(const graph::axis_map<Kind, A>& n, const Views& views, const extents<R>& out_ext,
+                                                      extents<R>& strides) {
+  if constexpr (!detail::has_data<A, Views>) {
+    return nullptr;
+  } else {
+    const auto& operand = std::get<A::index>(views);
+    std::size_t offset = 0;
+    return graph::strided_layout(n.params.rules(operand.ext, out_ext), offset, strides) ? operand.data + offset : nullptr;
+  }
 }
 
 /// The first element of axis map n's result inside its operand's view (views: the plan's values,

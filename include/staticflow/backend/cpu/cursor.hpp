@@ -63,4 +63,12 @@ struct strided_cursor {
   }
 };
 
+/// A strided cursor whose step along the row is 1 (no argument broadcasts along it): no test per
+/// batch. The row loop of a graph that reads a strided view takes these when every step is 1.
+template <class T, std::size_t Rank>
+struct unit_step_cursor : strided_cursor<T, Rank> {
+  STATICFLOW_INLINE T scalar(std::size_t j) const { return this->row[j]; }
+  template <class B> STATICFLOW_INLINE B batch(std::size_t j) const { return B::load_unaligned(this->row + j); }
+};
+
 }  // namespace staticflow::cpu::detail

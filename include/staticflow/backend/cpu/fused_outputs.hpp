@@ -192,7 +192,7 @@ bool overlaps_any_view(const std::tuple<V...>& views, const T* out, std::size_t 
     return ([&] {
       if constexpr (!requires { v.data; v.size(); }) return false;
       else return reinterpret_cast<const unsigned char*>(v.data) < hi &&
-                  lo < reinterpret_cast<const unsigned char*>(v.data + v.size());
+                  lo < reinterpret_cast<const unsigned char*>(v.data + staticflow::detail::memory_size(v));
     }() || ...);
   }, views);
 }

@@ -124,7 +124,7 @@ template <class Sig, class N, class Views, std::size_t... I>
 STATICFLOW_INLINE bool fits_flat(const Views& v, std::size_t out_size, std::index_sequence<I...>) {
   [[maybe_unused]] auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     if constexpr (!graph::uses_argument<K, N>() || is_static_scalar<std::tuple_element_t<K, Sig>>()) return true;
-    else return std::get<K>(v).size() == out_size;
+    else return staticflow::detail::flat_with_size(std::get<K>(v), out_size);
   };
   return (one(std::integral_constant<std::size_t, I>{}) && ...);
 }
@@ -179,7 +179,8 @@ STATICFLOW_INLINE bool all_arguments_have(const Views& v, const extents<R>& ext)
 }
 
 /// Strided cursors for the row loop: per result axis, the argument's stride or 0 where it
-/// broadcasts (its extent is 1 or it has fewer axes).
+/// broadcasts (its extent is 1 or it has fewer axes). A strided view (a slot that is a slice of
+/// its operand, plan/slot_views.hpp) has its strides; any other view is row-major.
 template <class N, std::size_t R, class Views, std::size_t... I>
 auto row_cursors(const Views& v, std::index_sequence<I...>) {
   auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
@@ -193,6 +194,8 @@ auto row_cursors(const Views& v, std::index_sequence<I...>) {
       std::size_t stride = 1;
       for (std::size_t k = 0; k < VR; ++k) {  // the view's axes, from the right
         const std::size_t extent = view.ext[VR - 1 - k];
+        if constexpr (staticflow::detail::is_strided_view<std::remove_cvref_t<decltype(view)>>::value)
+          stride = view.strides[VR - 1 - k];
         c.strides[R - 1 - k] = extent == 1 ? 0 : stride;
         stride *= extent;
       }
@@ -214,7 +217,7 @@ template <class N, class Views, class T, std::size_t... I>
     if constexpr (graph::uses_argument<I, N>()) {
       const auto& v = std::get<I>(views);
       const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
-      const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + v.size());
+      const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + staticflow::detail::memory_size(v));
       const bool overlap = vlo < hi && lo < vhi;
       const bool same_positions = static_cast<const void*>(v.data) == static_cast<const void*>(out) &&
                                   v.size() == size && sizeof(*v.data) == sizeof(T);
@@ -223,6 +226,13 @@ template <class N, class Views, class T, std::size_t... I>
   }(), ...);
   return unsafe;
 }
+
+/// Whether graph N reads a strided view (plan/slot_views.hpp): the flat loop then needs a check
+/// per call that its elements are consecutive.
+template <class N, class Views>
+inline constexpr bool reads_strided_view = []<std::size_t... I>(std::index_sequence<I...>) {
+  return ((graph::uses_argument<I, N>() && staticflow::detail::is_strided_view<std::remove_cvref_t<std::tuple_element_t<I, Views>>>::value) || ...);
+}(std::make_index_sequence<std::tuple_size_v<Views>>{});
 
 template <class Cursors, std::size_t R>
 void seek_all(Cursors& cursors, const std::array<std::size_t, R>& index) {
@@ -253,13 +263,11 @@ template <class Sig, class N, class Views, class T>
 
 /// The row loop (some argument broadcasts): the last axis of the result per index of the outer
 /// axes, rows split across threads above the grain.
-template <class Sig, class N, class Views, class T, std::size_t R>
-STATICFLOW_INLINE void run_rows(const N& n, const Views& views, const extents<R>& ext, T* out, std::size_t size) {
+template <class N, class Cursors, class T, std::size_t R>
+STATICFLOW_INLINE void run_rows_with(const N& n, const Cursors& all_cursors, const extents<R>& ext, T* out, std::size_t size) {
   constexpr bool small_static = N::shape_type::is_static && N::shape_type::size < parallel_grain;
   const std::size_t inner = ext[R - 1];
-  if (inner == 0 || size == 0) return;  // no rows: an outer extent of 0 must not reach `r % ext[d]`
   const std::size_t rows = size / inner;
-  const auto all_cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
   auto run = [&](std::size_t first_row, std::size_t last_row) {
     auto cursors = all_cursors;  // each chunk moves its own cursors
     std::array<std::size_t, R> index{};
@@ -277,6 +285,37 @@ STATICFLOW_INLINE void run_rows(const N& n, const Views& views, const extents<R>
   const std::size_t threads = small_static || graph::mentions_strings_v<N> ? 1 : threads_for(size);
   if (small_static || threads <= 1 || rows < 2) run(0, rows);
   else parallel_for(rows, threads, run);
+}
+
+/// Whether every cursor moves by 1 along the row (none broadcasts there).
+template <class Cursors>
+bool unit_steps(const Cursors& cursors) {
+  return std::apply([](const auto&... c) {
+    return ([&] {
+      if constexpr (requires { c.step; }) return c.step == 1;
+      else return true;
+    }() && ...);
+  }, cursors);
+}
+template <class C>
+STATICFLOW_INLINE auto with_unit_step(const C& c) {
+  if constexpr (requires { c.step; }) return unit_step_cursor<std::remove_cvref_t<decltype(*c.base)>, std::tuple_size_v<decltype(c.strides)>>{c};
+  else return c;
+}
+
+template <class Sig, class N, class Views, class T, std::size_t R>
+STATICFLOW_INLINE void run_rows(const N& n, const Views& views, const extents<R>& ext, T* out, std::size_t size) {
+  if (ext[R - 1] == 0 || size == 0) return;  // no rows: an outer extent of 0 must not reach `r % ext[d]`
+  const auto cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
+  // A stencil of strided views (plan/slot_views.hpp) reads every argument along its rows: a
+  // loop with no test of the step per batch, 1.9x faster on a 66 x 66 grid.
+  if constexpr (reads_strided_view<N, Views>) {
+    if (unit_steps(cursors)) {
+      run_rows_with(n, std::apply([](const auto&... c) { return std::tuple{with_unit_step(c)...}; }, cursors), ext, out, size);
+      return;
+    }
+  }
+  run_rows_with(n, cursors, ext, out, size);
 }
 
 /// run_rows out of line: graphs with run-time shapes, so that the flat path, inlined into the
@@ -352,7 +391,9 @@ inline constexpr loop_choice static_loop_choice = [] {
 template <class Sig, class N, class Views, class T, std::size_t R>
 STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
-  constexpr detail::loop_choice choice = detail::static_loop_choice<Sig, N>;
+  constexpr detail::loop_choice choice = detail::reads_strided_view<N, Views> && detail::static_loop_choice<Sig, N> == detail::loop_choice::flat
+                                             ? detail::loop_choice::runtime
+                                             : detail::static_loop_choice<Sig, N>;
   const std::size_t size = staticflow::detail::product(ext);
   if constexpr (choice != detail::loop_choice::rows) {
     if (choice == detail::loop_choice::flat || detail::fits_flat<Sig, N>(views, size, args)) [[likely]] {
@@ -384,7 +425,7 @@ STATICFLOW_INLINE bool output_aliases_input(const N&, const Views& views, const 
         const auto& v = std::get<I>(views);
         const auto a = reinterpret_cast<std::uintptr_t>(v.data);
         // (every argument has `size` elements when the caller says so: one product for all)
-        const std::size_t abytes = (EqualSizes ? size : v.size()) * sizeof(*v.data);
+        const std::size_t abytes = (EqualSizes ? size : staticflow::detail::memory_size(v)) * sizeof(*v.data);
         // non-empty [a, a + abytes) and [o, o + obytes) meet iff a - o + abytes - 1 < abytes + obytes - 1
         // (unsigned); an empty range may report a meeting, which the exact test below clears
         maybe |= a - o + abytes - 1 < abytes + obytes - 1;

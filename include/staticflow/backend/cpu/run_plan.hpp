@@ -61,6 +61,48 @@ struct slot_buffers<std::tuple<Spec...>> {
   using views = std::tuple<view_for_t<Spec>...>;
   using storage = std::tuple<storage_for_t<Spec>...>;
 };
+
+template <class Plan>
+inline constexpr bool has_axis_map_slot = []<std::size_t... K>(std::index_sequence<K...>) {
+  return (plan::detail::is_axis_map<std::tuple_element_t<K, typename Plan::slots_type>>::value || ...);
+}(std::make_index_sequence<Plan::slot_count>{});
+
+/// Whether value V of plan's slots is a strided view (plan::strided_view_slots).
+template <std::size_t ArgCount, class Plan, std::size_t V>
+constexpr bool strided_slot_value() {
+  if constexpr (!has_axis_map_slot<Plan>) return false;
+  else return plan::strided_view_slots<ArgCount, Plan>[V];
+}
+
+/// The views of plan's slots' values: tensor_view, or strided_tensor_view where
+/// strided_slot_value says.
+template <std::size_t ArgCount, class Plan, class = std::make_index_sequence<Plan::view_count>>
+struct slot_views_of {
+  using type = typename slot_buffers<typename Plan::view_specs>::views;
+};
+template <std::size_t ArgCount, class Plan, std::size_t... V>
+  requires has_axis_map_slot<Plan>
+struct slot_views_of<ArgCount, Plan, std::index_sequence<V...>> {
+  template <std::size_t I>
+  using spec = std::tuple_element_t<I, typename Plan::view_specs>;
+  using type = std::tuple<std::conditional_t<strided_slot_value<ArgCount, Plan, V>(),
+                                             strided_tensor_view<typename spec<V>::value_type, spec<V>::shape_type::rank>, view_for_t<spec<V>>>...>;
+};
+
+/// Whether the views of slot `from`'s values have the types of slot K's (a repeat takes them
+/// only then: one of the two may be a strided view, the other not).
+template <std::size_t ArgCount, std::size_t K, class Plan>
+constexpr bool same_view_kinds(std::size_t from) {
+  if constexpr (!has_axis_map_slot<Plan>) {
+    (void)from;
+    return true;
+  } else {
+    constexpr auto& strided = plan::strided_view_slots<ArgCount, Plan>;
+    for (std::size_t v = 0; v < plan::view_count_v<std::tuple_element_t<K, typename Plan::slots_type>>; ++v)
+      if (strided[Plan::view_bases[from] + v] != strided[Plan::view_bases[K] + v]) return false;
+    return true;
+  }
+}
 }  // namespace detail
 
 /// Where a self-allocating slot puts its values: `allocate<J>(ext)` gives the buffer of its J-th
@@ -145,8 +187,8 @@ STATICFLOW_INLINE bool shares_earlier_slot(const Plan& p, All& all) {
   if constexpr (K == 0) {
     return false;  // (the first slot repeats none)
   } else {
-    if (p.same_as[K] == K) return false;
     constexpr std::size_t args = std::tuple_size_v<Sig>;
+    if (p.same_as[K] == K || !same_view_kinds<args, K, Plan>(p.same_as[K])) return false;
     using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
     plan::share_views<args + Plan::template view_base<K>, plan::view_count_v<node_type>>(
         all, args + Plan::view_bases[p.same_as[K]]);
@@ -187,7 +229,15 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
   const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
   // a slice that is a stretch of a value nothing overwrites, or x[i] of one: a view
   // (plan/slot_views.hpp), unless the caller has it computed into memory of its own (Direct)
-  if constexpr (Direct::slot != K && plan::may_view_operand<args, K, Plan>()) {
+  if constexpr (Direct::slot != K && strided_slot_value<args, Plan, base>()) {
+    // (a strided view: only fused loops read it)
+    extents<std::tuple_size_v<std::remove_cvref_t<decltype(ext)>>> strides{};
+    if (const auto* in_place = plan::strided_view_in_operand(node, std::as_const(all), ext, strides)) {
+      std::get<args + base>(all) = {in_place, ext, strides};
+      ++plan::materialization_counter();
+      return;
+    }
+  } else if constexpr (Direct::slot != K && plan::may_view_operand<args, K, Plan>()) {
     if (const auto* in_place = plan::view_in_operand(node, std::as_const(all), ext)) {
       std::get<args + base>(all) = {in_place, ext};  // nothing copied
       ++plan::materialization_counter();
@@ -241,7 +291,7 @@ STATICFLOW_INLINE decltype(auto) with_slots(const Plan& p, const Views& views, F
     return f(views);
   } else {
     using buffers = detail::slot_buffers<typename Plan::view_specs>;
-    auto all = std::tuple_cat(views, typename buffers::views{});
+    auto all = std::tuple_cat(views, typename detail::slot_views_of<std::tuple_size_v<Sig>, Plan>::type{});
     typename buffers::storage storage;
     plan::arena& arena = plan::arena::local();
     [&]<std::size_t... K>(std::index_sequence<K...>) {
