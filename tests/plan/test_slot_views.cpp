@@ -25,11 +25,10 @@ namespace sf = staticflow;
 using form = sf::graph::axis_rule::form;
 
 namespace {
-/// The offset of result element 0 when the result's elements are consecutive in the row-major
-/// operand (element k at offset 0 + k), else -1; -1 for an empty result. Element by element.
+/// Per axis, the result's extent and the operand's row-major stride; returns the result's size.
 template <std::size_t R>
-std::ptrdiff_t brute_force_stretch(const std::array<sf::graph::axis_rule, R>& rules) {
-  std::array<std::size_t, R> m{}, stride{};
+std::size_t extents_and_strides(const std::array<sf::graph::axis_rule, R>& rules, std::array<std::size_t, R>& m,
+                                std::array<std::size_t, R>& stride) {
   std::size_t size = 1, s = 1;
   for (std::size_t d = R; d-- > 0;) {
     m[d] = rules[d].m;
@@ -37,6 +36,15 @@ std::ptrdiff_t brute_force_stretch(const std::array<sf::graph::axis_rule, R>& ru
     stride[d] = s;
     s *= rules[d].n;
   }
+  return size;
+}
+
+/// The offset of result element 0 when the result's elements are consecutive in the row-major
+/// operand (element k at offset 0 + k), else -1; -1 for an empty result. Element by element.
+template <std::size_t R>
+std::ptrdiff_t brute_force_stretch(const std::array<sf::graph::axis_rule, R>& rules) {
+  std::array<std::size_t, R> m{}, stride{};
+  const std::size_t size = extents_and_strides(rules, m, stride);
   if (size == 0) return -1;
   std::ptrdiff_t first = -1;
   for (std::size_t k = 0; k < size; ++k) {
@@ -58,13 +66,7 @@ std::ptrdiff_t brute_force_stretch(const std::array<sf::graph::axis_rule, R>& ru
 template <std::size_t R>
 bool brute_force_strided(const std::array<sf::graph::axis_rule, R>& rules, std::size_t& first, std::array<std::size_t, R>& delta) {
   std::array<std::size_t, R> m{}, stride{};
-  std::size_t size = 1, s = 1;
-  for (std::size_t d = R; d-- > 0;) {
-    m[d] = rules[d].m;
-    size *= m[d];
-    stride[d] = s;
-    s *= rules[d].n;
-  }
+  const std::size_t size = extents_and_strides(rules, m, stride);
   if (size == 0) return false;
   const auto offset_of = [&](const std::array<std::size_t, R>& p) -> std::ptrdiff_t {
     std::ptrdiff_t offset = 0;
