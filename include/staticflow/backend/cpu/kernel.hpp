@@ -308,7 +308,8 @@ STATICFLOW_INLINE void run_rows(const N& n, const Views& views, const extents<R>
   if (ext[R - 1] == 0 || size == 0) return;  // no rows: an outer extent of 0 must not reach `r % ext[d]`
   const auto cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
   // A stencil of strided views (plan/slot_views.hpp) reads every argument along its rows: a
-  // loop with no test of the step per batch, 1.9x faster on a 66 x 66 grid.
+  // loop with no test of the step per batch (the 2-D five-point step on a 66 x 66 grid: 1.76 ->
+  // 1.52 us).
   if constexpr (reads_strided_view<N, Views>) {
     if (unit_steps(cursors)) {
       run_rows_with(n, std::apply([](const auto&... c) { return std::tuple{with_unit_step(c)...}; }, cursors), ext, out, size);
