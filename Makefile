@@ -3,7 +3,9 @@
 #   make deps           install missing build dependencies (Debian/Ubuntu + pip)
 #   make demo           build and run every example
 #   make test           configure (preset release), build, run the whole CTest suite
-#   make test-sanitize  ASan+UBSan build (preset asan) and its tests
+#   make test-sanitize  ASan+UBSan build (preset asan) and its tests: the same tests `make test`
+#                       compiles with ASan+UBSan in its optimized build (ctest -L sanitized), in
+#                       a Debug build of their own
 #   make bench          build and run the benchmarks
 #   make bench-summary  rerun one size of each capability's benchmarks and rewrite the summary
 #                       table at the top of docs/benchmarks.md and docs/benchmarks_summary.png
@@ -15,7 +17,7 @@
 #                       sm_80 and sm_90 (build-cuda/)
 #   make fuzz SEED=n    the differential graph fuzzer at scale (build-fuzz/): FUZZ_GRAPHS forward
 #                       graphs x FUZZ_CASES inputs (10^6 cases by default) and FUZZ_GRAPHS / 4
-#                       gradient graphs, seeds n*100000+1...; CI runs seeds 1-24 (tests/fuzz/)
+#                       gradient graphs, seeds n*100000+1...; CI runs seeds 1-12 (tests/fuzz/)
 #   make clean          remove the build trees
 
 JOBS       ?= 2

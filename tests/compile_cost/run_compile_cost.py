@@ -25,9 +25,11 @@ import tempfile
 # (before: 606 / 752 / 935 MB and 9.0 / 14.2 / 39.3 s at 3 / 4 / 5 levels, out of reach at 8).
 # Session 50: program 8 (the elementwise float body, over 5 GB at 4 trips before the steps
 # were shared) at 4 / 16 trips 654 / 960 MB, 14.5 / 22.7 s.
-CASES = [(1, 2, 1536), (1, 4, 1536), (1, 8, 1536), (1, 16, 1536), (2, 16, 1024), (3, 3, 1024),
-         (3, 4, 1024), (4, 4, 1024), (4, 16, 2048), (5, 2, 1024), (6, 8, 1024), (7, 8, 1024),
-         (8, 4, 1024), (8, 16, 1536)]
+# Session 52: CI keeps each program's largest case only (the smaller ones, 2 / 4 / 8 trips of
+# program 1, 3 levels of program 3, 4 trips of programs 4 and 8, took 100 of the test's 259 s and
+# stay below the largest one's bound: the growth they showed is the largest case's bound now).
+CASES = [(1, 16, 1536), (2, 16, 1024), (3, 4, 1024), (4, 16, 2048), (5, 2, 1024), (6, 8, 1024),
+         (7, 8, 1024), (8, 16, 1536)]
 
 
 def compile_once(cxx, source, flags, program, trips, out):
