@@ -3,9 +3,10 @@
 #   make deps           install missing build dependencies (Debian/Ubuntu + pip)
 #   make demo           build and run every example
 #   make test           configure (preset release), build, run the whole CTest suite
-#   make test-sanitize  ASan+UBSan build (preset asan) and its tests: the same tests `make test`
-#                       compiles with ASan+UBSan in its optimized build (ctest -L sanitized), in
-#                       a Debug build of their own
+#   make test-extended  make test plus the checks CI has no time for (each header compiled on
+#                       its own, compile-cost bounds, libFuzzer runs), then make test-sanitize
+#   make test-sanitize  ASan+UBSan build (preset asan) of the run-time machinery's tests (make
+#                       test sanitizes the kernels' and plans' part of them: ctest -L sanitized)
 #   make bench          build and run the benchmarks
 #   make bench-summary  rerun one size of each capability's benchmarks and rewrite the summary
 #                       table at the top of docs/benchmarks.md and docs/benchmarks_summary.png
@@ -37,7 +38,7 @@ DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-.PHONY: all deps configure build demo test test-sanitize bench bench-summary bench-anchors cuda-build fuzz clean
+.PHONY: all deps configure build demo test test-extended test-sanitize bench bench-summary bench-anchors cuda-build fuzz clean
 
 all: build
 
@@ -71,8 +72,9 @@ deps:
 # `make test` and `make demo` do not build the benchmarks (tests/CMakeLists.txt syntax-checks their
 # sources instead); `make bench` turns them on in the same build tree.
 BUILD_BENCHMARKS ?= OFF
+EXTENDED_TESTS ?= OFF
 configure: deps
-	$(CMAKE) --preset release -DSTATICFLOW_BUILD_BENCHMARKS=$(BUILD_BENCHMARKS)
+	$(CMAKE) --preset release -DSTATICFLOW_BUILD_BENCHMARKS=$(BUILD_BENCHMARKS) -DSTATICFLOW_EXTENDED_TESTS=$(EXTENDED_TESTS)
 
 build: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS)
@@ -91,6 +93,13 @@ test: configure
 	test_rc=0; \
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) || test_rc=$$?; \
 	[ $$build_rc -eq 0 ] && [ $$test_rc -eq 0 ]
+
+# The checks CI's two cores have no time for (tests/CMakeLists.txt, STATICFLOW_EXTENDED_TESTS):
+# every header compiled on its own, the compile-cost bounds, the libFuzzer runs; then the whole
+# sanitizer list in its own build. The release build tree is reconfigured back by `make test`.
+test-extended:
+	$(MAKE) test EXTENDED_TESTS=ON
+	$(MAKE) test-sanitize
 
 test-sanitize: deps
 	$(CMAKE) --preset asan
