@@ -4,7 +4,8 @@
 #   make demo           build and run every example
 #   make test           configure (preset release), build, run the whole CTest suite
 #   make test-extended  make test plus the checks CI has no time for (each header compiled on
-#                       its own, compile-cost bounds, libFuzzer runs), then make test-sanitize
+#                       its own, compile-cost bounds, libFuzzer runs, the benchmarks' and clang's
+#                       syntax checks), then make test-sanitize
 #   make test-sanitize  ASan+UBSan build (preset asan) of the run-time machinery's tests (make
 #                       test sanitizes the kernels' and plans' part of them: ctest -L sanitized)
 #   make bench          build and run the benchmarks
@@ -69,7 +70,7 @@ deps:
 	    || echo "deps: warning: conan installed but not on PATH (add ~/.local/bin); packaging.conan_create will be skipped"; \
 	fi
 
-# `make test` and `make demo` do not build the benchmarks (tests/CMakeLists.txt syntax-checks their
+# `make test` and `make demo` do not build the benchmarks (`make test-extended` syntax-checks their
 # sources instead); `make bench` turns them on in the same build tree.
 BUILD_BENCHMARKS ?= OFF
 EXTENDED_TESTS ?= OFF
@@ -95,7 +96,8 @@ test: configure
 	[ $$build_rc -eq 0 ] && [ $$test_rc -eq 0 ]
 
 # The checks CI's two cores have no time for (tests/CMakeLists.txt, STATICFLOW_EXTENDED_TESTS):
-# every header compiled on its own, the compile-cost bounds, the libFuzzer runs; then the whole
+# every header compiled on its own, the compile-cost bounds, the libFuzzer runs, the benchmarks' and
+# clang's syntax checks; then the whole
 # sanitizer list in its own build. The release build tree is reconfigured back by `make test`.
 test-extended:
 	$(MAKE) test EXTENDED_TESTS=ON

@@ -154,5 +154,6 @@ function(staticflow_add_syntax_check test_name source)
   add_test(NAME ${test_name}
     COMMAND "${CMAKE_COMMAND}" ${_driver_args} "-DSOURCE=${source}" ${_pch_arg} -DEXPECT=success
       -P "${_STATICFLOW_COMPILE_FAIL_DRIVER}")
-  set_tests_properties(${test_name} PROPERTIES LABELS syntax TIMEOUT 900)
+  # (every syntax check of tests/CMakeLists.txt is one of `make test-extended`'s, session 52)
+  set_tests_properties(${test_name} PROPERTIES LABELS "syntax;extended" TIMEOUT 900)
 endfunction()
