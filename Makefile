@@ -2,7 +2,7 @@
 #
 #   make deps           install missing build dependencies (Debian/Ubuntu + pip)
 #   make demo           build and run every example
-#   make test           configure (preset release), build, run the whole CTest suite
+#   make test           configure (preset release), build, run the CTest suite (CI's)
 #   make test-extended  make test plus the checks CI has no time for (each header compiled on
 #                       its own, compile-cost bounds, libFuzzer runs, the benchmarks' and clang's
 #                       syntax checks), then make test-sanitize
@@ -97,8 +97,8 @@ test: configure
 
 # The checks CI's two cores have no time for (tests/CMakeLists.txt, STATICFLOW_EXTENDED_TESTS):
 # every header compiled on its own, the compile-cost bounds, the libFuzzer runs, the benchmarks' and
-# clang's syntax checks; then the whole
-# sanitizer list in its own build. The release build tree is reconfigured back by `make test`.
+# clang's syntax checks; then the whole sanitizer list in its own build. The next `make test`
+# configures the release build tree back without them.
 test-extended:
 	$(MAKE) test EXTENDED_TESTS=ON
 	$(MAKE) test-sanitize
