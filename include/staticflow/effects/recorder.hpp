@@ -198,6 +198,9 @@ struct read_point {
 struct effect {
   virtual ~effect() = default;
   virtual void run(erased_args args) = 0;
+  /// Whether it was built for the Thrust backend (traced for it, and one of the effects that run
+  /// there: effects/evaluator.hpp). Others are CPU-only.
+  virtual bool runs_on_device() const { return false; }
   /// Runs the effect for *counter = lo, ..., hi - 1 (a for_range body of one statement).
   /// Effects override this with a loop the compiler sees whole.
   virtual void run_counted(erased_args args, std::int32_t* counter, std::int32_t lo, std::int32_t hi) {
@@ -209,6 +212,7 @@ struct effect {
   std::vector<const variable_base*> writes;
   std::vector<read_point*> snapshots;
   std::vector<read_point*> rearm;
+  const char* name = "an effect";  // what recorded it ("assign_add", "sf::print"), for messages
 };
 
 /// Runs one effect: re-arms the reads made just before it, preserves the reads it would
@@ -295,6 +299,12 @@ class effect_program {
   /// Whether a call has anything to do here (else the program only keeps resources alive).
   bool active() const { return !effects.empty() || !prechecks.empty() || !touched.empty(); }
   bool empty() const { return !active() && resources.empty(); }
+  /// The name of the first effect that cannot run on the Thrust backend (null when all can).
+  const char* first_host_only() const {
+    for (const auto& e : effects)
+      if (!e->runs_on_device()) return e->name;
+    return nullptr;
+  }
   std::size_t effect_count() const { return effects.size(); }
 
   /// Runs the effects, then `rest` (the outputs), holding the locks of this function and of
@@ -347,6 +357,9 @@ struct trace_state {
   /// Eager mode (sf::run_functions_eagerly): effects at the top level run at once, reads copy
   /// the variable at once; the variables written are listed here (restored if the call throws).
   std::vector<const variable_base*>* eager_saved = nullptr;
+  /// The function is traced for the Thrust backend: effects that can run there build device
+  /// graphs (effects/evaluator.hpp).
+  bool for_device = false;
 };
 inline trace_state& trace_local() {
   thread_local trace_state state;
@@ -373,6 +386,7 @@ inline effect_program& traced_program(const char* what) {
 /// Records effect e in the innermost body being traced.
 inline void record_effect(std::unique_ptr<effect> e, const char* what) {
   auto& t = trace_local();
+  e->name = what;
   if (!t.program) throw trace_error(std::string(what) + " is only possible inside a traced function");
   if (t.forbidden)
     throw trace_error(std::string(what) + " inside " + t.forbidden +
@@ -453,13 +467,14 @@ class effects_forbidden {
 /// capture.
 class trace_scope {
  public:
-  explicit trace_scope(std::vector<const variable_base*>* eager_saved = nullptr)
+  explicit trace_scope(std::vector<const variable_base*>* eager_saved = nullptr, bool for_device = false)
       : program_(std::make_unique<effect_program>()), saved_(trace_local()) {
     auto& t = trace_local();
     t.program = program_.get();
     t.recorders = {&top_};
     t.forbidden = nullptr;
     t.eager_saved = eager_saved;
+    t.for_device = for_device;
   }
   ~trace_scope() { trace_local() = std::move(saved_); }
   trace_scope(const trace_scope&) = delete;

@@ -21,11 +21,11 @@
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/control/structure.hpp"
 #include "staticflow/core/dtype.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
+#include "staticflow/effects/evaluator.hpp"
 #include "staticflow/effects/recorder.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -377,6 +377,7 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
   }
 
   void run(erased_args args) override { assign(args); }
+  bool runs_on_device() const override { return value_.on_device(); }
   void run_counted(erased_args args, std::int32_t* counter, std::int32_t lo, std::int32_t hi) override {
     for (*counter = lo; *counter < hi; ++*counter) assign(args);
   }
@@ -444,7 +445,7 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
   }
 
   std::tuple<Var*...> vars_;
-  cpu::effect_graph<G...> value_;
+  effect_evaluator<G...> value_;
   assign_mode mode_;
   std::tuple<staging<Var>...> staging_;
 };

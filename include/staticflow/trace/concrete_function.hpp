@@ -139,6 +139,11 @@ class concrete_function_base {
     const auto erased = cpu::erase_views(views);
     return effects_->run(erased.data(), std::forward<F>(f));
   }
+  /// with_effects for views a backend erased itself (the Thrust backend's).
+  template <class F>
+  decltype(auto) with_erased_effects(detail::erased_args args, F&& f) const {
+    return effects_->run(args, std::forward<F>(f));
+  }
 
  private:
   const void* key_;

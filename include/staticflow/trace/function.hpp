@@ -531,15 +531,21 @@ class polymorphic_function {
   /// function, which runs them on every call.
   template <class Sig, class B = Backend>
   std::unique_ptr<concrete_function_base> trace() {
-    detail::trace_scope recording;
+    constexpr bool on_device = std::is_same_v<B, backend::thrust_t>;
+    detail::trace_scope recording(nullptr, on_device);  // effects plan their graphs for B
     const auto& settings = cache_->settings();
     const graph::detail::tracing_arg_names_scope names(settings.arg_names);
     auto traced = trace_graph<Sig, B>();
     traced->set_listing_names({settings.arg_names, settings.named ? settings.name : std::string()});
     if (auto program = recording.finish()) {
-      if constexpr (std::is_same_v<B, backend::thrust_t>)
-        throw signature_error("variables, sf::print, sf::for_range and sf::capture run on the CPU backend only; "
-                              "this function was traced for sf::backend::thrust");
+      if constexpr (on_device) {
+        if (const char* what = program->first_host_only())
+          throw signature_error(std::string(what) +
+                                " in a function traced for sf::backend::thrust: the Thrust backend runs variable "
+                                "reads, assign / assign_add / assign_sub (optimizers' updates too) and sf::print at "
+                                "the top level of a function; effects in loops and branches, sf::for_range and "
+                                "collectives run on the CPU backend only");
+      }
       traced->set_effects(std::move(program));
     }
     return traced;

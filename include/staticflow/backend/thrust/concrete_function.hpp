@@ -8,6 +8,7 @@
 // until a result is read on the host (to_host) or block_until_ready() is called.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <tuple>
@@ -18,6 +19,7 @@
 
 #include "staticflow/backend/backend.hpp"
 #include "staticflow/backend/thrust/arena.hpp"
+#include "staticflow/backend/thrust/effect_graph.hpp"
 #include "staticflow/backend/thrust/kernel.hpp"
 #include "staticflow/backend/thrust/linalg.hpp"
 #include "staticflow/backend/thrust/reduce.hpp"
@@ -52,6 +54,11 @@ inline constexpr bool device_readable_v = static_value_type<A> || std::is_arithm
 
 template <class O>
 inline constexpr bool device_output_v = staticflow::detail::is_device_tensor<std::remove_cvref_t<O>>::value;
+
+template <class... Args>
+auto make_views(const Args&... args) {
+  return std::tuple{device_argument(args)...};
+}
 
 }  // namespace detail
 }  // namespace thrust_backend
@@ -103,19 +110,15 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   const plan_type& evaluation_plan() const { return plan_; }
 
   /// Evaluates the graph; results come back as sf::device_tensor (a std::tuple of them for
-  /// several outputs), still being computed under CUDA until read.
+  /// several outputs), still being computed under CUDA until read. The function's effects
+  /// (variable assignments, sf::print) run first, in program order.
   template <class... Args>
   auto operator()(const Args&... args) const {
     check_arguments<Args...>();
-    return with_slots(make_views(args...), [&](const auto& views) {
-      const auto all_ext = output_extents(views);  // throws before anything is computed
-      return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        auto outs = std::tuple{result_type<K>(std::get<K>(all_ext))...};
-        (evaluate<K>(views, std::get<K>(all_ext), std::get<K>(outs).data()), ...);
-        if constexpr (output_count == 1) return std::move(std::get<0>(outs));
-        else return outs;
-      }(std::make_index_sequence<output_count>{});
-    });
+    const auto views = make_views(args...);
+    if (has_effects()) [[unlikely]]
+      return effects_then(views, [&] { return compute(views); });
+    return compute(views);
   }
 
   /// Evaluates into the caller's device tensors or views (std::tie them for several outputs).
@@ -123,22 +126,10 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   template <class Out, class... Args>
   void call_into(Out&& out, const Args&... args) const {
     check_arguments<Args...>();
-    thrust_backend::device_arena::scope scope;  // temporaries for aliased outputs
-    auto outs = [&]() {
-      if constexpr (detail::is_tuple<std::remove_cvref_t<Out>>::value) return std::forward<Out>(out);
-      else return std::tuple<Out&>{out};
-    }();
-    static_assert(std::tuple_size_v<decltype(outs)> == output_count,
-                  "staticflow: call_into needs one output container per result (std::tie them)");
-    with_slots(make_views(args...), [&](const auto& views) {
-      const auto all_ext = output_extents(views);
-      [&]<std::size_t... K2>(std::index_sequence<K2...>) {
-        (check_output<K2>(std::get<K2>(outs), std::get<K2>(all_ext)), ...);  // all checks first
-        auto staged = std::tuple{stage_output<K2>(views, std::get<K2>(all_ext), std::get<K2>(outs))...};
-        (copy_staged<K2>(std::get<K2>(staged), std::get<K2>(all_ext), std::get<K2>(outs)), ...);
-      }(std::make_index_sequence<output_count>{});
-      return 0;
-    });
+    const auto views = make_views(args...);
+    if (has_effects()) [[unlikely]]
+      effects_then(views, [&] { compute_into(std::forward<Out>(out), views); });
+    else compute_into(std::forward<Out>(out), views);
   }
 
   std::string graph_string() const { return make_listing().jaxpr(); }
@@ -156,11 +147,52 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
       }(std::make_index_sequence<output_count>{});
       s += "]";
     }
-    return s + "\nCaptures:\n  None";
+    return s + "\nCaptures:\n" + captures_string();
   }
 
  private:
   static constexpr std::size_t arg_count = std::tuple_size_v<Sig>;
+
+  /// Runs the effects over the call's views (erased for them), then f (the outputs).
+  template <class Views, class F>
+  decltype(auto) effects_then(const Views& views, F&& f) const {
+    std::array<thrust_backend::detail::scalar_cell, arg_count + 1> cells;
+    const auto erased = thrust_backend::erase_views(views, cells);
+    return with_erased_effects(erased.data(), std::forward<F>(f));
+  }
+
+  template <class Views>
+  auto compute(const Views& call_views) const {
+    return with_slots(call_views, [&](const auto& views) {
+      const auto all_ext = output_extents(views);  // throws before anything is computed
+      return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        auto outs = std::tuple{result_type<K>(std::get<K>(all_ext))...};
+        (evaluate<K>(views, std::get<K>(all_ext), std::get<K>(outs).data()), ...);
+        if constexpr (output_count == 1) return std::move(std::get<0>(outs));
+        else return outs;
+      }(std::make_index_sequence<output_count>{});
+    });
+  }
+
+  template <class Out, class Views>
+  void compute_into(Out&& out, const Views& call_views) const {
+    thrust_backend::device_arena::scope scope;  // temporaries for aliased outputs
+    auto outs = [&]() {
+      if constexpr (detail::is_tuple<std::remove_cvref_t<Out>>::value) return std::forward<Out>(out);
+      else return std::tuple<Out&>{out};
+    }();
+    static_assert(std::tuple_size_v<decltype(outs)> == output_count,
+                  "staticflow: call_into needs one output container per result (std::tie them)");
+    with_slots(call_views, [&](const auto& views) {
+      const auto all_ext = output_extents(views);
+      [&]<std::size_t... K2>(std::index_sequence<K2...>) {
+        (check_output<K2>(std::get<K2>(outs), std::get<K2>(all_ext)), ...);  // all checks first
+        auto staged = std::tuple{stage_output<K2>(views, std::get<K2>(all_ext), std::get<K2>(outs))...};
+        (copy_staged<K2>(std::get<K2>(staged), std::get<K2>(all_ext), std::get<K2>(outs)), ...);
+      }(std::make_index_sequence<output_count>{});
+      return 0;
+    });
+  }
 
   template <class... Args>
   static constexpr void check_arguments() {
@@ -174,7 +206,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
 
   template <class... Args>
   static auto make_views(const Args&... args) {
-    return std::tuple{thrust_backend::detail::device_argument(args)...};
+    return thrust_backend::detail::make_views(args...);
   }
 
   template <class Views>
@@ -279,16 +311,23 @@ class concrete_function<backend::thrust_t, Sig, void, Fn> final : public concret
   using signature_type = Sig;
   static constexpr std::size_t output_count = 0;
   concrete_function() : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>) {}
+  /// Runs the effects (a lambda that returns nothing exists for them).
   template <class... Args>
-  void operator()(const Args&...) const {
+  void operator()(const Args&... args) const {
     static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
                   "staticflow: the arguments do not match this concrete function's signature");
+    if (!has_effects()) return;
+    const auto views = thrust_backend::detail::make_views(args...);
+    std::array<thrust_backend::detail::scalar_cell, sizeof...(Args) + 1> cells;
+    const auto erased = thrust_backend::erase_views(views, cells);
+    with_erased_effects(erased.data(), [] {});
   }
   std::string graph_string() const { return detail::parameter_listing<Sig>(listing_names()).jaxpr(); }
   std::string to_dot() const { return detail::parameter_listing<Sig>(listing_names()).dot(); }
   std::string to_code() const { return detail::parameter_listing<Sig>(listing_names()).code(); }
   std::string pretty_printed_signature() const override {
-    return "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  None\nCaptures:\n  None";
+    return "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  None\nCaptures:\n" +
+           captures_string();
   }
 };
 

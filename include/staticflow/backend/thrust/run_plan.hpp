@@ -77,6 +77,11 @@ struct slot_outputs {
     view = {data, ext};
     return data;
   }
+  /// Points the J-th view at data that lives in device memory elsewhere (nothing is copied).
+  template <std::size_t J, class T, std::size_t R>
+  void point(const T* data, const extents<R>& ext) const {
+    std::get<FirstView + J>(all) = {data, ext};
+  }
 };
 
 namespace detail {

@@ -1,0 +1,80 @@
+// staticflow/effects/evaluator.hpp -- how an effect evaluates its graphs on every call, whatever
+// the backend its function was traced for: the one place where an effect meets a backend.
+//
+// An effect is built while the traced lambda runs, and the lambda's body is the same code (the
+// same symbolic types) for every backend, so the backend is not in the effect's type: the trace
+// says which one it is for (trace_state::for_device). A function traced for the CPU backend plans
+// the effect's graphs for the CPU kernels (cpu::effect_graph); one traced for the Thrust backend
+// plans them for the device kernels (thrust_backend::effect_graph), which exist only in
+// translation units that include backend/thrust/thrust.hpp: elsewhere nothing of the Thrust
+// backend is instantiated, so CPU-only code pays no compile time for it.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticflow/backend/cpu/effect_graph.hpp"
+#include "staticflow/core/errors.hpp"
+#include "staticflow/effects/recorder.hpp"
+
+namespace staticflow {
+namespace thrust_backend {
+struct enabled;
+template <class... G>
+class effect_graph;
+}  // namespace thrust_backend
+
+namespace detail {
+/// Whether this translation unit has the Thrust backend (backend/thrust/thrust.hpp included
+/// before the effect is instantiated; Dep makes the test wait for that point, as
+/// function.hpp's backend_included does).
+template <class Dep>
+inline constexpr bool thrust_backend_included = requires { sizeof(std::conditional_t<true, thrust_backend::enabled, Dep>); };
+
+/// Graphs G... of one effect, planned for the backend its function is traced for and evaluated
+/// on every call: `run(args, target)` as cpu::effect_graph's (values written to host memory).
+template <class... G>
+class effect_evaluator {
+  using host_graph = cpu::effect_graph<G...>;
+  using key = std::tuple<G...>;
+
+ public:
+  using value_type = typename host_graph::value_type;
+  static constexpr std::size_t rank = host_graph::rank;
+
+  explicit effect_evaluator(const G&... g) {
+    if (trace_local().for_device) make_device<key>(g...);
+    else host_.emplace(g...);
+  }
+
+  /// Whether the graphs run on the Thrust backend's kernels.
+  bool on_device() const { return device_ != nullptr; }
+
+  template <class Target>
+  STATICFLOW_INLINE void run(erased_args args, Target&& target) const {
+    if constexpr (thrust_backend_included<key>) {
+      if (device_) [[unlikely]] {
+        static_cast<const thrust_backend::effect_graph<G...>*>(device_.get())->run(args, std::forward<Target>(target));
+        return;
+      }
+    }
+    host_->run(args, std::forward<Target>(target));
+  }
+
+ private:
+  template <class Dep>
+  void make_device(const G&... g) {
+    if constexpr (thrust_backend_included<Dep>)
+      device_ = std::make_shared<const thrust_backend::effect_graph<G...>>(g...);
+    else  // (unreachable: tracing for the Thrust backend instantiates the lambda where it is included)
+      throw signature_error("an effect was traced for sf::backend::thrust where backend/thrust/thrust.hpp is not included");
+  }
+
+  std::optional<host_graph> host_;
+  std::shared_ptr<const void> device_;  // a thrust_backend::effect_graph<G...>
+};
+}  // namespace detail
+}  // namespace staticflow

@@ -1,0 +1,191 @@
+// The backend-parameterized suite's effects (effects/evaluator.hpp, backend/thrust/effect_graph.hpp):
+// variables read and assigned in program order, sf::print, rollback when a call throws,
+// optimizers' training steps and sf::random_generator draws, each checked against exact values
+// or a float64 reference (and, on the Thrust backend, against the CPU backend in the same build);
+// and the effects that stay CPU-only refused with their message.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "suite_backend.hpp"
+
+TEST_CASE("suite effects: a variable read and assigned in program order", "[suite][effects]") {
+  INFO("backend " << suite::name());
+  sf::variable<float> total{1.f};
+  auto f = sf::function(
+      [&](auto x) {
+        auto before = x * total;        // reads the contents before the write below
+        total.assign_add(sf::reduce_sum(x));
+        return std::tuple{before, x * total};  // ... and this read sees it
+      },
+      suite::backend);
+  const xt::xtensor<float, 1> x = {1.f, 2.f, 3.f};
+  auto [a, b] = suite::host(f(suite::in(x)));
+  CHECK(suite::flat(a) == std::vector<float>{1.f, 2.f, 3.f});
+  CHECK(suite::flat(b) == std::vector<float>{7.f, 14.f, 21.f});
+  CHECK(total.value() == 7.f);
+  std::tie(a, b) = suite::host(f(suite::in(x)));  // every call runs the effect again
+  CHECK(suite::flat(a) == std::vector<float>{7.f, 14.f, 21.f});
+  CHECK(total.value() == 13.f);
+  CHECK(f.tracing_count() == 1);
+  total.assign(0.5f);  // a change outside is seen by the next call
+  std::tie(a, b) = suite::host(f(suite::in(x)));
+  CHECK(suite::flat(a) == std::vector<float>{0.5f, 1.f, 1.5f});
+  CHECK(total.value() == 6.5f);
+}
+
+TEST_CASE("suite effects: assign of a vector, C++ scalars in the value, and a function that returns nothing",
+          "[suite][effects]") {
+  INFO("backend " << suite::name());
+  sf::variable<double, 4> w{{1.0, 2.0, 3.0, 4.0}};
+  auto scale = sf::function([&](auto x, auto k) { w.assign(w * k + x); }, suite::backend);
+  const xt::xtensor<double, 1> x = {0.5, 0.0, -1.0, 2.0};
+  scale(suite::in(x), 2.0);
+  CHECK(std::vector<double>(w.value().begin(), w.value().end()) == std::vector<double>{2.5, 4.0, 5.0, 10.0});
+  scale(suite::in(x), -1.0);
+  CHECK(std::vector<double>(w.value().begin(), w.value().end()) == std::vector<double>{-2.0, -4.0, -6.0, -8.0});
+  const std::string spec = scale.get_concrete_function(suite::in(x), 2.0).pretty_printed_signature();
+  CHECK(spec.find("Captures:\n  ") != std::string::npos);
+  CHECK(spec.find("TensorSpec(shape=(4,), dtype=tf.float64, name=None)") != std::string::npos);
+}
+
+TEST_CASE("suite effects: sf::print shows the values a call computes", "[suite][effects]") {
+  INFO("backend " << suite::name());
+  std::ostringstream out;
+  sf::variable<std::int32_t> calls{0};
+  auto f = sf::function(
+      [&](auto x) {
+        calls.assign_add(1);
+        sf::print(sf::output_stream(out), "call", calls, "x * 2 =", x * 2);
+        return x + 1;
+      },
+      suite::backend);
+  const xt::xtensor<std::int32_t, 1> x = {1, 2, 3};
+  (void)suite::host(f(suite::in(x)));
+  (void)suite::host(f(suite::in(x)));
+  CHECK(out.str() == "call 1 x * 2 = [2 4 6]\ncall 2 x * 2 = [2 4 6]\n");
+}
+
+TEST_CASE("suite effects: a call that throws leaves every variable as it was", "[suite][effects]") {
+  INFO("backend " << suite::name());
+  sf::variable<float> count{0.f};
+  sf::variable<float, 3> fixed{{1.f, 2.f, 3.f}};
+  auto f = sf::function(
+      [&](auto x) {
+        count.assign_add(1.f);
+        fixed.assign_add(x);  // x of run-time length: checked when the call runs
+        return x;
+      },
+      suite::backend);
+  const xt::xtensor<float, 1> good = {1.f, 1.f, 1.f}, bad = {1.f, 1.f};
+  (void)suite::host(f(suite::in(good)));
+  CHECK(count.value() == 1.f);
+  CHECK_THROWS_AS(f(suite::in(bad)), sf::shape_error);
+  CHECK_THROWS_WITH(f(suite::in(bad)), "staticflow: shapes (3,) and (2,) do not broadcast");
+  CHECK(count.value() == 1.f);  // the first assignment of the failed call is undone
+  CHECK(std::vector<float>(fixed.value().begin(), fixed.value().end()) == std::vector<float>{2.f, 3.f, 4.f});
+}
+
+namespace {
+// loss(w, b) = sum((w * x + b - y)^2) over 4 points (tests/optimizers/test_optimizers.cpp's)
+const std::array<double, 4> xs{0.5, -1.0, 2.0, 1.5}, ys{1.0, 0.0, -2.0, 3.0};
+
+template <class Opt, class B>
+auto training_step(Opt& opt, sf::variable<double, 4>& w, sf::variable<double>& b, B backend) {
+  return sf::function(
+      [&](auto x, auto y) {
+        sf::gradient_tape tape;
+        auto loss = sf::reduce_sum(sf::square(w * x + b - y));
+        opt.apply_gradients(tape.gradient(loss, w, b), w, b);
+        return loss;
+      },
+      backend);
+}
+}  // namespace
+
+TEST_CASE("suite effects: sgd training steps against a float64 reference", "[suite][effects][optimizers]") {
+  INFO("backend " << suite::name());
+  sf::variable<double, 4> w{{0.3, -0.2, 0.1, 0.7}};
+  sf::variable<double> b{-0.4};
+  sf::sgd opt{0.05};
+  auto step = training_step(opt, w, b, suite::backend);
+  std::array<double, 4> rw{0.3, -0.2, 0.1, 0.7};
+  double rb = -0.4;
+  const xt::xtensor<double, 1> x{xs[0], xs[1], xs[2], xs[3]}, y{ys[0], ys[1], ys[2], ys[3]};
+  for (int s = 0; s < 4; ++s) {
+    double loss = 0, db = 0;
+    std::array<double, 4> dw{};
+    for (std::size_t i = 0; i < 4; ++i) {
+      const double r = rw[i] * xs[i] + rb - ys[i];
+      loss += r * r;
+      dw[i] = 2 * r * xs[i];
+      db += 2 * r;
+    }
+    const auto l = suite::host(step(suite::in(x), suite::in(y)));
+    CHECK(l() == Approx(loss).epsilon(1e-13));  // the loss before the step
+    for (std::size_t i = 0; i < 4; ++i) rw[i] -= 0.05 * dw[i];
+    rb -= 0.05 * db;
+    for (std::size_t i = 0; i < 4; ++i) CHECK(w.value()(i) == Approx(rw[i]).epsilon(1e-13).margin(1e-15));
+    CHECK(b.value() == Approx(rb).epsilon(1e-13).margin(1e-15));
+  }
+  CHECK(step.tracing_count() == 1);
+}
+
+#if defined(STATICFLOW_SUITE_THRUST)
+TEST_CASE("suite effects: adam steps on the Thrust backend match the CPU backend's", "[suite][effects][optimizers]") {
+  INFO("backend " << suite::name());
+  sf::variable<double, 4> w_dev{{0.3, -0.2, 0.1, 0.7}}, w_cpu{{0.3, -0.2, 0.1, 0.7}};
+  sf::variable<double> b_dev{-0.4}, b_cpu{-0.4};
+  sf::adam opt_dev{0.01}, opt_cpu{0.01};
+  auto step_dev = training_step(opt_dev, w_dev, b_dev, sf::backend::thrust);
+  auto step_cpu = training_step(opt_cpu, w_cpu, b_cpu, sf::backend::cpu);
+  const xt::xtensor<double, 1> x{xs[0], xs[1], xs[2], xs[3]}, y{ys[0], ys[1], ys[2], ys[3]};
+  for (int s = 0; s < 5; ++s) {
+    const double l_cpu = step_cpu(x, y);
+    const auto l_dev = step_dev(sf::to_device(x), sf::to_device(y)).to_host();
+    CHECK(l_dev() == Approx(l_cpu).epsilon(1e-12));
+    for (std::size_t i = 0; i < 4; ++i) CHECK(w_dev.value()(i) == Approx(w_cpu.value()(i)).epsilon(1e-12).margin(1e-15));
+    CHECK(b_dev.value() == Approx(b_cpu.value()).epsilon(1e-12).margin(1e-15));
+  }
+  CHECK(opt_dev.iterations.value() == 5);
+}
+
+TEST_CASE("suite effects: sf::random_generator draws on the Thrust backend as on the CPU backend", "[suite][effects][random]") {
+  INFO("backend " << suite::name());
+  auto gen_dev = sf::random_generator::from_seed(7);
+  auto gen_cpu = sf::random_generator::from_seed(7);
+  auto draw = [](auto& gen) { return [&gen](auto x) { return x + gen.uniform(sf::shape_of(x)); }; };
+  auto f_dev = sf::function(draw(gen_dev), sf::backend::thrust);
+  auto f_cpu = sf::function(draw(gen_cpu), sf::backend::cpu);
+  const xt::xtensor<float, 1> x = xt::zeros<float>({std::size_t{37}});
+  for (int call = 0; call < 3; ++call) {
+    const auto a = f_dev(sf::to_device(x)).to_host();
+    const xt::xtensor<float, 1> b = f_cpu(x);
+    CHECK(suite::flat(a) == suite::flat(b));  // the same counter-based draws, bit for bit
+    CHECK(std::vector<std::int64_t>(gen_dev.state().value().begin(), gen_dev.state().value().end()) ==
+          std::vector<std::int64_t>(gen_cpu.state().value().begin(), gen_cpu.state().value().end()));
+  }
+  const auto first = f_dev(sf::to_device(x)).to_host(), second = f_dev(sf::to_device(x)).to_host();
+  CHECK(suite::flat(first) != suite::flat(second));  // the state moved on between calls
+}
+
+TEST_CASE("suite effects: effects that run on the CPU backend only are refused when traced for Thrust",
+          "[suite][effects][errors]") {
+  sf::variable<std::int32_t> v{0};
+  auto loop = sf::function([&](auto n) { sf::for_range(n, [&](auto i) { v.assign_add(i); }); }, sf::backend::thrust);
+  CHECK_THROWS_AS(loop(std::int32_t{3}), sf::signature_error);
+  CHECK_THROWS_WITH(loop(std::int32_t{3}),
+                    "staticflow: sf::for_range in a function traced for sf::backend::thrust: the Thrust backend runs variable "
+                    "reads, assign / assign_add / assign_sub (optimizers' updates too) and sf::print at the top level "
+                    "of a function; effects in loops and branches, sf::for_range and collectives run on the CPU backend only");
+  CHECK(v.value() == 0);
+  loop(sf::backend::cpu, std::int32_t{3});  // the same function on the CPU backend: the seed's loop
+  CHECK(v.value() == 3);
+}
+#endif
