@@ -2,7 +2,8 @@
 // variables read and assigned in program order, sf::print, rollback when a call throws,
 // optimizers' training steps and sf::random_generator draws, each checked against exact values
 // or a float64 reference (and, on the Thrust backend, against the CPU backend in the same build);
-// and the effects that stay CPU-only refused with their message.
+// for_range loops and cond branches of effects; and the effects that stay CPU-only (loop bodies
+// of while_loop / fori_loop / scan, collectives) refused with their message.
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -14,6 +15,10 @@
 #include <vector>
 
 #include "suite_backend.hpp"
+#if defined(STATICFLOW_SUITE_THRUST)
+#include <staticflow/distributed/collectives.hpp>
+#include <staticflow/distributed/communicator.hpp>
+#endif
 
 TEST_CASE("suite effects: a variable read and assigned in program order", "[suite][effects]") {
   INFO("backend " << suite::name());
@@ -90,6 +95,63 @@ TEST_CASE("suite effects: a call that throws leaves every variable as it was", "
   CHECK_THROWS_WITH(f(suite::in(bad)), "staticflow: shapes (3,) and (2,) do not broadcast");
   CHECK(count.value() == 1.f);  // the first assignment of the failed call is undone
   CHECK(std::vector<float>(fixed.value().begin(), fixed.value().end()) == std::vector<float>{2.f, 3.f, 4.f});
+}
+
+TEST_CASE("suite effects: the seed's loop of assignments (sf::for_range) and its prints", "[suite][effects]") {
+  INFO("backend " << suite::name());
+  // for i in tf.range(x): v.assign_add(i); tf.print(i)
+  sf::variable<std::int32_t> v{1};
+  std::ostringstream out;
+  auto f = sf::function(
+      [&](auto n) {
+        sf::for_range(n, [&](auto i) {
+          v.assign_add(i);
+          sf::print(sf::output_stream(out), i, v);
+        });
+      },
+      suite::backend);
+  f(std::int32_t{3});
+  CHECK(v.value() == 4);
+  CHECK(out.str() == "0 1\n1 2\n2 4\n");
+  f(std::int32_t{0});  // an empty range: nothing runs
+  CHECK(v.value() == 4);
+  const xt::xtensor<std::int32_t, 0> n = 2;  // a tensor bound
+  sf::variable<std::int32_t> w{0};
+  auto g = sf::function([&](auto m) { sf::for_range(1, m + 1, [&](auto i) { w.assign_add(i * i); }); }, suite::backend);
+  g(suite::in(n));
+  CHECK(w.value() == 5);
+}
+
+TEST_CASE("suite effects: effects in sf::cond branches, with and without values", "[suite][effects]") {
+  INFO("backend " << suite::name());
+  sf::variable<std::int32_t> positive{0}, other{0};
+  auto f = sf::function(
+      [&](auto x) {
+        auto s = sf::reduce_sum(x);
+        return sf::cond(
+            s > 0,
+            [&] {
+              positive.assign_add(1);
+              return x * positive;  // sees the write before it in the same branch
+            },
+            [&] {
+              other.assign_add(std::int32_t{10});
+              return -x;
+            });
+      },
+      suite::backend);
+  const xt::xtensor<std::int32_t, 1> up = {1, 2}, down = {-1, -2};
+  CHECK(suite::flat(suite::host(f(suite::in(up)))) == std::vector<std::int32_t>{1, 2});
+  CHECK(suite::flat(suite::host(f(suite::in(up)))) == std::vector<std::int32_t>{2, 4});
+  CHECK(suite::flat(suite::host(f(suite::in(down)))) == std::vector<std::int32_t>{1, 2});
+  CHECK(positive.value() == 2);
+  CHECK(other.value() == 10);
+  std::ostringstream out;
+  auto g = sf::function([&](auto x) { sf::cond(x > 1, [&] { sf::print(sf::output_stream(out), "big", x); }, [&] {}); },
+                        suite::backend);
+  g(1);
+  g(5);
+  CHECK(out.str() == "big 5\n");
 }
 
 namespace {
@@ -177,15 +239,24 @@ TEST_CASE("suite effects: sf::random_generator draws on the Thrust backend as on
 
 TEST_CASE("suite effects: effects that run on the CPU backend only are refused when traced for Thrust",
           "[suite][effects][errors]") {
-  sf::variable<std::int32_t> v{0};
-  auto loop = sf::function([&](auto n) { sf::for_range(n, [&](auto i) { v.assign_add(i); }); }, sf::backend::thrust);
-  CHECK_THROWS_AS(loop(std::int32_t{3}), sf::signature_error);
-  CHECK_THROWS_WITH(loop(std::int32_t{3}),
-                    "staticflow: sf::for_range in a function traced for sf::backend::thrust: the Thrust backend runs variable "
-                    "reads, assign / assign_add / assign_sub (optimizers' updates too) and sf::print at the top level "
-                    "of a function; effects in loops and branches, sf::for_range and collectives run on the CPU backend only");
-  CHECK(v.value() == 0);
-  loop(sf::backend::cpu, std::int32_t{3});  // the same function on the CPU backend: the seed's loop
-  CHECK(v.value() == 3);
+  sf::distributed::local comm;
+  sf::variable<float> seen{0.f};
+  auto f = sf::function(
+      [&](auto a) {
+        seen.assign_add(1.f);
+        return sf::all_reduce(a * 2.f, comm);
+      },
+      sf::backend::thrust);
+  const xt::xtensor<float, 1> a = {1.f, 2.f};
+  CHECK_THROWS_AS(f(sf::to_device(a)), sf::signature_error);
+  CHECK_THROWS_WITH(f(sf::to_device(a)),
+                    "staticflow: sf::all_reduce in a function traced for sf::backend::thrust: the Thrust backend runs "
+                    "variable reads and assignments (optimizers' updates too), sf::print, sf::for_range and effects in "
+                    "sf::cond / sf::switch_case branches; effects in while_loop, fori_loop and scan bodies, and "
+                    "collectives, run on the CPU backend only");
+  CHECK(seen.value() == 0.f);  // refused when traced: no call ran
+  const xt::xtensor<float, 1> r = f(sf::backend::cpu, a);  // the same function on the CPU backend
+  CHECK(suite::flat(r) == std::vector<float>{2.f, 4.f});
+  CHECK(seen.value() == 1.f);
 }
 #endif

@@ -23,6 +23,7 @@
 #include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/effects/eager.hpp"
+#include "staticflow/effects/evaluator.hpp"
 #include "staticflow/effects/recorder.hpp"
 
 namespace staticflow::detail {
@@ -43,9 +44,14 @@ class branch_effect final : public effect {
   void run(erased_args args) override {
     for (auto& e : effects_[Kind::branch(pred_.scalar(args), N)]) run_effect(*e, args);
   }
+  bool runs_on_device() const override {
+    return pred_.on_device() && std::all_of(effects_.begin(), effects_.end(), [](const auto& branch) {
+      return std::all_of(branch.begin(), branch.end(), [](const auto& e) { return e->runs_on_device(); });
+    });
+  }
 
  private:
-  cpu::effect_graph<Pred> pred_;
+  effect_evaluator<Pred> pred_;
   std::array<std::vector<std::unique_ptr<effect>>, N> effects_;
 };
 

@@ -64,6 +64,14 @@ class effect_evaluator {
     host_->run(args, std::forward<Target>(target));
   }
 
+  /// The value of a scalar graph (a for_range bound, a branch selector).
+  value_type scalar(erased_args args) const {
+    static_assert(sizeof...(G) == 1 && rank == 0);
+    value_type v{};
+    run(args, [&](const extents<0>&) { return &v; });
+    return v;
+  }
+
  private:
   template <class Dep>
   void make_device(const G&... g) {

@@ -10,6 +10,7 @@
 // traced code it is a plain C++ loop and the effects act at once.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -19,6 +20,7 @@
 #include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/core/static_value.hpp"
 #include "staticflow/effects/eager.hpp"
+#include "staticflow/effects/evaluator.hpp"
 #include "staticflow/effects/recorder.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -60,6 +62,11 @@ class for_range_effect final : public effect {
     for (const auto& e : body_) writes.insert(writes.end(), e->writes.begin(), e->writes.end());
   }
 
+  bool runs_on_device() const override {
+    return lo_.on_device() && hi_.on_device() &&
+           std::all_of(body_.begin(), body_.end(), [](const auto& e) { return e->runs_on_device(); });
+  }
+
   void run(erased_args args) override {
     const I lo = lo_.scalar(args), hi = hi_.scalar(args);
     if (body_.size() == 1 && body_[0]->snapshots.empty() && body_[0]->rearm.empty()) {  // the common case: one statement
@@ -71,8 +78,8 @@ class for_range_effect final : public effect {
   }
 
  private:
-  cpu::effect_graph<Lo> lo_;
-  cpu::effect_graph<Hi> hi_;
+  effect_evaluator<Lo> lo_;
+  effect_evaluator<Hi> hi_;
   std::vector<std::unique_ptr<effect>> body_;
   I counter_{};
   const void* counter_data_ = &counter_;
