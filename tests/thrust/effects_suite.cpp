@@ -2,8 +2,9 @@
 // variables read and assigned in program order, sf::print, rollback when a call throws,
 // optimizers' training steps and sf::random_generator draws, each checked against exact values
 // or a float64 reference (and, on the Thrust backend, against the CPU backend in the same build);
-// for_range loops and cond branches of effects; and the effects that stay CPU-only (loop bodies
-// of while_loop / fori_loop / scan, collectives) refused with their message.
+// for_range loops and cond branches of effects; and the effects that stay CPU-only (collectives)
+// refused with their message. Effects in while_loop / fori_loop / scan bodies:
+// loop_effects_suite.cpp.
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -251,9 +252,9 @@ TEST_CASE("suite effects: effects that run on the CPU backend only are refused w
   CHECK_THROWS_AS(f(sf::to_device(a)), sf::signature_error);
   CHECK_THROWS_WITH(f(sf::to_device(a)),
                     "staticflow: sf::all_reduce in a function traced for sf::backend::thrust: the Thrust backend runs "
-                    "variable reads and assignments (optimizers' updates too), sf::print, sf::for_range and effects in "
-                    "sf::cond / sf::switch_case branches; effects in while_loop, fori_loop and scan bodies, and "
-                    "collectives, run on the CPU backend only");
+                    "variable reads and assignments (optimizers' updates too) and sf::print, alone or in "
+                    "sf::for_range, sf::while_loop / fori_loop / scan bodies and sf::cond / sf::switch_case "
+                    "branches; collectives run on the CPU backend only");
   CHECK(seen.value() == 0.f);  // refused when traced: no call ran
   const xt::xtensor<float, 1> r = f(sf::backend::cpu, a);  // the same function on the CPU backend
   CHECK(suite::flat(r) == std::vector<float>{2.f, 4.f});

@@ -44,10 +44,11 @@ class branch_effect final : public effect {
   void run(erased_args args) override {
     for (auto& e : effects_[Kind::branch(pred_.scalar(args), N)]) run_effect(*e, args);
   }
-  bool runs_on_device() const override {
-    return pred_.on_device() && std::all_of(effects_.begin(), effects_.end(), [](const auto& branch) {
-      return std::all_of(branch.begin(), branch.end(), [](const auto& e) { return e->runs_on_device(); });
-    });
+  const char* first_host_only() const override {
+    if (!pred_.on_device()) return name;
+    for (const auto& branch : effects_)
+      if (const char* what = first_host_only_of(branch)) return what;
+    return nullptr;
   }
 
  private:

@@ -10,7 +10,6 @@
 // traced code it is a plain C++ loop and the effects act at once.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -62,9 +61,8 @@ class for_range_effect final : public effect {
     for (const auto& e : body_) writes.insert(writes.end(), e->writes.begin(), e->writes.end());
   }
 
-  bool runs_on_device() const override {
-    return lo_.on_device() && hi_.on_device() &&
-           std::all_of(body_.begin(), body_.end(), [](const auto& e) { return e->runs_on_device(); });
+  const char* first_host_only() const override {
+    return lo_.on_device() && hi_.on_device() ? first_host_only_of(body_) : name;
   }
 
   void run(erased_args args) override {

@@ -8,7 +8,8 @@
 // function's graph, which carries a pointer to this object, reads them instead of running the
 // loop a second time. The body's effects read the loop's variables through `cells`: while the
 // body is traced, `loop_trace_scope` registers them, and an effect's graph (cpu::effect_graph)
-// turns every variable of the loop into an external leaf over its cell.
+// turns every variable of the loop into an external leaf over its cell. The CPU and Thrust loop
+// kernels (backend/cpu/control.hpp, backend/thrust/control.hpp) both drive it.
 #pragma once
 
 #include <array>
@@ -48,11 +49,12 @@ struct loop_effects {
   erased_args args = nullptr;                 // the call's arguments, while the loop's effect runs
   bool running = false;                       // the effect evaluates the loop now
 
-  /// Called by the loop kernel once the condition held: the variables' current values, then the
-  /// body's effects.
-  void publish(std::size_t k, const void* data, const std::size_t* ext, std::size_t rank) {
+  /// Called by the loop kernel once the condition held: the variables' current values (in the
+  /// device system's memory when `device_memory`: a Thrust kernel's), then the body's effects.
+  void publish(std::size_t k, const void* data, const std::size_t* ext, std::size_t rank, bool device_memory = false) {
     cell& c = *cells[k];
     c.data = data;
+    c.source.device_memory = device_memory;
     for (std::size_t d = 0; d < rank; ++d) c.ext[d] = ext[d];
   }
   void run_body() {

@@ -10,7 +10,9 @@
 // The loop then becomes an effect, in program order with the function's other effects: it
 // evaluates the loop's node, whose kernel runs the body's effects after the condition of every
 // iteration (a read in the body sees the writes before it in the same iteration), and keeps the
-// final variables; the node in the function's graph reads them (effects/loop_effects.hpp).
+// final variables; the node in the function's graph reads them (effects/loop_effects.hpp). The
+// loop runs on the backend its function is traced for (effects/evaluator.hpp): the CPU and the
+// Thrust loop kernels both run a body's effects.
 #pragma once
 
 #include <cstddef>
@@ -18,8 +20,8 @@
 #include <tuple>
 #include <utility>
 
-#include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/control/while_loop.hpp"
+#include "staticflow/effects/evaluator.hpp"
 #include "staticflow/effects/loop_effects.hpp"
 #include "staticflow/effects/recorder.hpp"
 
@@ -35,6 +37,9 @@ class while_effect<Node, std::index_sequence<K...>> final : public effect {
     for (const auto& e : effects_->body) writes.insert(writes.end(), e->writes.begin(), e->writes.end());
   }
 
+  /// On the Thrust backend when the loop's kernel and every effect of its body run there.
+  const char* first_host_only() const override { return loop_.on_device() ? first_host_only_of(effects_->body) : name; }
+
   void run(erased_args args) override {
     struct stop_running {
       loop_effects& e;
@@ -49,7 +54,7 @@ class while_effect<Node, std::index_sequence<K...>> final : public effect {
   }
 
  private:
-  cpu::effect_graph<graph::output_of<K, Node>...> loop_;
+  effect_evaluator<graph::output_of<K, Node>...> loop_;
   std::shared_ptr<loop_effects> effects_;
 };
 

@@ -27,6 +27,9 @@ struct external_source {
   const std::size_t* ext = nullptr;
   const char* label = "external";
   const void* origin = nullptr;
+  /// Whether `*data` is in the Thrust device system's memory rather than host memory (the loop
+  /// variables a CUDA loop kernel publishes to its body's effects); host memory otherwise.
+  bool device_memory = false;
 };
 
 /// The kind of external leaf that eager mode hands the lambda (trace/eager_mode.hpp): its value

@@ -542,9 +542,9 @@ class polymorphic_function {
         if (const char* what = program->first_host_only())
           throw signature_error(std::string(what) +
                                 " in a function traced for sf::backend::thrust: the Thrust backend runs variable "
-                                "reads and assignments (optimizers' updates too), sf::print, sf::for_range and "
-                                "effects in sf::cond / sf::switch_case branches; effects in while_loop, fori_loop "
-                                "and scan bodies, and collectives, run on the CPU backend only");
+                                "reads and assignments (optimizers' updates too) and sf::print, alone or in "
+                                "sf::for_range, sf::while_loop / fori_loop / scan bodies and sf::cond / "
+                                "sf::switch_case branches; collectives run on the CPU backend only");
       }
       traced->set_effects(std::move(program));
     }

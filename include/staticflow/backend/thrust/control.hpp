@@ -2,7 +2,8 @@
 // the host: cond / switch_case evaluate their selector into one device element, copy it back (on
 // a host device system, a plain read) and run the plan of the branch it picks; a while loop keeps
 // its variables in device buffers, runs the condition's plan into one device bool (copied back)
-// and the body's plan into the next buffers each iteration, and swaps; tensor-array nodes.
+// and the body's plan into the next buffers each iteration, and swaps (a body with effects runs
+// them after each test of the condition, as the CPU kernel does); tensor-array nodes.
 //
 // The CPU backend's design (backend/cpu/control.hpp), with device buffers; device code stays the
 // backend's ordinary kernels (evaluate_into) plus thrust::fill / thrust::copy.
@@ -218,6 +219,15 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
 
   template <class All, class Out>
   static void run(const node_type& n, All& all, const Out& out) {
+    if constexpr (STATICFLOW_LOOP_EFFECTS != 0) {
+      // A body with effects: the loop runs in its effect (effects/loop_statement.hpp), in program
+      // order, publishing its variables and running the body's effects every iteration; the
+      // function's graph then copies the final variables that run left.
+      if (n.effects && !n.effects->running) [[unlikely]] {
+        copy_effect_results(*n.effects, out);
+        return;
+      }
+    }
     states cur, next;
     const auto ext_all = staticflow::detail::extents_of_views(all);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -248,6 +258,17 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
         run_plan<ArgCount + V>(n.cond, views, detail::scalar_target<bool>{go_device});
       }
       if (!detail::read_back<bool>(go_device) || iteration == n.max_iterations) break;
+      if constexpr (STATICFLOW_LOOP_EFFECTS != 0) {
+        if (n.effects) [[unlikely]] {  // the body's effects, reading the variables' current values
+          [&]<std::size_t... K>(std::index_sequence<K...>) {
+            ([&] {
+              const auto& v = std::get<ArgCount + K>(views);
+              n.effects->publish(K, v.data, v.ext.data(), v.ext.size(), system_memory_is_device);
+            }(), ...);
+          }(std::make_index_sequence<V>{});
+          n.effects->run_body();
+        }
+      }
       device_arena::scope scope;  // what the body's slots take goes back after each iteration
       run_plan<ArgCount + V>(n.body, views, body_targets{next, staged});
       [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -269,6 +290,28 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   }
 
  private:
+  // Whether the loop's buffers are out of the host's reach (CUDA): the body's effects then read
+  // them on the device as they are (backend/thrust/effect_graph.hpp).
+  static constexpr bool system_memory_is_device = STATICFLOW_THRUST_CUDA != 0;
+
+  /// The final variables the loop's effect left (host memory) into the slot's values.
+  template <class Out>
+  [[gnu::cold]] static void copy_effect_results(const staticflow::detail::loop_effects& effects, const Out& out) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        using spec = std::tuple_element_t<K, specs>;
+        using T = typename spec::value_type;
+        constexpr std::size_t R = spec::shape_type::rank;
+        const auto& r = effects.results[K];
+        extents<R> ext{};
+        for (std::size_t d = 0; d < R; ++d) ext[d] = r.ext[d];
+        auto* dst = out.template allocate<K>(ext);
+        const std::size_t size = staticflow::detail::product(ext);
+        if (size > 0) ::thrust::copy_n(reinterpret_cast<const T*>(r.bytes.data()), size, ::thrust::device_pointer_cast(dst));
+      }(), ...);
+    }(std::make_index_sequence<V>{});
+  }
+
   template <class Spec, class State, class Staged>
   static void write_in_place(State& b, const Staged& s, bool grows) {
     constexpr bool growable = Spec::shape_type::dims[0] == dyn;  // a static leading extent is a fixed size

@@ -33,13 +33,18 @@
 namespace staticflow::thrust_backend {
 
 /// An external leaf's slot: on a host device system its view points at the data where it lives;
-/// under CUDA the data is copied to the device first.
+/// under CUDA host data is copied to the device first (a loop variable that a device loop kernel
+/// publishes is there already).
 template <class T, class S, class K>
 struct slot_evaluator<graph::external_leaf<T, S, K>> {
   template <class All, class Out>
   static void run(const graph::external_leaf<T, S, K>& n, All&, const Out& out) {
     const auto ext = n.result_extents();
 #if STATICFLOW_THRUST_CUDA
+    if (n.source->device_memory) {
+      out.template point<0>(n.data(), ext);
+      return;
+    }
     T* device = out.template allocate<0>(ext);
     const std::size_t count = staticflow::detail::product(ext);
     if (count) ::thrust::copy_n(n.data(), count, ::thrust::device_pointer_cast(device));

@@ -1,0 +1,261 @@
+// The backend-parameterized suite's loop effects (effects/loop_statement.hpp, the loop kernels of
+// backend/cpu/control.hpp and backend/thrust/control.hpp): assignments and sf::print in
+// sf::while_loop / fori_loop / scan bodies run once per iteration, in program order with the
+// function's other effects; a read in the body sees the writes before it in the same iteration;
+// the condition sees every iteration's writes; a throw in any iteration puts every variable
+// back; tensor loop variables of any size (0 and 1 included); conds and loops nested in bodies;
+// a collective nested in a body is refused on the Thrust backend with its own name. Built with
+// STATICFLOW_LOOP_EFFECTS=1 as a program of its own (tests/thrust/CMakeLists.txt).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "suite_backend.hpp"
+#if defined(STATICFLOW_SUITE_THRUST)
+#include <staticflow/distributed/collectives.hpp>
+#include <staticflow/distributed/communicator.hpp>
+#endif
+
+namespace {
+// A rank-0 result of either backend as its C++ value.
+template <class R>
+auto scalar(const R& r) {
+  return suite::flat(suite::host(r)).at(0);
+}
+}  // namespace
+
+TEST_CASE("suite loop effects: a while loop's body assigns and prints on every iteration", "[suite][effects][loop]") {
+  INFO("backend " << suite::name());
+  sf::variable<int> total{0};
+  std::ostringstream printed;
+  auto f = sf::function(
+      [&](auto n) {
+        return sf::while_loop([&](auto k) { return k < n; },
+                              [&](auto k) {
+                                total.assign_add(k);
+                                sf::print(sf::output_stream(printed), "k", k, "total", total);
+                                return k + 1;
+                              },
+                              0);
+      },
+      suite::backend);
+  CHECK(scalar(f(3)) == 3);
+  CHECK(total.value() == 3);
+  CHECK(printed.str() == "k 0 total 0\nk 1 total 1\nk 2 total 3\n");
+  CHECK(scalar(f(0)) == 0);  // no iteration: no effect
+  CHECK(total.value() == 3);
+  CHECK(scalar(f(2)) == 2);
+  CHECK(total.value() == 4);
+  CHECK(f.tracing_count() == 1);
+}
+
+TEST_CASE("suite loop effects: reads see the writes before them; the condition sees every iteration's",
+          "[suite][effects][loop]") {
+  INFO("backend " << suite::name());
+  sf::variable<int> v{0};
+  auto g = sf::function(
+      [&](auto n) {
+        return sf::while_loop([&](auto i, auto) { return i < n; },
+                              [&](auto i, auto acc) {
+                                auto before = v.read();
+                                v.assign_add(1);
+                                return std::tuple{i + 1, acc + before * 10 + v.read()};
+                              },
+                              0, 0);
+      },
+      suite::backend);
+  const auto [steps, acc] = g(3);  // iteration i: before = i, after = i + 1
+  CHECK(scalar(steps) == 3);
+  CHECK(scalar(acc) == 36);
+  CHECK(v.value() == 3);
+
+  sf::variable<int> w{0};
+  auto h = sf::function(
+      [&](auto step) {
+        return sf::while_loop([&](auto) { return w < 10; }, [&](auto k) { w.assign_add(step); return k + 1; }, 0);
+      },
+      suite::backend);
+  CHECK(scalar(h(3)) == 4);  // 0 3 6 9 12
+  CHECK(w.value() == 12);
+  CHECK(scalar(h(1)) == 0);  // the condition fails at once
+  CHECK(w.value() == 12);
+
+  sf::variable<std::int64_t> u{0};
+  std::ostringstream printed;
+  auto p = sf::function(
+      [&](auto n) {
+        const auto start = u.read();  // before the loop: keeps the value it had here
+        u.assign(100);
+        auto r = sf::while_loop([&](auto k) { return k < n; }, [&](auto k) { u.assign_add(k); return k + 1; },
+                                std::int64_t{0});
+        sf::print(sf::output_stream(printed), "after the loop", u);
+        u.assign_add(1000);
+        return std::tuple{r, start * 1, u.read() * 1};
+      },
+      suite::backend);
+  const auto [r, start, last] = p(std::int64_t{3});
+  CHECK(scalar(r) == 3);
+  CHECK(scalar(start) == 0);
+  CHECK(scalar(last) == 1103);
+  CHECK(printed.str() == "after the loop 103\n");
+  CHECK(u.value() == 1103);
+}
+
+TEST_CASE("suite loop effects: a throw in any iteration puts every variable back", "[suite][effects][loop]") {
+  INFO("backend " << suite::name());
+  sf::variable<int> count{0};
+  sf::variable<int, sf::dyn> d{xt::xtensor<int, 1>{1, 2}};
+  auto f = sf::function(
+      [&](auto n, auto y) {
+        count.assign(-1);
+        return sf::while_loop([&](auto k) { return k < n; },
+                              [&](auto k) {
+                                count.assign_add(1);
+                                sf::cond(k == 2, [&] { d.assign_add(y); }, [] {});  // a y of another length throws
+                                return k + 1;
+                              },
+                              0);
+      },
+      suite::backend);
+  const xt::xtensor<int, 1> three = {1, 1, 1}, two = {5, 5};
+  CHECK_THROWS_WITH(f(4, suite::in(three)), "staticflow: shapes (2,) and (3,) do not broadcast");
+  CHECK(count.value() == 0);
+  CHECK(suite::flat(d.value()) == std::vector<int>{1, 2});
+  CHECK(scalar(f(2, suite::in(three))) == 2);  // k never reaches 2
+  CHECK(count.value() == 1);
+  CHECK(scalar(f(3, suite::in(two))) == 3);
+  CHECK(count.value() == 2);
+  CHECK(suite::flat(d.value()) == std::vector<int>{6, 7});
+}
+
+TEST_CASE("suite loop effects: fori_loop, scan and tensor loop variables of any size", "[suite][effects][loop]") {
+  INFO("backend " << suite::name());
+  sf::variable<float> s{0.f};
+  auto powers = sf::function(
+      [&](auto n, auto x) {
+        return sf::fori_loop(0, n, [&](auto, auto acc) { s.assign_add(acc); return acc * x; }, 1.f);
+      },
+      suite::backend);
+  CHECK(scalar(powers(3, 2.f)) == 8.f);
+  CHECK(s.value() == 7.f);
+
+  sf::variable<double> seen{0.0};
+  std::ostringstream printed;
+  auto cumulative = sf::function(
+      [&](auto xs) {
+        return sf::scan(
+            [&](auto carry, auto x) {
+              seen.assign_add(x);
+              sf::print(sf::output_stream(printed), "x", x);
+              return std::tuple{carry + x, carry * 1.0};
+            },
+            0.0, xs);
+      },
+      suite::backend);
+  const xt::xtensor<double, 1> xs = {1.0, 2.0, 4.0};
+  const auto [total, before] = cumulative(suite::in(xs));
+  CHECK(scalar(total) == 7.0);
+  CHECK(suite::flat(suite::host(before)) == std::vector<double>{0.0, 1.0, 3.0});
+  CHECK(seen.value() == 7.0);
+  CHECK(printed.str() == "x 1\nx 2\nx 4\n");
+  const xt::xtensor<double, 1> no_xs = xt::xtensor<double, 1>::from_shape({0});
+  const auto [none, empty] = cumulative(suite::in(no_xs));  // size 0: no iteration
+  CHECK(scalar(none) == 0.0);
+  CHECK(suite::host(empty).size() == 0);
+  CHECK(seen.value() == 7.0);
+
+  sf::variable<float> sums{0.f};
+  auto doubling = sf::function(
+      [&](auto x, auto n) {
+        return sf::fori_loop(0, n, [&](auto, auto v) { sums.assign_add(sf::reduce_sum(v)); return v * 2.f; }, x);
+      },
+      suite::backend);
+  const xt::xtensor<float, 1> x = {1.f, 2.f, 3.f}, one = {0.5f}, none_x = xt::xtensor<float, 1>::from_shape({0});
+  CHECK(suite::flat(suite::host(doubling(suite::in(x), 3))) == std::vector<float>{8.f, 16.f, 24.f});
+  CHECK(sums.value() == 6.f + 12.f + 24.f);
+  CHECK(suite::flat(suite::host(doubling(suite::in(one), 2))) == std::vector<float>{2.f});
+  CHECK(sums.value() == 42.f + 0.5f + 1.f);
+  CHECK(suite::host(doubling(suite::in(none_x), 2)).size() == 0);
+  CHECK(sums.value() == 43.5f);
+}
+
+TEST_CASE("suite loop effects: conds and loops with effects nest in loop bodies", "[suite][effects][loop]") {
+  INFO("backend " << suite::name());
+  sf::variable<int> evens{0};
+  auto picks = sf::function(
+      [&](auto n) {
+        return sf::while_loop([&](auto k) { return k < n; },
+                              [&](auto k) {
+                                sf::cond(k % 2 == 0, [&] { evens.assign_add(k); }, [] {});
+                                auto bonus =
+                                    sf::cond(k == 3, [&] { evens.assign_add(100); return 1; }, [] { return 0; });
+                                return k + 1 + bonus * 0;
+                              },
+                              0);
+      },
+      suite::backend);
+  CHECK(scalar(picks(5)) == 5);
+  CHECK(evens.value() == 0 + 2 + 4 + 100);
+
+  std::ostringstream printed;
+  auto pairs = sf::function(
+      [&](auto n) {
+        return sf::while_loop([&](auto i) { return i < n; },
+                              [&](auto i) {
+                                auto inner = sf::while_loop([&](auto j) { return j < i; },
+                                                            [&](auto j) {
+                                                              sf::print(sf::output_stream(printed), "pair", i, j);
+                                                              return j + 1;
+                                                            },
+                                                            0);
+                                return i + 1 + inner * 0;
+                              },
+                              0);
+      },
+      suite::backend);
+  CHECK(scalar(pairs(3)) == 3);
+  CHECK(printed.str() == "pair 1 0\npair 2 0\npair 2 1\n");
+
+  sf::variable<int> ticks{0};
+  auto in_range = sf::function(
+      [&](auto n) {
+        sf::for_range(n, [&](auto i) {
+          auto r = sf::while_loop([&](auto k) { return k < i; }, [&](auto k) { ticks.assign_add(1); return k + 1; }, 0);
+          ticks.assign_add(r * 10);
+        });
+      },
+      suite::backend);
+  in_range(3);  // i = 0, 1, 2: 0 + 1 + 2 ticks, then 10 * (0 + 1 + 2)
+  CHECK(ticks.value() == 33);
+}
+
+#if defined(STATICFLOW_SUITE_THRUST)
+TEST_CASE("suite loop effects: a collective in a loop body is refused on Thrust with its own name",
+          "[suite][effects][loop][errors]") {
+  sf::distributed::local comm;
+  sf::variable<float> seen{0.f};
+  auto f = sf::function(
+      [&](auto a, auto n) {
+        return sf::fori_loop(0, n, [&](auto, auto x) {
+          seen.assign_add(1.f);
+          return sf::all_reduce(x * 2.f, comm);
+        }, a);
+      },
+      sf::backend::thrust);
+  const xt::xtensor<float, 1> a = {1.f, 2.f};
+  CHECK_THROWS_AS(f(sf::to_device(a), 2), sf::signature_error);
+  CHECK_THROWS_WITH(f(sf::to_device(a), 2),
+                    "staticflow: sf::all_reduce in a function traced for sf::backend::thrust: the Thrust backend runs "
+                    "variable reads and assignments (optimizers' updates too) and sf::print, alone or in "
+                    "sf::for_range, sf::while_loop / fori_loop / scan bodies and sf::cond / sf::switch_case "
+                    "branches; collectives run on the CPU backend only");
+  CHECK(seen.value() == 0.f);  // refused when traced: no call ran
+  const xt::xtensor<float, 1> r = f(sf::backend::cpu, a, 2);  // the same function on the CPU backend
+  CHECK(suite::flat(r) == std::vector<float>{4.f, 8.f});
+  CHECK(seen.value() == 2.f);
+}
+#endif
