@@ -20,33 +20,12 @@
 #include <staticflow/distributed/data_parallel.hpp>
 #include <staticflow/staticflow.hpp>
 
+#include "twin_communicator.hpp"
+
 namespace sf = staticflow;
 
 namespace {
-struct twin {
-  std::vector<std::string> log;  // "all_reduce float32 x6 sum", ...
-  int rank() const { return 0; }
-  int size() const { return 2; }
-  template <class T>
-  static std::string dtype() {
-    return std::string(sf::dtype_name<T>);
-  }
-  template <class T>
-  void all_reduce(const T* in, T* out, std::size_t n, sf::reduce_op op) {
-    log.push_back("all_reduce " + dtype<T>() + " x" + std::to_string(n) + " " + sf::reduce_op_name(op));
-    for (std::size_t i = 0; i < n; ++i) out[i] = op == sf::reduce_op::sum ? T(in[i] + in[i]) : in[i];
-  }
-  template <class T>
-  void broadcast(T*, std::size_t n, int root) {
-    log.push_back("broadcast " + dtype<T>() + " x" + std::to_string(n) + " from " + std::to_string(root));
-  }
-  template <class T>
-  void all_gather(const T* in, std::size_t n, T* out) {
-    log.push_back("all_gather " + dtype<T>() + " x" + std::to_string(n));
-    for (std::size_t i = 0; i < n; ++i) out[i] = out[n + i] = in[i];
-  }
-  void barrier() { log.push_back("barrier"); }
-};
+using sf_test::twin;
 static_assert(sf::distributed::communicator<twin>);
 static_assert(!sf::distributed::communicator<int>);
 }  // namespace

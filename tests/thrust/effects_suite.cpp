@@ -2,9 +2,9 @@
 // variables read and assigned in program order, sf::print, rollback when a call throws,
 // optimizers' training steps and sf::random_generator draws, each checked against exact values
 // or a float64 reference (and, on the Thrust backend, against the CPU backend in the same build);
-// for_range loops and cond branches of effects; and the effects that stay CPU-only (collectives)
-// refused with their message. Effects in while_loop / fori_loop / scan bodies:
-// loop_effects_suite.cpp.
+// for_range loops and cond branches of effects; collectives (over a two-process communicator
+// that logs them) and a data-parallel training step. Effects in while_loop / fori_loop / scan
+// bodies: loop_effects_suite.cpp.
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -15,11 +15,13 @@
 #include <string>
 #include <vector>
 
+#include <xtensor/xfixed.hpp>
+
 #include "suite_backend.hpp"
-#if defined(STATICFLOW_SUITE_THRUST)
 #include <staticflow/distributed/collectives.hpp>
-#include <staticflow/distributed/communicator.hpp>
-#endif
+#include <staticflow/distributed/data_parallel.hpp>
+
+#include "../distributed/twin_communicator.hpp"
 
 TEST_CASE("suite effects: a variable read and assigned in program order", "[suite][effects]") {
   INFO("backend " << suite::name());
@@ -237,27 +239,49 @@ TEST_CASE("suite effects: sf::random_generator draws on the Thrust backend as on
   const auto first = f_dev(sf::to_device(x)).to_host(), second = f_dev(sf::to_device(x)).to_host();
   CHECK(suite::flat(first) != suite::flat(second));  // the state moved on between calls
 }
-
-TEST_CASE("suite effects: effects that run on the CPU backend only are refused when traced for Thrust",
-          "[suite][effects][errors]") {
-  sf::distributed::local comm;
-  sf::variable<float> seen{0.f};
-  auto f = sf::function(
-      [&](auto a) {
-        seen.assign_add(1.f);
-        return sf::all_reduce(a * 2.f, comm);
-      },
-      sf::backend::thrust);
-  const xt::xtensor<float, 1> a = {1.f, 2.f};
-  CHECK_THROWS_AS(f(sf::to_device(a)), sf::signature_error);
-  CHECK_THROWS_WITH(f(sf::to_device(a)),
-                    "staticflow: sf::all_reduce in a function traced for sf::backend::thrust: the Thrust backend runs "
-                    "variable reads and assignments (optimizers' updates too) and sf::print, alone or in "
-                    "sf::for_range, sf::while_loop / fori_loop / scan bodies and sf::cond / sf::switch_case "
-                    "branches; collectives run on the CPU backend only");
-  CHECK(seen.value() == 0.f);  // refused when traced: no call ran
-  const xt::xtensor<float, 1> r = f(sf::backend::cpu, a);  // the same function on the CPU backend
-  CHECK(suite::flat(r) == std::vector<float>{2.f, 4.f});
-  CHECK(seen.value() == 1.f);
-}
 #endif
+
+TEST_CASE("suite effects: collectives in program order, bucketed per dtype, in data-parallel training",
+          "[suite][effects][distributed]") {
+  INFO("backend " << suite::name());
+  sf_test::twin comm;  // two processes holding the same values: a sum doubles, a gather repeats
+  sf::variable<std::int32_t, 3> counts{xt::xtensor_fixed<std::int32_t, xt::xshape<3>>{1, 2, 3}};
+  auto f = sf::function(
+      [&](auto x) {
+        auto total = sf::all_reduce(x, comm);          // an argument
+        auto gathered = sf::all_gather(counts, comm);  // a variable, read where it lies
+        counts.assign_add(sf::cast<std::int32_t>(sf::reduce_sum(total)));
+        auto [a, b] = sf::all_reduce(std::tuple{x * 2.f, sf::reduce_sum(gathered)}, comm, sf::reduce_op::mean);
+        return std::tuple{total, gathered, a + 0.f, b * 1};
+      },
+      suite::backend);
+  const xt::xtensor<float, 2> x = {{1.f, 2.f}, {3.f, 4.f}};
+  const auto [total, gathered, a, b] = suite::host(f(suite::in(x)));
+  CHECK(suite::flat(total) == std::vector<float>{2.f, 4.f, 6.f, 8.f});
+  CHECK(suite::flat(gathered) == std::vector<std::int32_t>{1, 2, 3, 1, 2, 3});
+  CHECK(suite::flat(a) == std::vector<float>{2.f, 4.f, 6.f, 8.f});  // the twin's mean is the value
+  CHECK(suite::flat(b) == std::vector<std::int32_t>{12});
+  CHECK(suite::flat(counts.value()) == std::vector<std::int32_t>{21, 22, 23});  // after the gather: 1 2 3 + 20
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x4 sum", "all_gather int32 x3",
+                                             "all_reduce float32 x4 mean", "all_reduce int32 x1 mean"});
+  const xt::xtensor<float, 2> none = xt::xtensor<float, 2>::from_shape({0, 2});  // size 0: ordinary input
+  CHECK(suite::host(std::get<0>(f(suite::in(none)))).size() == 0);
+  CHECK(suite::flat(counts.value()) == std::vector<std::int32_t>{21, 22, 23});
+
+  // data-parallel training: one collective for the gradients and the loss, then sgd
+  comm.log.clear();
+  sf::distributed::data_parallel dp{comm};
+  sf::variable<double, 2, 1> w{xt::xtensor_fixed<double, xt::xshape<2, 1>>{{0.5}, {-1.}}};
+  sf::variable<double, 1> bias{xt::xtensor_fixed<double, xt::xshape<1>>{0.25}};
+  sf::sgd<double> opt{0.1};
+  auto step = sf::function(
+      [&](auto xs, auto ys) { return dp.minimize(opt, sf::reduce_mean(sf::square(sf::matmul(xs, w) + bias - ys)), w, bias); },
+      suite::backend);
+  const xt::xtensor<double, 2> xs{{1., 2.}, {3., -1.}}, ys{{1.}, {0.}};
+  const double r0 = 0.5 - 2. + 0.25 - 1., r1 = 1.5 + 1. + 0.25;  // residuals -2.25, 2.75
+  CHECK(suite::flat(suite::host(step(suite::in(xs), suite::in(ys)))).at(0) == Approx((r0 * r0 + r1 * r1) / 2.).epsilon(1e-14));
+  CHECK(w.value()(0, 0) == Approx(0.5 - 0.1 * (r0 * 1. + r1 * 3.)).epsilon(1e-14));
+  CHECK(w.value()(1, 0) == Approx(-1. - 0.1 * (r0 * 2. + r1 * -1.)).epsilon(1e-14));
+  CHECK(bias.value()(0) == Approx(0.25 - 0.1 * (r0 + r1)).epsilon(1e-14));
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float64 x4 mean"});
+}

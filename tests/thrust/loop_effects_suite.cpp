@@ -4,7 +4,7 @@
 // function's other effects; a read in the body sees the writes before it in the same iteration;
 // the condition sees every iteration's writes; a throw in any iteration puts every variable
 // back; tensor loop variables of any size (0 and 1 included); conds and loops nested in bodies;
-// a collective nested in a body is refused on the Thrust backend with its own name. Built with
+// a collective in a body (over a two-process communicator that logs it). Built with
 // STATICFLOW_LOOP_EFFECTS=1 as a program of its own (tests/thrust/CMakeLists.txt).
 #include <catch2/catch.hpp>
 
@@ -15,10 +15,9 @@
 #include <vector>
 
 #include "suite_backend.hpp"
-#if defined(STATICFLOW_SUITE_THRUST)
 #include <staticflow/distributed/collectives.hpp>
-#include <staticflow/distributed/communicator.hpp>
-#endif
+
+#include "../distributed/twin_communicator.hpp"
 
 namespace {
 // A rank-0 result of either backend as its C++ value.
@@ -233,10 +232,9 @@ TEST_CASE("suite loop effects: conds and loops with effects nest in loop bodies"
   CHECK(ticks.value() == 33);
 }
 
-#if defined(STATICFLOW_SUITE_THRUST)
-TEST_CASE("suite loop effects: a collective in a loop body is refused on Thrust with its own name",
-          "[suite][effects][loop][errors]") {
-  sf::distributed::local comm;
+TEST_CASE("suite loop effects: a collective in a loop body runs once per iteration", "[suite][effects][loop]") {
+  INFO("backend " << suite::name());
+  sf_test::twin comm;  // a sum doubles
   sf::variable<float> seen{0.f};
   auto f = sf::function(
       [&](auto a, auto n) {
@@ -245,17 +243,9 @@ TEST_CASE("suite loop effects: a collective in a loop body is refused on Thrust 
           return sf::all_reduce(x * 2.f, comm);
         }, a);
       },
-      sf::backend::thrust);
+      suite::backend);
   const xt::xtensor<float, 1> a = {1.f, 2.f};
-  CHECK_THROWS_AS(f(sf::to_device(a), 2), sf::signature_error);
-  CHECK_THROWS_WITH(f(sf::to_device(a), 2),
-                    "staticflow: sf::all_reduce in a function traced for sf::backend::thrust: the Thrust backend runs "
-                    "variable reads and assignments (optimizers' updates too) and sf::print, alone or in "
-                    "sf::for_range, sf::while_loop / fori_loop / scan bodies and sf::cond / sf::switch_case "
-                    "branches; collectives run on the CPU backend only");
-  CHECK(seen.value() == 0.f);  // refused when traced: no call ran
-  const xt::xtensor<float, 1> r = f(sf::backend::cpu, a, 2);  // the same function on the CPU backend
-  CHECK(suite::flat(r) == std::vector<float>{4.f, 8.f});
+  CHECK(suite::flat(suite::host(f(suite::in(a), 2))) == std::vector<float>{16.f, 32.f});
   CHECK(seen.value() == 2.f);
+  CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x2 sum", "all_reduce float32 x2 sum"});
 }
-#endif

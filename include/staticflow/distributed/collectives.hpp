@@ -38,10 +38,10 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
 #include "staticflow/distributed/communicator.hpp"
+#include "staticflow/effects/evaluator.hpp"
 #include "staticflow/effects/recorder.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -120,7 +120,21 @@ class collective_effect final : public staticflow::detail::effect {
 
   void run(staticflow::detail::erased_args args) override {
     if constexpr (reads_in_place) {
-      // the operand is a value that already lies in memory: the engine reads it there
+      using N = std::tuple_element_t<0, std::tuple<G...>>;
+      // A Thrust call's argument may lie in device memory the engine cannot read (CUDA): it is
+      // evaluated into a host buffer as any operand.
+      if (!graph::detail::is_argument<N>::value || !graphs_.on_device()) {
+        read_in_place(args);
+        return;
+      }
+    }
+    evaluate_and_combine(args);
+  }
+
+ private:
+  /// The operand is a value that already lies in host memory: the engine reads it there.
+  void read_in_place(staticflow::detail::erased_args args) {
+    if constexpr (reads_in_place) {
       using N = std::tuple_element_t<0, std::tuple<G...>>;
       using T = typename N::value_type;
       constexpr std::size_t R = N::shape_type::rank;
@@ -140,7 +154,12 @@ class collective_effect final : public staticflow::detail::effect {
       } else {
         comm_->all_reduce(source, result.reserve(ext), count, op_);
       }
-    } else if constexpr (Kind == collective_kind::all_gather) {
+    }
+  }
+
+  /// The operands evaluated into host buffers (one plan), then one collective per dtype.
+  void evaluate_and_combine(staticflow::detail::erased_args args) {
+    if constexpr (Kind == collective_kind::all_gather) {
       const std::size_t processes = static_cast<std::size_t>(comm_->size());
       graphs_.run(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
         auto& staging = std::get<K>(staging_);
@@ -163,7 +182,6 @@ class collective_effect final : public staticflow::detail::effect {
     }
   }
 
- private:
   /// The results of dtype T as one collective: in place for one, through a flat buffer for more.
   template <class T>
   void combine_bucket() {
@@ -226,7 +244,7 @@ class collective_effect final : public staticflow::detail::effect {
   reduce_op op_;
   int root_;
   std::shared_ptr<results_type> results_;
-  cpu::effect_graph<G...> graphs_;
+  staticflow::detail::effect_evaluator<G...> graphs_;  // for the backend the function is traced for
   std::tuple<G...> leaves_;  // the operand, read in place when reads_in_place
   std::tuple<std::vector<typename G::value_type>...> staging_;  // all_gather's operands
   std::tuple<std::vector<float>, std::vector<double>, std::vector<std::int32_t>, std::vector<std::int64_t>> flat_;
@@ -278,7 +296,13 @@ auto record_collective(Comm& comm, reduce_op op, int root, const X&... xs) {
 /// The traced collective of one operand (a tensor or a variable) or a std::tuple of them.
 template <collective_kind Kind, class Comm, class X>
 auto traced_collective(Comm& comm, reduce_op op, int root, const X& x) {
-  if constexpr (is_std_tuple<X>::value) {
+  static_assert(!device_buffers<Comm>,
+                "staticflow: a collective inside a traced function combines host buffers, and this communicator's "
+                "are device memory (sf::distributed::nccl): combine device tensors with it around the traced call, "
+                "or trace the collective with a host-memory communicator (sf::distributed::mpi)");
+  if constexpr (device_buffers<Comm>) {
+    return x;  // (the static_assert said why; nothing else follows from it)
+  } else if constexpr (is_std_tuple<X>::value) {
     return std::apply([&](const auto&... xs) {
       return record_collective<Kind>(comm, op, root, staticflow::detail::as_node<void>(xs)...);
     }, x);

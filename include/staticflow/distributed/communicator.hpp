@@ -72,6 +72,12 @@ concept communicator = requires(C& c, float* f, double* d, std::int32_t* i, std:
   c.barrier();
 };
 
+/// Whether communicator C's buffers are device memory (sf::distributed::nccl, which says so with
+/// `static constexpr bool device_buffers = true`): it combines device tensors outside traced
+/// functions. A traced collective combines host buffers, so it takes host-memory communicators.
+template <class C>
+inline constexpr bool device_buffers = requires { requires C::device_buffers; };
+
 namespace detail {
 /// The element types collectives carry.
 template <class T>

@@ -13,8 +13,8 @@
 // sf::distributed::local for one GPU) that carries NCCL's unique id from rank 0 to the others.
 // Each collective is enqueued on the communicator's stream and waited for before the call returns
 // (the concept's calls are blocking); NCCL's errors become sf::distributed_error with NCCL's
-// message. Not yet: collectives inside traced functions on the Thrust backend, which has no
-// effects (docs/distributed.md).
+// message. Not yet: NCCL inside traced functions (a traced collective combines host buffers, on
+// the CPU and the Thrust backend alike; a compile error says so: docs/distributed.md).
 #pragma once
 
 #include <cstddef>
@@ -56,6 +56,8 @@ inline ncclRedOp_t nccl_op(reduce_op op) {
 
 class nccl {
  public:
+  static constexpr bool device_buffers = true;  // (communicator.hpp: not inside traced functions)
+
   /// This process's GPU `device` in a group of boot.size() processes (rank boot.rank()).
   template <communicator Bootstrap>
   nccl(Bootstrap& boot, int device) : rank_(boot.rank()), size_(boot.size()) {

@@ -44,12 +44,6 @@ class branch_effect final : public effect {
   void run(erased_args args) override {
     for (auto& e : effects_[Kind::branch(pred_.scalar(args), N)]) run_effect(*e, args);
   }
-  const char* first_host_only() const override {
-    if (!pred_.on_device()) return name;
-    for (const auto& branch : effects_)
-      if (const char* what = first_host_only_of(branch)) return what;
-    return nullptr;
-  }
 
  private:
   effect_evaluator<Pred> pred_;

@@ -61,10 +61,6 @@ class for_range_effect final : public effect {
     for (const auto& e : body_) writes.insert(writes.end(), e->writes.begin(), e->writes.end());
   }
 
-  const char* first_host_only() const override {
-    return lo_.on_device() && hi_.on_device() ? first_host_only_of(body_) : name;
-  }
-
   void run(erased_args args) override {
     const I lo = lo_.scalar(args), hi = hi_.scalar(args);
     if (body_.size() == 1 && body_[0]->snapshots.empty() && body_[0]->rearm.empty()) {  // the common case: one statement

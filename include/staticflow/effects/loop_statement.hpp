@@ -37,9 +37,6 @@ class while_effect<Node, std::index_sequence<K...>> final : public effect {
     for (const auto& e : effects_->body) writes.insert(writes.end(), e->writes.begin(), e->writes.end());
   }
 
-  /// On the Thrust backend when the loop's kernel and every effect of its body run there.
-  const char* first_host_only() const override { return loop_.on_device() ? first_host_only_of(effects_->body) : name; }
-
   void run(erased_args args) override {
     struct stop_running {
       loop_effects& e;

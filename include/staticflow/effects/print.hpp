@@ -108,8 +108,6 @@ void format_tensor(std::string& out, const T* data, const std::size_t* ext, std:
 struct print_part {
   virtual ~print_part() = default;
   virtual void append(std::string& out, erased_args args, long summarize_count) = 0;
-  /// Whether it can be shown from a Thrust call (text can; a tensor when traced for it).
-  virtual bool on_device() const { return true; }
 };
 struct text_part final : print_part {
   std::string text;
@@ -125,7 +123,6 @@ struct tensor_part final : print_part {
   std::size_t capacity = 0;
   extents<R> ext{};
   explicit tensor_part(const G& g) : graph(g) {}
-  bool on_device() const override { return graph.on_device(); }
   void append(std::string& out, erased_args args, long summarize_count) override {
     graph.run(args, [&](const extents<R>& e) {
       const std::size_t n = staticflow::detail::product(e);
@@ -142,10 +139,6 @@ class print_effect final : public effect {
   std::vector<std::unique_ptr<print_part>> parts;
   std::ostream* stream = nullptr;  // null: std::cerr when printing
   long summarize_count = 3;
-
-  bool runs_on_device() const override {
-    return std::all_of(parts.begin(), parts.end(), [](const auto& p) { return p->on_device(); });
-  }
 
   void run(erased_args args) override {
     std::string line;

@@ -198,12 +198,6 @@ struct read_point {
 struct effect {
   virtual ~effect() = default;
   virtual void run(erased_args args) = 0;
-  /// Whether it was built for the Thrust backend (traced for it, and one of the effects that run
-  /// there: effects/evaluator.hpp). Others are CPU-only.
-  virtual bool runs_on_device() const { return false; }
-  /// The name of the first effect that cannot run on the Thrust backend: this one, or one nested
-  /// in it (a loop's or a branch's body); null when every part can.
-  virtual const char* first_host_only() const { return runs_on_device() ? nullptr : name; }
   /// Runs the effect for *counter = lo, ..., hi - 1 (a for_range body of one statement).
   /// Effects override this with a loop the compiler sees whole.
   virtual void run_counted(erased_args args, std::int32_t* counter, std::int32_t lo, std::int32_t hi) {
@@ -217,14 +211,6 @@ struct effect {
   std::vector<read_point*> rearm;
   const char* name = "an effect";  // what recorded it ("assign_add", "sf::print"), for messages
 };
-
-/// The name of the first effect of a sequence, or nested in one, that cannot run on the Thrust
-/// backend; null when all can.
-inline const char* first_host_only_of(const std::vector<std::unique_ptr<effect>>& effects) {
-  for (const auto& e : effects)
-    if (const char* what = e->first_host_only()) return what;
-  return nullptr;
-}
 
 /// Runs one effect: re-arms the reads made just before it, preserves the reads it would
 /// overwrite, then runs it.
@@ -311,7 +297,6 @@ class effect_program {
   bool active() const { return !effects.empty() || !prechecks.empty() || !touched.empty(); }
   bool empty() const { return !active() && resources.empty(); }
   /// The name of the first effect that cannot run on the Thrust backend (null when all can).
-  const char* first_host_only() const { return first_host_only_of(effects); }
   std::size_t effect_count() const { return effects.size(); }
 
   /// Runs the effects, then `rest` (the outputs), holding the locks of this function and of

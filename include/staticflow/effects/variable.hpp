@@ -377,7 +377,6 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
   }
 
   void run(erased_args args) override { assign(args); }
-  bool runs_on_device() const override { return value_.on_device(); }
   void run_counted(erased_args args, std::int32_t* counter, std::int32_t lo, std::int32_t hi) override {
     for (*counter = lo; *counter < hi; ++*counter) assign(args);
   }

@@ -537,17 +537,7 @@ class polymorphic_function {
     const graph::detail::tracing_arg_names_scope names(settings.arg_names);
     auto traced = trace_graph<Sig, B>();
     traced->set_listing_names({settings.arg_names, settings.named ? settings.name : std::string()});
-    if (auto program = recording.finish()) {
-      if constexpr (on_device) {
-        if (const char* what = program->first_host_only())
-          throw signature_error(std::string(what) +
-                                " in a function traced for sf::backend::thrust: the Thrust backend runs variable "
-                                "reads and assignments (optimizers' updates too) and sf::print, alone or in "
-                                "sf::for_range, sf::while_loop / fori_loop / scan bodies and sf::cond / "
-                                "sf::switch_case branches; collectives run on the CPU backend only");
-      }
-      traced->set_effects(std::move(program));
-    }
+    if (auto program = recording.finish()) traced->set_effects(std::move(program));
     return traced;
   }
 
