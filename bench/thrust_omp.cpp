@@ -10,6 +10,8 @@
 //   ThrustOmp<threads>    sf::backend::thrust, THRUST_DEVICE_SYSTEM_OMP, omp_set_num_threads(threads)
 //   Memcpy                std::copy of one array: the streaming roofline (2 arrays of traffic)
 // Bytes processed count the arrays read and written once each.
+//
+//   LoopUpdate / LoopCount: effects in loop bodies, one thread (see below), against a hand loop.
 #include <benchmark/benchmark.h>
 
 #include <omp.h>
@@ -118,6 +120,71 @@ void Memcpy(benchmark::State& state) {
   }
   state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(kN) * 2 * 4);
 }
+
+// --- effects in loop bodies (issue 21): one call runs a loop whose body updates a variable ---
+// Update: w -= 0.01 * (w - t) on 2^20 floats, 20 times in a fori_loop (a memory-bound effect per
+// iteration); Count: v += k, 1000 times in a while_loop (the per-iteration cost of an effect).
+constexpr std::size_t kUpdateN = std::size_t{1} << 20;
+constexpr int kUpdateSteps = 20, kCountSteps = 1000;
+
+template <class Backend, class In>
+void run_update(benchmark::State& state, Backend backend, const In& t) {
+  set_threads(1);
+  sf::variable<float, sf::dyn> w{tensor(xt::ones<float>({kUpdateN}))};
+  auto f = sf::function(
+      [&](auto target, auto n) {
+        return sf::fori_loop(0, n, [&](auto, auto k) { w.assign_sub(0.01f * (w - target)); return k + 1; }, 0);
+      },
+      backend);
+  for (auto _ : state) benchmark::DoNotOptimize(f(t, kUpdateSteps));
+  state.SetBytesProcessed(std::int64_t(state.iterations()) * kUpdateSteps * std::int64_t(kUpdateN) * 3 * 4);
+}
+void LoopUpdate_Hand(benchmark::State& state) {
+  const tensor t = xt::zeros<float>({kUpdateN});
+  tensor w = xt::ones<float>({kUpdateN});
+  for (auto _ : state) {
+    for (int step = 0; step < kUpdateSteps; ++step)
+      for (std::size_t j = 0; j < kUpdateN; ++j) w[j] -= 0.01f * (w[j] - t[j]);
+    benchmark::DoNotOptimize(w.data());
+  }
+  state.SetBytesProcessed(std::int64_t(state.iterations()) * kUpdateSteps * std::int64_t(kUpdateN) * 3 * 4);
+}
+void LoopUpdate_Xsimd(benchmark::State& state) {
+  const tensor t = xt::zeros<float>({kUpdateN});
+  run_update(state, sf::backend::cpu, t);
+}
+void LoopUpdate_ThrustOmp(benchmark::State& state) {
+  const auto t = sf::to_device(tensor(xt::zeros<float>({kUpdateN})));
+  run_update(state, sf::backend::thrust, t);
+}
+
+template <class Backend>
+void run_count(benchmark::State& state, Backend backend) {
+  set_threads(1);
+  sf::variable<std::int64_t> v{0};
+  auto f = sf::function(
+      [&](auto n) {
+        return sf::while_loop([&](auto k) { return k < n; }, [&](auto k) { v.assign_add(k); return k + 1; },
+                              std::int64_t{0});
+      },
+      backend);
+  for (auto _ : state) benchmark::DoNotOptimize(f(std::int64_t{kCountSteps}));
+  state.SetItemsProcessed(std::int64_t(state.iterations()) * kCountSteps);
+}
+void LoopCount_Hand(benchmark::State& state) {
+  std::int64_t v = 0;
+  for (auto _ : state) {
+    std::int64_t* p = &v;
+    benchmark::DoNotOptimize(p);
+    for (std::int64_t k = 0; k < kCountSteps; ++k) {
+      *p += k;
+      benchmark::ClobberMemory();
+    }
+  }
+  state.SetItemsProcessed(std::int64_t(state.iterations()) * kCountSteps);
+}
+void LoopCount_Xsimd(benchmark::State& state) { run_count(state, sf::backend::cpu); }
+void LoopCount_ThrustOmp(benchmark::State& state) { run_count(state, sf::backend::thrust); }
 }  // namespace
 
 BENCHMARK(Chain_Xsimd)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
@@ -127,3 +194,9 @@ BENCHMARK(Tanh_ThrustOmp)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Apply(
 BENCHMARK(Sum_Xsimd)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
 BENCHMARK(Sum_ThrustOmp)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
 BENCHMARK(Memcpy)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(LoopUpdate_Hand)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(LoopUpdate_Xsimd)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(LoopUpdate_ThrustOmp)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
+BENCHMARK(LoopCount_Hand)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(LoopCount_Xsimd)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(LoopCount_ThrustOmp)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);

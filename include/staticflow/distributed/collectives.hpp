@@ -21,8 +21,10 @@
 // with the same shapes, as every MPI program must: one traced function run on every rank does.
 //
 // The results are constants to gradients (tf.stop_gradient): differentiate first, then combine,
-// as data-parallel training does. Like every effect, collectives are refused in sf::cond branches
-// that return values and in loop bodies (trace_error).
+// as data-parallel training does. Like every effect, they run in loop bodies and cond branches, and
+// on the backend the function is traced for (effects/evaluator.hpp: on Thrust, its kernels
+// evaluate the operands into the host buffers the engine combines). The communicator's buffers
+// must be host memory (not sf::distributed::nccl's: a compile error).
 #pragma once
 
 #include <algorithm>
