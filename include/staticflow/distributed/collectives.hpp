@@ -255,25 +255,57 @@ class collective_effect final : public staticflow::detail::effect {
 template <class X> struct is_std_tuple : std::false_type {};
 template <class... X> struct is_std_tuple<std::tuple<X...>> : std::true_type {};
 
-/// Whether the operand type X (a tensor, a variable, a std::tuple of them, or a value outside a
-/// trace, checked when combined) holds only dtypes that collectives carry.
+/// The static check of the communicator: a template of Comm alone, so that a lambda traced and
+/// run eagerly (two operand types) reports a wrong communicator once.
+template <class Comm>
+constexpr bool check_communicator() {
+  constexpr bool is_comm = communicator<Comm>;
+  static_assert(is_comm, "staticflow: sf::all_reduce / sf::broadcast / sf::all_gather: the communicator argument must "
+                         "model sf::distributed::communicator (sf::distributed::local, sf::distributed::mpi, ...)");
+  return is_comm;
+}
+
+/// Inside a traced function, the communicator must combine host buffers (as check_communicator,
+/// one report per communicator type).
+template <class Comm>
+constexpr bool check_traced_communicator() {
+  static_assert(!device_buffers<Comm>,
+                "staticflow: a collective inside a traced function combines host buffers, and this communicator's "
+                "are device memory (sf::distributed::nccl): combine device tensors with it around the traced call, "
+                "or trace the collective with a host-memory communicator (sf::distributed::mpi)");
+  return !device_buffers<Comm>;
+}
+
+/// The dtypes of the operand type X, a std::tuple of them (none for a value outside a trace,
+/// checked when combined).
 template <class X>
-constexpr bool carried_operand() {
-  if constexpr (is_std_tuple<X>::value)
-    return []<class... E>(std::type_identity<std::tuple<E...>>) { return (carried_operand<E>() && ...); }(std::type_identity<X>{});
-  else if constexpr (staticflow::detail::tensor_operand<X>) return collective_dtype<typename X::value_type>;
-  else return true;
+struct operand_dtypes {
+  using type = std::tuple<>;
+};
+template <class X>
+  requires staticflow::detail::tensor_operand<X>
+struct operand_dtypes<X> {
+  using type = std::tuple<typename X::value_type>;
+};
+template <class... E>
+struct operand_dtypes<std::tuple<E...>> {
+  using type = decltype(std::tuple_cat(std::declval<typename operand_dtypes<E>::type>()...));
+};
+
+/// The dtype check, a template of the dtypes alone (one report, as check_communicator).
+template <class... T>
+constexpr bool check_carried(std::type_identity<std::tuple<T...>>) {
+  constexpr bool carried = (collective_dtype<T> && ...);
+  static_assert(carried, "staticflow: a collective (sf::all_reduce, sf::broadcast, sf::all_gather) carries float32, "
+                         "float64, int32 and int64 tensors; cast a bool tensor with sf::cast<int>(x) first");
+  return carried;
 }
 
 /// The static checks every collective makes of its operand type X and communicator Comm.
 template <class Comm, class X>
 constexpr bool check_operands() {
-  constexpr bool is_comm = communicator<Comm>;
-  static_assert(is_comm, "staticflow: sf::all_reduce / sf::broadcast / sf::all_gather: the communicator argument must "
-                         "model sf::distributed::communicator (sf::distributed::local, sf::distributed::mpi, ...)");
-  constexpr bool carried = carried_operand<X>();
-  static_assert(carried, "staticflow: a collective (sf::all_reduce, sf::broadcast, sf::all_gather) carries float32, "
-                         "float64, int32 and int64 tensors; cast a bool tensor with sf::cast<int>(x) first");
+  constexpr bool is_comm = check_communicator<Comm>();
+  constexpr bool carried = check_carried(std::type_identity<typename operand_dtypes<X>::type>{});
   return is_comm && carried;
 }
 
@@ -298,11 +330,7 @@ auto record_collective(Comm& comm, reduce_op op, int root, const X&... xs) {
 /// The traced collective of one operand (a tensor or a variable) or a std::tuple of them.
 template <collective_kind Kind, class Comm, class X>
 auto traced_collective(Comm& comm, reduce_op op, int root, const X& x) {
-  static_assert(!device_buffers<Comm>,
-                "staticflow: a collective inside a traced function combines host buffers, and this communicator's "
-                "are device memory (sf::distributed::nccl): combine device tensors with it around the traced call, "
-                "or trace the collective with a host-memory communicator (sf::distributed::mpi)");
-  if constexpr (device_buffers<Comm>) {
+  if constexpr (!check_traced_communicator<Comm>()) {
     return x;  // (the static_assert said why; nothing else follows from it)
   } else if constexpr (is_std_tuple<X>::value) {
     return std::apply([&](const auto&... xs) {
