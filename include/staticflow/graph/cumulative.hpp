@@ -89,6 +89,14 @@ struct cumulative_dtype_check {
   static_assert(ok, "staticflow: cumsum / cumprod need a numeric tensor (cast a bool one first)");
 };
 
+/// (a template of the axis and the rank, not of the node: a lambda traced and run eagerly
+/// reports the mistake once)
+template <int A, std::size_t Rank>
+constexpr bool check_cumulative_axis() {
+  static_assert(axis_in_range(A, Rank), "staticflow: cumsum / cumprod axis out of range");
+  return axis_in_range(A, Rank);
+}
+
 template <class Kind, class X, class Axis, class... Options>
 constexpr auto make_cumulative(const X& x, Axis axis) {
   using T = typename X::value_type;
@@ -101,8 +109,8 @@ constexpr auto make_cumulative(const X& x, Axis axis) {
     if constexpr (std::is_same_v<Axis, int>) {
       return graph::cumulative<Kind, X, is_exclusive, is_reversed>(x, axis);
     } else {
-      static_assert(axis_in_range(Axis::values[0], rank), "staticflow: cumsum / cumprod axis out of range");
-      return graph::cumulative<Kind, X, is_exclusive, is_reversed>(x, normalize_axis(Axis::values[0], rank));
+      if constexpr (!check_cumulative_axis<Axis::values[0], rank>()) return x;
+      else return graph::cumulative<Kind, X, is_exclusive, is_reversed>(x, normalize_axis(Axis::values[0], rank));
     }
   }
 }

@@ -127,10 +127,11 @@ struct gather_gradient : node<gather_gradient<G, X, I, Axis>> {
 }  // namespace graph
 
 namespace detail {
-template <class X, class I, int A>
+// (a template of the rank and the index dtype, not of the node types: a lambda traced and run
+// eagerly reports a mistake once)
+template <std::size_t Rank, class J, int A>
 struct gather_check {
-  static constexpr std::size_t rank = X::shape_type::rank;
-  using J = typename I::value_type;
+  static constexpr std::size_t rank = Rank;
   static constexpr bool integer_indices = std::is_integral_v<J> && !std::is_same_v<J, bool>;
   static_assert(integer_indices, "staticflow: gather: the indices must be an int32 or int64 tensor");
   static_assert(rank >= 1, "staticflow: gather: a scalar (rank-0 tensor) has no axis to gather along");
@@ -149,7 +150,7 @@ constexpr auto gather(const X& x, const I& indices, axes<A>) {
   const auto in = detail::as_node<void>(indices);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using IN = std::remove_cvref_t<decltype(in)>;
-  if constexpr (!detail::gather_check<XN, IN, A>::ok) {
+  if constexpr (!detail::gather_check<XN::shape_type::rank, typename IN::value_type, A>::ok) {
     return xn;
   } else {
     constexpr auto axis = static_cast<std::size_t>(detail::normalize_axis(A, XN::shape_type::rank));

@@ -10,6 +10,16 @@
 namespace staticflow {
 namespace detail {
 struct node_tag {};
+
+/// The error for `if (x)` on a symbolic tensor: a template of the dtype, not of the node, so that
+/// a lambda traced and run eagerly reports it once.
+template <class T>
+bool no_bool_while_tracing() {
+  static_assert(always_false<T>,
+                "staticflow: a symbolic tensor has no value while tracing, so it cannot be a C++ "
+                "bool (if, while, ?:, &&); use sf::cond(pred, true_fn, false_fn) or sf::where");
+  return false;
+}
 }  // namespace detail
 
 /// Base of every node type. A node *is* a symbolic tensor: it has a spec but no data, and the
@@ -19,10 +29,7 @@ template <class Derived>
 struct node : detail::node_tag {
   template <class D = Derived>
   explicit operator bool() const {
-    static_assert(detail::always_false<D>,
-                  "staticflow: a symbolic tensor has no value while tracing, so it cannot be a C++ "
-                  "bool (if, while, ?:, &&); use sf::cond(pred, true_fn, false_fn) or sf::where");
-    return false;
+    return detail::no_bool_while_tracing<typename D::value_type>();
   }
   template <class U>
     requires(std::is_arithmetic_v<U> && !std::is_same_v<U, bool>)
@@ -51,7 +58,9 @@ struct node : detail::node_tag {
 template <class T>
 concept symbolic = std::is_base_of_v<detail::node_tag, std::remove_cvref_t<T>>;
 
-/// The spec (dtype and shape) of a symbolic tensor type.
+/// The spec (dtype and shape) of a symbolic tensor type. Static checks are templates of their
+/// operands' specs, not of the node types: a lambda traced and run eagerly builds other node
+/// types of the same specs, and reports each mistake once.
 template <symbolic N>
 using spec_of_node_t = spec_of_t<typename std::remove_cvref_t<N>::value_type,
                                  typename std::remove_cvref_t<N>::shape_type>;

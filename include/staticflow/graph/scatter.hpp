@@ -255,9 +255,9 @@ constexpr auto make_tensor_scatter_nd(const X& x, const I& indices, const U& upd
   using UN = std::remove_cvref_t<decltype(un)>;
   constexpr bool arithmetic = std::is_same_v<Mode, graph::scatter_update> || !std::is_same_v<typename XN::value_type, bool>;
   static_assert(arithmetic, "staticflow: tensor_scatter_nd_add / _sub / scatter_nd: a bool tensor has no sum (use update)");
-  if constexpr (!nd_index_check<XN, IN>::ok || !arithmetic) {
+  if constexpr (!nd_index_check<spec_of_node_t<XN>, spec_of_node_t<IN>>::ok || !arithmetic) {
     return xn;
-  } else if constexpr (!nd_update_check<XN, IN, UN>::ok) {
+  } else if constexpr (!nd_update_check<spec_of_node_t<XN>, spec_of_node_t<IN>, spec_of_node_t<UN>>::ok) {
     return xn;
   } else {
     return graph::tensor_scatter_nd<Mode, XN, IN, UN>(xn, in, un);
@@ -273,7 +273,7 @@ constexpr auto gather_nd(const X& x, const I& indices) {
   const auto in = detail::as_node<void>(indices);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using IN = std::remove_cvref_t<decltype(in)>;
-  if constexpr (!detail::nd_index_check<XN, IN>::ok) return xn;
+  if constexpr (!detail::nd_index_check<spec_of_node_t<XN>, spec_of_node_t<IN>>::ok) return xn;
   else return graph::gather_nd<XN, IN>(xn, in);
 }
 
