@@ -40,14 +40,20 @@ class gradient_tape {
   explicit gradient_tape(bool persistent = false, bool watch_accessed_variables = true)
       : persistent_(persistent), watch_accessed_variables_(watch_accessed_variables) {}
 
+  // (a template of the answer, not of the node type: a lambda traced and run eagerly reports once)
+  template <bool IsSource>
+  static constexpr bool check_watched() {
+    static_assert(IsSource, "staticflow: gradient_tape::watch: x must be an argument of the traced function as the lambda "
+                            "received it, or an sf::variable, not an expression computed from one");
+    return IsSource;
+  }
+
   /// Marks x as a source: an argument of the traced function as the lambda received it, a value
   /// read from outside (sf::capture, sf::constant), or an sf::variable.
   template <class X>
   void watch(const X& x) {
-    static_assert(autodiff::detail::is_source<X>::value,
-                  "staticflow: gradient_tape::watch: x must be an argument of the traced function as the lambda "
-                  "received it, or an sf::variable, not an expression computed from one");
-    if (!watches(x)) watched_.push_back(identity(x));
+    if constexpr (check_watched<autodiff::detail::is_source<X>::value>())
+      if (!watches(x)) watched_.push_back(identity(x));
   }
 
   /// Whether x is a source of this tape's gradients now.

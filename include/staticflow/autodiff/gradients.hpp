@@ -73,6 +73,15 @@ constexpr auto gradient_of(const Y& y, const X& x) {
   using T = typename Y::value_type;
   return vector_jacobian_product(y, graph::literal<T>(T(1)), x);
 }
+
+/// Whether each source is one (a template of the answers, not of the node types: a lambda
+/// traced and run eagerly reports once).
+template <bool... IsSource>
+constexpr bool check_sources() {
+  static_assert((IsSource && ...), "staticflow: sf::gradients: each source must be an argument of the traced function as the "
+                                   "lambda received it, or an sf::variable, not an expression computed from one");
+  return (IsSource && ...);
+}
 }  // namespace autodiff::detail
 
 /// The gradients of y with respect to xs... (tf.gradients in graph mode): one tensor with x's spec
@@ -84,10 +93,7 @@ constexpr auto gradients(const Y& y, const X&... xs) {
   static_assert(sizeof...(X) >= 1, "staticflow: sf::gradients(y, xs...) needs at least one source x");
   static_assert(floating_dtype<typename Y::value_type>,
                 "staticflow: sf::gradients: the target y is not a float tensor, so it has no gradient");
-  static_assert((autodiff::detail::is_source<X>::value && ...),
-                "staticflow: sf::gradients: each source must be an argument of the traced function as the "
-                "lambda received it, or an sf::variable, not an expression computed from one");
-  constexpr bool sources = (autodiff::detail::is_source<X>::value && ...);
+  constexpr bool sources = autodiff::detail::check_sources<autodiff::detail::is_source<X>::value...>();
   constexpr bool float_sources = [] {
     if constexpr (sources) return (floating_dtype<typename X::value_type> && ...);
     else return true;  // (one error per mistake: the one above)

@@ -330,9 +330,11 @@ constexpr auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
                   "std::bool_constant");
   } else {
     using S = spec_of_node_t<Pred>;
-    detail::control_flow_check<std::is_same_v<typename S::value_type, bool> && S::shape_type::rank == 0,
-                               detail::cond_predicate_message<S>()>();
-    if constexpr (std::is_void_v<decltype(true_fn())> && std::is_void_v<decltype(false_fn())>)
+    constexpr bool scalar_bool = std::is_same_v<typename S::value_type, bool> && S::shape_type::rank == 0;
+    detail::control_flow_check<scalar_bool, detail::cond_predicate_message<S>()>();
+    if constexpr (!scalar_bool)  // (reported; going on with a scalar bool adds no error of its own)
+      return cond(reduce_any(cast<bool>(pred)), std::forward<TrueFn>(true_fn), std::forward<FalseFn>(false_fn));
+    else if constexpr (std::is_void_v<decltype(true_fn())> && std::is_void_v<decltype(false_fn())>)
       detail::cond_statement(pred, true_fn, false_fn);  // branches run for their effects
     else if constexpr (detail::eager_cond_possible<Pred, TrueFn, FalseFn>())
       return detail::eager_cond(pred, true_fn, false_fn);

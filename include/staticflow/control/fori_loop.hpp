@@ -54,14 +54,21 @@ constexpr bool unrolls() {
   else return false;
 }
 
+/// A tensor bound's check, a template of its spec (a lambda traced and run eagerly reports once).
+template <class S>
+constexpr bool check_counter_bound() {
+  constexpr bool ok = std::is_integral_v<typename S::value_type> && !std::is_same_v<typename S::value_type, bool> &&
+                      S::shape_type::rank == 0;
+  static_assert(ok, "staticflow: sf::fori_loop: a bound must be a scalar integer (a C++ integer or an int32/int64 tensor)");
+  return ok;
+}
+
 template <class C, class B>
 constexpr auto counter_bound(const B& b) {
   if constexpr (symbolic<B>) {
     using S = spec_of_node_t<B>;
-    static_assert(std::is_integral_v<typename S::value_type> && !std::is_same_v<typename S::value_type, bool> &&
-                      S::shape_type::rank == 0,
-                  "staticflow: sf::fori_loop: a bound must be a scalar integer (a C++ integer or an int32/int64 tensor)");
-    if constexpr (std::is_same_v<typename S::value_type, C>) return b;
+    if constexpr (!check_counter_bound<S>()) return graph::literal<C>(C{});  // (reported: nothing more)
+    else if constexpr (std::is_same_v<typename S::value_type, C>) return b;
     else return cast<C>(b);
   } else {
     static_assert(std::is_integral_v<std::remove_cvref_t<decltype(literal_value(b))>>,

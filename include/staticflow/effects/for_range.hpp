@@ -48,6 +48,22 @@ constexpr bool valid_range_bound() {
   }
 }
 
+/// A bound as the check sees it: a symbolic tensor's spec, else its own type.
+template <class B>
+struct range_bound_key {
+  using type = B;
+};
+template <symbolic B>
+struct range_bound_key<B> {
+  using type = spec_of_node_t<B>;
+};
+/// The bounds' check, a template of their keys (a lambda traced and run eagerly reports once).
+template <class LoKey, class HiKey, bool Valid>
+constexpr bool check_range_bounds() {
+  static_assert(Valid, "staticflow: sf::for_range: the bounds must be C++ integers or scalar integer tensors");
+  return Valid;
+}
+
 template <class I, class Lo, class Hi>
 class for_range_effect final : public effect {
  public:
@@ -96,44 +112,48 @@ auto range_bound_node(const B& b) {
 /// wider of their dtypes (int32 for C++ ints).
 template <class Lo, class Hi, class Body>
 void for_range(const Lo& lo, const Hi& hi, Body&& body) {
-  static_assert(detail::valid_range_bound<Lo>() && detail::valid_range_bound<Hi>(),
-                "staticflow: sf::for_range: the bounds must be C++ integers or scalar integer tensors");
-  using I = promote_t<typename detail::range_bound_dtype<Lo>::type, typename detail::range_bound_dtype<Hi>::type>;
-  if constexpr (!symbolic<Lo> && !symbolic<Hi>) {
-    if (!detail::tracing()) {  // plain C++: the effects act at once
-      for (I i = static_cast<I>(detail::literal_value(lo)); i < static_cast<I>(detail::literal_value(hi)); ++i) body(i);
-      return;
+  if constexpr (!detail::check_range_bounds<typename detail::range_bound_key<Lo>::type,
+                                             typename detail::range_bound_key<Hi>::type,
+                                             detail::valid_range_bound<Lo>() && detail::valid_range_bound<Hi>()>()) {
+    return;
+  } else {
+    using I = promote_t<typename detail::range_bound_dtype<Lo>::type, typename detail::range_bound_dtype<Hi>::type>;
+    if constexpr (!symbolic<Lo> && !symbolic<Hi>) {
+      if (!detail::tracing()) {  // plain C++: the effects act at once
+        for (I i = static_cast<I>(detail::literal_value(lo)); i < static_cast<I>(detail::literal_value(hi)); ++i) body(i);
+        return;
+      }
     }
-  }
-  const auto lo_node = detail::range_bound_node<I>(lo);
-  const auto hi_node = detail::range_bound_node<I>(hi);
-  using lo_type = std::remove_cvref_t<decltype(lo_node)>;
-  using hi_type = std::remove_cvref_t<decltype(hi_node)>;
-  if constexpr (detail::evaluable_now<lo_type>() && detail::evaluable_now<hi_type>() &&
-                std::is_invocable_v<Body&, graph::eager_value<I, shape<>>>) {
-    if (detail::eager_now()) {  // an eager call: a C++ loop, the body run on every iteration
-      const I first = cpu::effect_graph<lo_type>(lo_node).scalar(nullptr);
-      const I last = cpu::effect_graph<hi_type>(hi_node).scalar(nullptr);
-      I counter = first;
-      const void* counter_data = &counter;
-      const graph::external_source counter_source{&counter_data, nullptr, "range_index"};
-      for (; counter < last; ++counter) body(graph::eager_value<I, shape<>>(&counter_source));
-      return;
+    const auto lo_node = detail::range_bound_node<I>(lo);
+    const auto hi_node = detail::range_bound_node<I>(hi);
+    using lo_type = std::remove_cvref_t<decltype(lo_node)>;
+    using hi_type = std::remove_cvref_t<decltype(hi_node)>;
+    if constexpr (detail::evaluable_now<lo_type>() && detail::evaluable_now<hi_type>() &&
+                  std::is_invocable_v<Body&, graph::eager_value<I, shape<>>>) {
+      if (detail::eager_now()) {  // an eager call: a C++ loop, the body run on every iteration
+        const I first = cpu::effect_graph<lo_type>(lo_node).scalar(nullptr);
+        const I last = cpu::effect_graph<hi_type>(hi_node).scalar(nullptr);
+        I counter = first;
+        const void* counter_data = &counter;
+        const graph::external_source counter_source{&counter_data, nullptr, "range_index"};
+        for (; counter < last; ++counter) body(graph::eager_value<I, shape<>>(&counter_source));
+        return;
+      }
     }
+    auto loop = std::make_unique<detail::for_range_effect<I, lo_type, hi_type>>(lo_node, hi_node);
+    detail::recorder body_effects;
+    {
+      detail::traced_program("sf::for_range");  // throws when not tracing (a symbolic bound outside a function)
+      detail::body_scope scope(body_effects);
+      if constexpr (std::is_invocable_v<Body&, decltype(loop->index())>)
+        body(loop->index());
+      else
+        throw trace_error("sf::for_range: inside a traced function the body receives a symbolic scalar; declare its "
+                          "parameter `auto`");
+    }
+    loop->set_body(std::move(body_effects.effects));
+    detail::record_effect(std::move(loop), "sf::for_range");
   }
-  auto loop = std::make_unique<detail::for_range_effect<I, lo_type, hi_type>>(lo_node, hi_node);
-  detail::recorder body_effects;
-  {
-    detail::traced_program("sf::for_range");  // throws when not tracing (a symbolic bound outside a function)
-    detail::body_scope scope(body_effects);
-    if constexpr (std::is_invocable_v<Body&, decltype(loop->index())>)
-      body(loop->index());
-    else
-      throw trace_error("sf::for_range: inside a traced function the body receives a symbolic scalar; declare its "
-                        "parameter `auto`");
-  }
-  loop->set_body(std::move(body_effects.effects));
-  detail::record_effect(std::move(loop), "sf::for_range");
 }
 
 /// for_range(0, n, body).

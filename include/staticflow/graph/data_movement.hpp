@@ -302,9 +302,10 @@ struct distinct_axes_check {
   static_assert(!in_range || distinct, "staticflow: reverse: an axis is given more than once");
   static constexpr bool ok = in_range && distinct;
 };
-template <class X, std::size_t N>
+// (a template of the rank, not of the node: a lambda traced and run eagerly reports once)
+template <std::size_t Rank, std::size_t N>
 struct per_axis_check {
-  static constexpr bool ok = N == X::shape_type::rank;
+  static constexpr bool ok = N == Rank;
   static_assert(ok, "staticflow: pad / tile: give one amount per axis of the tensor (two for pad: before and after)");
 };
 /// A run-time amount as an extent: non-negative, and below 2^63 (so that the kernels' signed
@@ -330,7 +331,7 @@ template <detail::tensor_operand X, int... A>
 constexpr auto reverse(const X& x, axes<A...>) {
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  if constexpr (!detail::distinct_axes_check<XN, A...>::ok) return xn;
+  if constexpr (!detail::distinct_axes_check<spec_of_node_t<XN>, A...>::ok) return xn;
   else return graph::axis_map<graph::reverse_kind<XN::shape_type::rank, A...>, XN>(xn, {});
 }
 
@@ -340,7 +341,7 @@ template <detail::tensor_operand X, int... A>
 constexpr auto roll(const X& x, const std::ptrdiff_t (&shift)[sizeof...(A)], axes<A...>) {
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  if constexpr (!detail::axes_check<XN, A...>::ok) {
+  if constexpr (!detail::axes_check<spec_of_node_t<XN>, A...>::ok) {
     return xn;
   } else {
     graph::roll_kind<XN::shape_type::rank, A...> k{};
@@ -360,7 +361,7 @@ template <detail::tensor_operand X, std::size_t... M>
 constexpr auto tile(const X& x, multiples<M...>) {
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  if constexpr (!detail::per_axis_check<XN, sizeof...(M)>::ok) return xn;
+  if constexpr (!detail::per_axis_check<XN::shape_type::rank, sizeof...(M)>::ok) return xn;
   else return graph::axis_map<graph::tile_kind<M...>, XN>(xn, {});
 }
 template <detail::tensor_operand X, class N, std::size_t R>
@@ -368,7 +369,7 @@ template <detail::tensor_operand X, class N, std::size_t R>
 constexpr auto tile(const X& x, const N (&multiple)[R]) {
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  if constexpr (!detail::per_axis_check<XN, R>::ok) {
+  if constexpr (!detail::per_axis_check<XN::shape_type::rank, R>::ok) {
     return xn;
   } else {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -387,7 +388,7 @@ template <detail::tensor_operand X, class N, int A>
 constexpr auto repeat(const X& x, N repeats, axes<A>) {
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  if constexpr (!detail::axes_check<XN, A>::ok) {
+  if constexpr (!detail::axes_check<spec_of_node_t<XN>, A>::ok) {
     return xn;
   } else if constexpr (static_value_type<N>) {
     static_assert(N::value >= 0, "staticflow: repeat: repeats must be non-negative");
@@ -422,15 +423,23 @@ constexpr bool mirror_paddings_fit() {
   }
 }
 
-template <padding_kind K, class T, class XN, std::size_t... P>
-constexpr auto make_pad(const XN& xn, const std::array<std::size_t, sizeof...(P)>& amount, T fill) {
+/// pad's static checks, a template of the kind, the shape and the paddings (not of the node: a
+/// lambda traced and run eagerly reports once).
+template <padding_kind K, class S, std::size_t... P>
+constexpr bool check_paddings() {
   static_assert(((P == dyn || P <= std::size_t{std::numeric_limits<std::ptrdiff_t>::max()}) && ...),
                 "staticflow: pad: a padding must be below 2^63");
-  constexpr bool fits = mirror_paddings_fit<K, typename XN::shape_type, P...>();
+  constexpr bool fits = mirror_paddings_fit<K, S, P...>();
   static_assert(fits || K != padding_kind::reflect,
                 "staticflow: pad: REFLECT paddings must be less than the extent of their axis");
   static_assert(fits || K != padding_kind::symmetric,
                 "staticflow: pad: SYMMETRIC paddings must be no greater than the extent of their axis");
+  return fits;
+}
+
+template <padding_kind K, class T, class XN, std::size_t... P>
+constexpr auto make_pad(const XN& xn, const std::array<std::size_t, sizeof...(P)>& amount, T fill) {
+  check_paddings<K, typename XN::shape_type, P...>();
   using kind = graph::pad_kind<T, K, P...>;
   return graph::axis_map<kind, XN>(xn, kind{amount, fill});
 }
@@ -450,11 +459,11 @@ constexpr auto pad_with(const X& x, const Amounts& amounts, V constant_value) {
   using T = typename XN::value_type;
   const T fill = static_cast<T>(constant_value);
   if constexpr (is_static_paddings<Amounts>::value) {
-    if constexpr (!per_axis_check<XN, Amounts::count / 2>::ok) return xn;
+    if constexpr (!per_axis_check<XN::shape_type::rank, Amounts::count / 2>::ok) return xn;
     else return is_static_paddings<Amounts>::template make<K>(xn, fill);
   } else {
     constexpr std::size_t R = std::extent_v<Amounts>;
-    if constexpr (!per_axis_check<XN, R>::ok) {
+    if constexpr (!per_axis_check<XN::shape_type::rank, R>::ok) {
       return xn;
     } else {
       std::array<std::size_t, 2 * R> amount{};
@@ -505,7 +514,7 @@ constexpr auto split(const X& x, axes<A>) {
   using XN = std::remove_cvref_t<decltype(xn)>;
   using S = typename XN::shape_type;
   static_assert(Parts >= 1, "staticflow: split: the number of parts must be at least 1");
-  if constexpr (!detail::axes_check<XN, A>::ok) {
+  if constexpr (!detail::axes_check<spec_of_node_t<XN>, A>::ok) {
     return std::array<XN, Parts>{};
   } else {
     constexpr std::size_t ax = static_cast<std::size_t>(detail::normalize_axis(A, S::rank));
@@ -530,7 +539,7 @@ constexpr auto split(const X& x, sizes<Sizes...>, axes<A>) {
   constexpr std::size_t count = sizeof...(Sizes), minus_ones = ((Sizes == -1 ? 1u : 0u) + ... + 0u);
   constexpr bool sizes_ok = count >= 1 && minus_ones <= 1 && ((Sizes >= -1) && ...);
   static_assert(sizes_ok, "staticflow: split: the sizes must be counts (at least one), with at most one -1");
-  if constexpr (!detail::axes_check<XN, A>::ok || !sizes_ok) {
+  if constexpr (!detail::axes_check<spec_of_node_t<XN>, A>::ok || !sizes_ok) {
     return std::tuple<XN>{xn};
   } else {
     constexpr std::size_t ax = static_cast<std::size_t>(detail::normalize_axis(A, S::rank)), n = S::dims[ax];
@@ -572,7 +581,7 @@ constexpr auto unstack(const X& x, axes<A> a) {
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using S = typename XN::shape_type;
-  if constexpr (!detail::axes_check<XN, A>::ok) {
+  if constexpr (!detail::axes_check<spec_of_node_t<XN>, A>::ok) {
     return std::array<XN, 1>{xn};
   } else {
     constexpr std::size_t n = S::dims[static_cast<std::size_t>(detail::normalize_axis(A, S::rank))];

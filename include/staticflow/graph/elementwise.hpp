@@ -21,7 +21,7 @@ struct checked_operands {
   static_assert(!text || op::takes_strings<Op>,
                 "staticflow: string tensors take +, ==, != and the sf::strings ops, not arithmetic (use "
                 "sf::strings::to_number<T> for numbers)");
-  static constexpr bool ok = [] {
+  static constexpr bool dtype_ok = [] {
     if constexpr (text) return true;
     else if constexpr (Op::requirement == op::operands::text) return false;
     else if constexpr (Op::requirement == op::operands::numeric) return numeric_dtype<T>;
@@ -30,16 +30,17 @@ struct checked_operands {
     else if constexpr (Op::requirement == op::operands::integer) return integer_dtype<T>;
     else return true;
   }();
-  static_assert(ok || Op::requirement != op::operands::numeric,
+  static_assert(dtype_ok || Op::requirement != op::operands::numeric,
                 "staticflow: this op needs numeric tensors, not bool (use sf::cast<T>)");
-  static_assert(ok || Op::requirement != op::operands::floating,
+  static_assert(dtype_ok || Op::requirement != op::operands::floating,
                 "staticflow: this op needs floating-point tensors (use sf::cast<float>(x) for integers)");
-  static_assert(ok || Op::requirement != op::operands::boolean,
+  static_assert(dtype_ok || Op::requirement != op::operands::boolean,
                 "staticflow: logical ops need bool tensors (compare first, e.g. x > 0)");
-  static_assert(ok || Op::requirement != op::operands::integer,
+  static_assert(dtype_ok || Op::requirement != op::operands::integer,
                 "staticflow: bitwise ops and shifts need int32 or int64 tensors");
-  static_assert(ok || Op::requirement != op::operands::text,
+  static_assert(dtype_ok || Op::requirement != op::operands::text,
                 "staticflow: this sf::strings op needs a string tensor (sf::strings::as_string makes one)");
+  static constexpr bool ok = dtype_ok && (!text || op::takes_strings<Op>);
   using type = T;
 };
 }  // namespace detail
@@ -59,11 +60,13 @@ namespace detail {
 // Both operands converted to their promoted dtype; a mixed_operands op computes in A's.
 template <class Op, class A, class B>
 struct binary_compute {
-  using type = typename checked_operands<Op, promote_t<A, B>>::type;
+  using check = checked_operands<Op, promote_t<A, B>>;
+  using type = typename check::type;
 };
 template <op::mixed_operands Op, class A, class B>
 struct binary_compute<Op, A, B> {
-  using type = typename checked_operands<Op, A>::type;
+  using check = checked_operands<Op, A>;
+  using type = typename check::type;
 };
 }  // namespace detail
 

@@ -152,7 +152,7 @@ template <detail::tensor_operand X>
 constexpr auto diag_part(const X& x) {
   const auto xn = detail::as_node<void>(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  if constexpr (!detail::diagonal_check<XN>::ok) return xn;
+  if constexpr (!detail::diagonal_check<spec_of_node_t<XN>>::ok) return xn;
   else return graph::diag_part<XN>(xn);
 }
 
@@ -164,7 +164,7 @@ constexpr auto set_diag(const X& x, const D& diagonal) {
   const auto dn = detail::as_node<void>(diagonal);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using DN = std::remove_cvref_t<decltype(dn)>;
-  if constexpr (!detail::set_diag_check<XN, DN>::ok) return xn;
+  if constexpr (!detail::set_diag_check<spec_of_node_t<XN>, spec_of_node_t<DN>>::ok) return xn;
   else return graph::set_diag<XN, DN>(xn, dn);
 }
 
@@ -196,7 +196,7 @@ template <detail::tensor_operand X>
 constexpr auto trace(const X& x) {
   const auto xn = detail::as_node<void>(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  if constexpr (!detail::diagonal_check<XN>::ok) return xn;
+  if constexpr (!detail::diagonal_check<spec_of_node_t<XN>>::ok) return xn;
   else return reduce_sum(graph::diag_part<XN>(xn), axes<-1>{});
 }
 }  // namespace linalg

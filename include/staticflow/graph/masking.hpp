@@ -256,7 +256,7 @@ constexpr auto boolean_mask(const X& tensor, const M& mask, axes<A>) {
   const auto mn = detail::as_node<void>(mask);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using MN = std::remove_cvref_t<decltype(mn)>;
-  using check = detail::boolean_mask_check<XN, MN, A>;
+  using check = detail::boolean_mask_check<spec_of_node_t<XN>, spec_of_node_t<MN>, A>;
   if constexpr (!check::ok) return xn;
   else return graph::boolean_mask<XN, MN, check::axis>(xn, mn);
 }
@@ -301,7 +301,7 @@ constexpr auto repeat(const X& x, const R& repeats, axes<A>) {
   const auto rn = detail::as_node<void>(repeats);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using RN = std::remove_cvref_t<decltype(rn)>;
-  using check = detail::repeat_by_tensor_check<XN, RN, A>;
+  using check = detail::repeat_by_tensor_check<spec_of_node_t<XN>, spec_of_node_t<RN>, A>;
   if constexpr (!check::ok) return xn;
   else return graph::selected_rows<graph::by_repeats, XN, RN, check::axis>(xn, rn);
 }

@@ -133,14 +133,22 @@ struct transpose_b_t {};
 inline constexpr transpose_a_t transpose_a{}, adjoint_a{};
 inline constexpr transpose_b_t transpose_b{}, adjoint_b{};
 
+namespace detail {
+/// (a template of the rank, not of the node: a lambda traced and run eagerly reports once)
+template <std::size_t R>
+constexpr bool check_transpose_rank() {
+  static_assert(R >= 2, "staticflow: matrix_transpose / matmul's transpose_a / transpose_b need a tensor of rank 2 or more");
+  return R >= 2;
+}
+}  // namespace detail
+
 /// tf.linalg.matrix_transpose(x): x with its last two axes swapped (a copy, as tf.transpose).
 template <detail::tensor_operand A>
 constexpr auto matrix_transpose(const A& a) {
   const auto an = detail::as_node<void>(a);
   using AN = std::remove_cvref_t<decltype(an)>;
   constexpr std::size_t R = AN::shape_type::rank;
-  static_assert(R >= 2, "staticflow: matrix_transpose / matmul's transpose_a / transpose_b need a tensor of rank 2 or more");
-  if constexpr (R < 2) {
+  if constexpr (!detail::check_transpose_rank<R>()) {
     return an;
   } else {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {

@@ -20,6 +20,14 @@ bool no_bool_while_tracing() {
                 "bool (if, while, ?:, &&); use sf::cond(pred, true_fn, false_fn) or sf::where");
   return false;
 }
+/// The error for `float(x)` on a symbolic tensor (a template of the C++ type, as above).
+template <class U>
+U no_number_while_tracing() {
+  static_assert(always_false<U>,
+                "staticflow: a symbolic tensor has no value while tracing, so it cannot be "
+                "converted to a C++ number; use sf::cast<T>(x) to change its dtype");
+  return U{};
+}
 }  // namespace detail
 
 /// Base of every node type. A node *is* a symbolic tensor: it has a spec but no data, and the
@@ -34,10 +42,7 @@ struct node : detail::node_tag {
   template <class U>
     requires(std::is_arithmetic_v<U> && !std::is_same_v<U, bool>)
   explicit operator U() const {
-    static_assert(detail::always_false<U>,
-                  "staticflow: a symbolic tensor has no value while tracing, so it cannot be "
-                  "converted to a C++ number; use sf::cast<T>(x) to change its dtype");
-    return U{};
+    return detail::no_number_while_tracing<U>();
   }
   /// x[i]: the slice at position i of the leading axis; i is a C++ integer or a scalar integer
   /// tensor (control/index.hpp, found by argument-dependent lookup).

@@ -116,16 +116,23 @@ constexpr auto fold_or_build(const N& n) {
   }
 }
 
+// An op on operands of a dtype it does not take reports that once (checked_operands is a template
+// of the op and the dtype) and builds nothing: its kernels would only add errors of their own.
 template <class Op, class A>
 constexpr auto make_unary(const A& a) {
-  return fold_or_build(graph::unary<Op, decltype(as_node<void>(a))>(as_node<void>(a)));
+  using N = decltype(as_node<void>(a));
+  if constexpr (!graph::detail::checked_operands<Op, typename N::value_type>::ok) return as_node<void>(a);
+  else return fold_or_build(graph::unary<Op, N>(as_node<void>(a)));
 }
 
 template <class Op, class A, class B>
 constexpr auto make_binary(const A& a, const B& b) {
   auto na = as_node<B>(a);
   auto nb = as_node<A>(b);
-  return fold_or_build(graph::binary<Op, decltype(na), decltype(nb)>(na, nb));
+  using check = typename graph::detail::binary_compute<Op, typename decltype(na)::value_type,
+                                                       typename decltype(nb)::value_type>::check;
+  if constexpr (!check::ok) return na;
+  else return fold_or_build(graph::binary<Op, decltype(na), decltype(nb)>(na, nb));
 }
 }  // namespace detail
 

@@ -88,7 +88,7 @@ constexpr auto strided_slice(const X& x, axes<A...>, const S&... spans) {
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using Sh = typename XN::shape_type;
-  if constexpr (!detail::strided_slice_check<XN, std::tuple<S...>, A...>::ok) {
+  if constexpr (!detail::strided_slice_check<spec_of_node_t<XN>, std::tuple<S...>, A...>::ok) {
     return xn;
   } else {
     using extents_t = std::index_sequence<graph::detail::static_slice_extent<std::remove_cvref_t<S>>(

@@ -191,7 +191,7 @@ template <detail::tensor_operand X, int A = -1, sort_direction D = sort_directio
 constexpr auto argsort(const X& x, axes<A> = {}, std::integral_constant<sort_direction, D> = {}) {
   const auto xn = detail::as_node<void>(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  if constexpr (!detail::sort_check<XN, A>::ok) {
+  if constexpr (!detail::sort_check<spec_of_node_t<XN>, A>::ok) {
     return graph::argsort<XN, 0, D>(xn);
   } else {
     constexpr auto axis = static_cast<std::size_t>(detail::normalize_axis(A, XN::shape_type::rank));
@@ -232,7 +232,7 @@ template <detail::tensor_operand X, int A = -1, sort_direction D = sort_directio
 constexpr auto sort(const X& x, axes<A> a = {}, std::integral_constant<sort_direction, D> d = {}) {
   const auto xn = detail::as_node<void>(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  if constexpr (!detail::sort_check<XN, A>::ok) return xn;
+  if constexpr (!detail::sort_check<spec_of_node_t<XN>, A>::ok) return xn;
   else return take_along_axis(xn, argsort(xn, a, d), a);
 }
 template <detail::tensor_operand X, sort_direction D>
@@ -251,7 +251,7 @@ constexpr auto top_k(const X& x, K k) {
   using XN = std::remove_cvref_t<decltype(xn)>;
   using S = typename XN::shape_type;
   constexpr std::size_t R = S::rank;
-  if constexpr (!detail::sort_check<XN, -1>::ok) {
+  if constexpr (!detail::sort_check<spec_of_node_t<XN>, -1>::ok) {
     return std::tuple{xn, xn};
   } else {
     const auto first = [&] {

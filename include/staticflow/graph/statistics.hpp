@@ -22,12 +22,27 @@
 
 namespace staticflow {
 namespace detail {
+// (a template of the dtype, not of the node: a lambda traced and run eagerly reports once)
+template <class T>
+constexpr bool check_statistics_dtype() {
+  static_assert(std::is_floating_point_v<T>,
+                "staticflow: moments / variance / norms / normalization take a float or double tensor (cast integers "
+                "first, as TF requires)");
+  return std::is_floating_point_v<T>;
+}
+/// layer_normalization's axes (a template of the rank and the axes, as above).
+template <int Rank, int... K>
+constexpr bool check_layer_normalization_axes() {
+  constexpr int count = static_cast<int>(sizeof...(K));
+  constexpr bool last = (((K < 0 ? K + Rank : K) >= Rank - count) && ...);
+  static_assert(last, "staticflow: layer_normalization: the normalized axes must be the last ones (sf::axes<-1>{}, "
+                      "sf::axes<-2, -1>{}, ...), so that gamma and beta broadcast against them");
+  return last;
+}
 template <class A>
 constexpr auto floating_operand(const A& x) {
   const auto n = as_node<void>(x);
-  static_assert(std::is_floating_point_v<typename decltype(n)::value_type>,
-                "staticflow: moments / variance / norms / normalization take a float or double tensor (cast integers "
-                "first, as TF requires)");
+  check_statistics_dtype<typename decltype(n)::value_type>();
   return n;
 }
 /// The reduction arguments with keepdims appended: (axes<K...>) or () -> (..., keepdims).
@@ -181,12 +196,9 @@ constexpr auto batch_normalization(const X& x, const M& mean, const V& variance,
 template <detail::tensor_operand X, class G, class B, int... K>
 constexpr auto layer_normalization(const X& x, const G& gamma, const B& beta, axes<K...> ax, double epsilon = 1e-3) {
   constexpr int rank = static_cast<int>(decltype(detail::as_node<void>(x))::shape_type::rank);
-  constexpr int count = static_cast<int>(sizeof...(K));
   // gamma and beta broadcast from the right: the normalized axes must be the last ones (Keras
   // reshapes them for other axes; here that is a compile error rather than a silent misfit)
-  static_assert((((K < 0 ? K + rank : K) >= rank - count) && ...),
-                "staticflow: layer_normalization: the normalized axes must be the last ones (sf::axes<-1>{}, "
-                "sf::axes<-2, -1>{}, ...), so that gamma and beta broadcast against them");
+  detail::check_layer_normalization_axes<rank, K...>();
   const auto [mean, variance] = moments(x, ax, keepdims);
   return batch_normalization(x, mean, variance, beta, gamma, epsilon);
 }

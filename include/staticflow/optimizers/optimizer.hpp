@@ -62,13 +62,58 @@ struct variable_of_spec<T, shape<D...>> {
   using type = variable<T, D...>;
 };
 
-/// Whether gradient G fits variable V: same dtype, a shape that assigns to V's.
-template <class G, class V>
+/// A gradient's spec, void for what is not a symbolic tensor (it fits no variable).
+template <class G>
+struct gradient_spec {
+  using type = void;
+};
+template <symbolic G>
+struct gradient_spec<G> {
+  using type = spec_of_node_t<G>;
+};
+
+/// Whether a gradient of spec S (void: not a tensor) fits variable V: same dtype, a shape that
+/// assigns to V's.
+template <class S, class V>
 constexpr bool fits() {
-  if constexpr (!symbolic<G>) return false;
-  else return std::is_same_v<typename G::value_type, typename V::value_type> &&
-              staticflow::detail::assignable_shape<typename G::shape_type, typename V::shape_type>();
+  if constexpr (std::is_void_v<S>) return false;
+  else return std::is_same_v<typename S::value_type, typename V::value_type> &&
+              staticflow::detail::assignable_shape<typename S::shape_type, typename V::shape_type>();
 }
+
+/// apply_gradients' static checks: a template of the gradients' specs and the variables, not of
+/// the gradients' node types, so that a step traced and run eagerly reports a mistake once.
+template <class GradientSpecs, class... Var>
+constexpr bool check_apply_gradients() {
+  static_assert((is_variable<Var>::value && ...), "staticflow: apply_gradients(grads, vars...): each var must be an sf::variable");
+  static_assert(std::tuple_size_v<GradientSpecs> == sizeof...(Var),
+                "staticflow: apply_gradients(grads, vars...): give one gradient per variable");
+  constexpr bool valid = (is_variable<Var>::value && ...) && std::tuple_size_v<GradientSpecs> == sizeof...(Var);
+  if constexpr (!valid) {
+    return false;
+  } else {
+    constexpr bool fit = []<std::size_t... K>(std::index_sequence<K...>) {
+      return (fits<std::tuple_element_t<K, GradientSpecs>, Var>() && ...);
+    }(std::index_sequence_for<Var...>{});
+    static_assert(fit, "staticflow: apply_gradients(grads, vars...): a gradient's dtype or shape does not fit its variable "
+                       "(the k-th gradient goes to the k-th variable)");
+    return fit;
+  }
+}
+/// minimize's loss check, a template of the loss's shape (a step traced and run eagerly reports
+/// once).
+template <class S>
+constexpr bool check_loss_shape() {
+  static_assert(S::is_static, "staticflow: optimizer::minimize: the loss needs a static shape (a scalar, as a rule)");
+  return S::is_static;
+}
+
+template <class Tuple>
+struct gradient_specs;
+template <class... G>
+struct gradient_specs<std::tuple<G...>> {
+  using type = std::tuple<typename gradient_spec<G>::type...>;
+};
 }  // namespace optimizers::detail
 
 /// The base of sf::sgd and sf::adam (Derived), with hyperparameters of dtype T.
@@ -92,19 +137,9 @@ class optimizer {
   template <class Grads, class... Var>
   void apply_gradients(const Grads& grads, Var&... vars) {
     using tuple = decltype(optimizers::detail::gradient_tuple(grads));
-    static_assert((optimizers::detail::is_variable<Var>::value && ...),
-                  "staticflow: apply_gradients(grads, vars...): each var must be an sf::variable");
-    static_assert(std::tuple_size_v<tuple> == sizeof...(Var),
-                  "staticflow: apply_gradients(grads, vars...): give one gradient per variable");
-    constexpr bool valid = (optimizers::detail::is_variable<Var>::value && ...) && std::tuple_size_v<tuple> == sizeof...(Var);
-    if constexpr (valid) {
-      static_assert([]<std::size_t... K>(std::index_sequence<K...>) {
-        return (optimizers::detail::fits<std::tuple_element_t<K, tuple>, Var>() && ...);
-      }(std::index_sequence_for<Var...>{}),
-                    "staticflow: apply_gradients(grads, vars...): a gradient's dtype or shape does not fit its variable "
-                    "(the k-th gradient goes to the k-th variable)");
+    using specs = typename optimizers::detail::gradient_specs<tuple>::type;
+    if constexpr (optimizers::detail::check_apply_gradients<specs, Var...>())
       apply(optimizers::detail::gradient_tuple(grads), std::tuple<>{}, std::tuple<>{}, vars...);
-    }
   }
 
   /// Keras's optimizer.minimize(loss, var_list) in a traced step: the gradients of loss with
@@ -121,8 +156,7 @@ class optimizer {
     static_assert(sizeof...(Var) >= 1, "staticflow: optimizer::minimize(loss, vars...) needs at least one variable");
     static_assert((optimizers::detail::is_variable<Var>::value && ...),
                   "staticflow: optimizer::minimize(loss, vars...): each var must be an sf::variable");
-    static_assert(Loss::shape_type::is_static,
-                  "staticflow: optimizer::minimize: the loss needs a static shape (a scalar, as a rule)");
+    optimizers::detail::check_loss_shape<typename Loss::shape_type>();
     using loss_slot_type = typename optimizers::detail::variable_of_spec<typename Loss::value_type, typename Loss::shape_type>::type;
     if constexpr ((optimizers::detail::is_variable<Var>::value && ...) && Loss::shape_type::is_static) {
       auto& loss_slot = own_slot<loss_slot_type>("loss");
