@@ -48,15 +48,6 @@ constexpr bool valid_range_bound() {
   }
 }
 
-/// A bound as the check sees it: a symbolic tensor's spec, else its own type.
-template <class B>
-struct range_bound_key {
-  using type = B;
-};
-template <symbolic B>
-struct range_bound_key<B> {
-  using type = spec_of_node_t<B>;
-};
 /// The bounds' check, a template of their keys (a lambda traced and run eagerly reports once).
 template <class LoKey, class HiKey, bool Valid>
 constexpr bool check_range_bounds() {
@@ -112,8 +103,8 @@ auto range_bound_node(const B& b) {
 /// wider of their dtypes (int32 for C++ ints).
 template <class Lo, class Hi, class Body>
 void for_range(const Lo& lo, const Hi& hi, Body&& body) {
-  if constexpr (!detail::check_range_bounds<typename detail::range_bound_key<Lo>::type,
-                                             typename detail::range_bound_key<Hi>::type,
+  if constexpr (!detail::check_range_bounds<typename detail::check_key<Lo, Lo>::type,
+                                             typename detail::check_key<Hi, Hi>::type,
                                              detail::valid_range_bound<Lo>() && detail::valid_range_bound<Hi>()>()) {
     return;
   } else {

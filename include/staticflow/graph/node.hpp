@@ -70,4 +70,16 @@ template <symbolic N>
 using spec_of_node_t = spec_of_t<typename std::remove_cvref_t<N>::value_type,
                                  typename std::remove_cvref_t<N>::shape_type>;
 
+namespace detail {
+/// An operand as a static check sees it: a symbolic tensor's spec, else Otherwise.
+template <class N, class Otherwise>
+struct check_key {
+  using type = Otherwise;
+};
+template <symbolic N, class Otherwise>
+struct check_key<N, Otherwise> {
+  using type = spec_of_node_t<N>;
+};
+}  // namespace detail
+
 }  // namespace staticflow

@@ -62,16 +62,6 @@ struct variable_of_spec<T, shape<D...>> {
   using type = variable<T, D...>;
 };
 
-/// A gradient's spec, void for what is not a symbolic tensor (it fits no variable).
-template <class G>
-struct gradient_spec {
-  using type = void;
-};
-template <symbolic G>
-struct gradient_spec<G> {
-  using type = spec_of_node_t<G>;
-};
-
 /// Whether a gradient of spec S (void: not a tensor) fits variable V: same dtype, a shape that
 /// assigns to V's.
 template <class S, class V>
@@ -112,7 +102,7 @@ template <class Tuple>
 struct gradient_specs;
 template <class... G>
 struct gradient_specs<std::tuple<G...>> {
-  using type = std::tuple<typename gradient_spec<G>::type...>;
+  using type = std::tuple<typename staticflow::detail::check_key<G, void>::type...>;  // (void: not a tensor)
 };
 }  // namespace optimizers::detail
 
