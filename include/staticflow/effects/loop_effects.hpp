@@ -61,6 +61,15 @@ struct loop_effects {
     for (auto& e : body) run_effect(*e, args);
   }
 
+  /// Final variable k of the last run: its elements and its extents (what a loop kernel copies
+  /// into its slot when the effect has run the loop).
+  template <class T, std::size_t R>
+  std::pair<const T*, extents<R>> result(std::size_t k) const {
+    extents<R> ext{};
+    for (std::size_t d = 0; d < R; ++d) ext[d] = results[k].ext[d];
+    return {reinterpret_cast<const T*>(results[k].bytes.data()), ext};
+  }
+
   /// Where final variable k goes (called once its extents are known).
   template <class T, std::size_t R, class Extents>
   T* result_buffer(std::size_t k, const Extents& ext) {

@@ -461,12 +461,8 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
         using spec = std::tuple_element_t<K, specs>;
-        using T = typename spec::value_type;
-        constexpr std::size_t R = spec::shape_type::rank;
-        const auto& r = n.effects->results[K];
-        extents<R> ext{};
-        for (std::size_t d = 0; d < R; ++d) ext[d] = r.ext[d];
-        std::copy_n(reinterpret_cast<const T*>(r.bytes.data()), staticflow::detail::product(ext), out.template allocate<K>(ext));
+        const auto [data, ext] = n.effects->template result<typename spec::value_type, spec::shape_type::rank>(K);
+        std::copy_n(data, staticflow::detail::product(ext), out.template allocate<K>(ext));
       }(), ...);
     }(std::make_index_sequence<V>{});
   }

@@ -300,14 +300,10 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
         using spec = std::tuple_element_t<K, specs>;
-        using T = typename spec::value_type;
-        constexpr std::size_t R = spec::shape_type::rank;
-        const auto& r = effects.results[K];
-        extents<R> ext{};
-        for (std::size_t d = 0; d < R; ++d) ext[d] = r.ext[d];
+        const auto [data, ext] = effects.template result<typename spec::value_type, spec::shape_type::rank>(K);
         auto* dst = out.template allocate<K>(ext);
         const std::size_t size = staticflow::detail::product(ext);
-        if (size > 0) ::thrust::copy_n(reinterpret_cast<const T*>(r.bytes.data()), size, ::thrust::device_pointer_cast(dst));
+        if (size > 0) ::thrust::copy_n(data, size, ::thrust::device_pointer_cast(dst));
       }(), ...);
     }(std::make_index_sequence<V>{});
   }
