@@ -7,5 +7,5 @@ int main() {
   auto f = sf::function([](auto s) {
     return sf::cast<float>(s);  // fix: return sf::strings::to_number<float>(s);
   });
-  return static_cast<int>(f("1.5"));
+  (void)f("1.5");
 }

@@ -309,6 +309,19 @@ constexpr auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn);
 /// pred is a scalar bool tensor: both branches are traced and must return the same specs; only
 /// the taken branch runs. A `bool` or `std::bool_constant` pred is a trace-time `if` that traces
 /// only the branch it picks.
+namespace detail {
+// Keyed on the branches' specs (not their node types, which differ between the traced and the
+// eager call) so branches of different types are reported once.
+template <class TrueKey, class FalseKey, bool Same>
+struct bool_cond_check {
+  static_assert(Same,
+                "staticflow: sf::cond with a C++ bool runs one branch at trace time, so both branches "
+                "must return the same C++ type; use std::bool_constant (sf::static_value<true>) to "
+                "trace only the branch it picks");
+  static constexpr bool ok = true;
+};
+}  // namespace detail
+
 template <class Pred, class TrueFn, class FalseFn>
 constexpr auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
   if constexpr (std::is_same_v<Pred, std::true_type>) {
@@ -318,12 +331,15 @@ constexpr auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
   } else if constexpr (std::is_same_v<Pred, bool>) {
     using T = decltype(true_fn());
     using F = decltype(false_fn());
-    static_assert(std::is_same_v<T, F>,
-                  "staticflow: sf::cond with a C++ bool runs one branch at trace time, so both branches "
-                  "must return the same C++ type; use std::bool_constant (sf::static_value<true>) to "
-                  "trace only the branch it picks");
-    if (pred) return true_fn();
-    return false_fn();
+    constexpr bool same = std::is_same_v<T, F>;
+    static_assert(detail::bool_cond_check<typename detail::check_key<T, T>::type,
+                                          typename detail::check_key<F, F>::type, same>::ok);
+    if constexpr (!same) {
+      return true_fn();  // reported; one branch's type carries on so nothing else fails after it
+    } else {
+      if (pred) return true_fn();
+      return false_fn();
+    }
   } else if constexpr (!symbolic<Pred>) {
     static_assert(symbolic<Pred>,
                   "staticflow: sf::cond: the predicate must be a scalar bool tensor, a bool or a "

@@ -74,15 +74,27 @@ struct extent_query : node<extent_query<X, Axis>> {
   }
 };
 
+namespace detail {
+// Keyed on the ranks and the index's dtype, not on the node types, so a bad x[i] reports once for
+// the traced and the eager instantiation.
+template <std::size_t Rank, class J, std::size_t IndexRank>
+struct index_check {
+  static_assert(Rank >= 1, "staticflow: x[i]: a scalar (rank-0 tensor) cannot be indexed");
+  static constexpr bool index_ok = std::is_integral_v<J> && !std::is_same_v<J, bool> && IndexRank == 0;
+  static_assert(Rank == 0 || index_ok,
+                "staticflow: x[i]: the index must be a scalar integer (a C++ integer or an int32/int64 tensor)");
+  static constexpr bool ok = Rank >= 1 && index_ok;
+};
+}  // namespace detail
+
 /// What x[i] builds (found by node::operator[] through argument-dependent lookup).
 template <class X, class I>
 constexpr auto index_tensor(const X& x, const I& i) {
-  static_assert(X::shape_type::rank >= 1, "staticflow: x[i]: a scalar (rank-0 tensor) cannot be indexed");
   auto idx = staticflow::detail::to_node(i);
-  using J = typename decltype(idx)::value_type;
-  static_assert(std::is_integral_v<J> && !std::is_same_v<J, bool> && decltype(idx)::shape_type::rank == 0,
-                "staticflow: x[i]: the index must be a scalar integer (a C++ integer or an int32/int64 tensor)");
-  return take<X, decltype(idx)>(x, idx);
+  using Idx = decltype(idx);
+  if constexpr (detail::index_check<X::shape_type::rank, typename Idx::value_type, Idx::shape_type::rank>::ok)
+    return take<X, Idx>(x, idx);
+  else return x;  // reported; carrying on with x adds no error after it
 }
 
 }  // namespace graph

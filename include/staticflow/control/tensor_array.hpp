@@ -103,8 +103,12 @@ class traced_tensor_array {
       s += " elements";
       return s;
     }()>();
-    using W = graph::ta_write<Node, decltype(idx), decltype(val)>;
-    return traced_tensor_array<W>(W(node_, idx, val, dynamic_), dynamic_);
+    if constexpr (!std::is_same_v<VS, ES>) {
+      return *this;  // reported; a write of the wrong spec would only add kernel errors
+    } else {
+      using W = graph::ta_write<Node, decltype(idx), decltype(val)>;
+      return traced_tensor_array<W>(W(node_, idx, val, dynamic_), dynamic_);
+    }
   }
   /// Element i (a[i]).
   template <class I>

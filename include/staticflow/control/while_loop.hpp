@@ -317,7 +317,8 @@ constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, s
 
   auto pred = recording.condition([&] { return to_node(std::apply(cond, bound)); });
   using PS = spec_of_node_t<decltype(pred)>;
-  control_flow_check<std::is_same_v<typename PS::value_type, bool> && PS::shape_type::rank == 0, [] {
+  constexpr bool pred_ok = std::is_same_v<typename PS::value_type, bool> && PS::shape_type::rank == 0;
+  control_flow_check<pred_ok, [] {
     message_string s;
     s += "staticflow: sf::while_loop: the condition must return a scalar bool tensor, not ";
     append_spec(s, PS{});
@@ -345,12 +346,21 @@ constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, s
                           loop_variable_changed_message<K, Specs, NextSpecs>()>(),
        ...);
     }(std::index_sequence_for<Vars...>{});
-    graph::while_node<Scope, Inits, decltype(pred), decltype(next)> loop{{}, inits, pred, next, max_iterations};
-    recording.finish(loop);
-    auto outs = graph::outputs_of(loop);
-    return unwrap_single([&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{loop_value<Vars>::wrap(std::get<K>(outs), std::get<K>(var_tuple))...};
-    }(std::index_sequence_for<Vars...>{}));
+    constexpr bool specs_kept = std::is_same_v<Specs, NextSpecs>;
+    // After a reported mistake the initial values stand for the loop's result: a loop built over
+    // the wrong specs would only add kernel errors after the one that says what is wrong.
+    const auto result_from = [&](const auto& values) {
+      return unwrap_single([&]<std::size_t... K>(std::index_sequence<K...>) {
+        return std::tuple{loop_value<Vars>::wrap(std::get<K>(values), std::get<K>(var_tuple))...};
+      }(std::index_sequence_for<Vars...>{}));
+    };
+    if constexpr (!pred_ok || !specs_kept) {
+      return result_from(inits);
+    } else {
+      graph::while_node<Scope, Inits, decltype(pred), decltype(next)> loop{{}, inits, pred, next, max_iterations};
+      recording.finish(loop);
+      return result_from(graph::outputs_of(loop));
+    }
   }
 }
 

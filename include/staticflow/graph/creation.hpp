@@ -326,15 +326,22 @@ constexpr auto range(B limit) {
   return range<T>(static_value<0>{}, limit, static_value<1>{});
 }
 
+namespace detail {
+template <class T>  // keyed on the requested dtype only: one report for the traced and the eager call
+struct traced_range_bound {
+  static_assert(always_false<T>,
+                "staticflow: range / linspace / eye: a bound that is a traced tensor would make the result's shape "
+                "depend on its value; use a C++ number (a run-time extent), a static value such as 5_c, or loop "
+                "with sf::for_range(n) / sf::fori_loop");
+};
+}  // namespace detail
+
 /// A traced tensor as a bound of range / linspace / eye: the result's extent would be a value
 /// computed by the call, which no shape here can be (TF's tf.range(n) inside a tf.function).
 template <class T = void, class... Bounds>
   requires(symbolic<Bounds> || ...)
 constexpr auto range(const Bounds&...) {
-  static_assert(detail::always_false<T>,
-                "staticflow: range / linspace / eye: a bound that is a traced tensor would make the result's shape "
-                "depend on its value; use a C++ number (a run-time extent), a static value such as 5_c, or loop "
-                "with sf::for_range(n) / sf::fori_loop");
+  (void)detail::traced_range_bound<T>{};
   return detail::make_range<std::int32_t, 1, 0>(0, 0, 1);
 }
 template <class T = void, class... Bounds>

@@ -279,6 +279,29 @@ struct is_static_paddings<paddings<P...>> : std::true_type {
   template <padding_kind K, class XN, class T>
   static constexpr auto make(const XN& xn, T fill);
 };
+// split's and unstack's checks, keyed on the sizes and extents (not on node types) so each reports once.
+template <std::size_t Parts, std::size_t Extent>
+struct split_parts_check {
+  static_assert(Parts >= 1, "staticflow: split: the number of parts must be at least 1");
+  static constexpr bool ok = Parts >= 1 && (Extent == dyn || Extent % Parts == 0);
+  static_assert(Parts == 0 || ok, "staticflow: split: the axis's extent does not split into equal parts");
+};
+template <std::ptrdiff_t... Sizes>
+struct split_sizes_check {
+  static constexpr std::size_t minus_ones = ((Sizes == -1 ? 1u : 0u) + ... + 0u);
+  static constexpr bool ok = sizeof...(Sizes) >= 1 && minus_ones <= 1 && ((Sizes >= -1) && ...);
+  static_assert(ok, "staticflow: split: the sizes must be counts (at least one), with at most one -1");
+};
+template <std::size_t Extent, std::size_t Fixed, bool Inferred>
+struct split_total_check {
+  static constexpr bool ok = Extent == dyn || (Inferred ? Fixed <= Extent : Fixed == Extent);
+  static_assert(ok, "staticflow: split: the sizes do not add up to the axis's extent");
+};
+template <bool StaticExtent>
+struct unstack_extent_check {
+  static_assert(StaticExtent, "staticflow: unstack: the axis's extent must be static (the number of results is a C++ count)");
+  static constexpr bool ok = StaticExtent;
+};
 template <class X, int... A>
 struct axes_check {
   static constexpr std::size_t rank = X::shape_type::rank;
@@ -513,13 +536,12 @@ constexpr auto split(const X& x, axes<A>) {
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using S = typename XN::shape_type;
-  static_assert(Parts >= 1, "staticflow: split: the number of parts must be at least 1");
-  if constexpr (!detail::axes_check<spec_of_node_t<XN>, A>::ok) {
+  if constexpr (!detail::split_parts_check<Parts, dyn>::ok || !detail::axes_check<spec_of_node_t<XN>, A>::ok) {
     return std::array<XN, Parts>{};
   } else {
     constexpr std::size_t ax = static_cast<std::size_t>(detail::normalize_axis(A, S::rank));
     constexpr std::size_t n = S::dims[ax];
-    static_assert(n == dyn || n % Parts == 0, "staticflow: split: the axis's extent does not split into equal parts");
+    [[maybe_unused]] constexpr bool parts_ok = detail::split_parts_check<Parts, n>::ok;
     using kind = graph::split_kind<S::rank, A, n == dyn ? dyn : n / Parts>;
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::array<graph::axis_map<kind, XN>, Parts>{graph::axis_map<kind, XN>(xn, kind{Parts, I})...};
@@ -537,15 +559,13 @@ constexpr auto split(const X& x, sizes<Sizes...>, axes<A>) {
   using S = typename XN::shape_type;
   constexpr std::array<std::ptrdiff_t, sizeof...(Sizes)> given{Sizes...};
   constexpr std::size_t count = sizeof...(Sizes), minus_ones = ((Sizes == -1 ? 1u : 0u) + ... + 0u);
-  constexpr bool sizes_ok = count >= 1 && minus_ones <= 1 && ((Sizes >= -1) && ...);
-  static_assert(sizes_ok, "staticflow: split: the sizes must be counts (at least one), with at most one -1");
+  constexpr bool sizes_ok = detail::split_sizes_check<Sizes...>::ok;
   if constexpr (!detail::axes_check<spec_of_node_t<XN>, A>::ok || !sizes_ok) {
     return std::tuple<XN>{xn};
   } else {
     constexpr std::size_t ax = static_cast<std::size_t>(detail::normalize_axis(A, S::rank)), n = S::dims[ax];
     constexpr std::size_t fixed = ((Sizes == -1 ? 0u : static_cast<std::size_t>(Sizes)) + ... + 0u);
-    static_assert(n == dyn || (minus_ones ? fixed <= n : fixed == n),
-                  "staticflow: split: the sizes do not add up to the axis's extent");
+    [[maybe_unused]] constexpr bool total_ok = detail::split_total_check<n, fixed, (minus_ones > 0)>::ok;
     constexpr std::size_t inferred_size = n == dyn || fixed > n ? dyn : n - fixed;
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       const auto part = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
@@ -585,7 +605,7 @@ constexpr auto unstack(const X& x, axes<A> a) {
     return std::array<XN, 1>{xn};
   } else {
     constexpr std::size_t n = S::dims[static_cast<std::size_t>(detail::normalize_axis(A, S::rank))];
-    static_assert(n != dyn, "staticflow: unstack: the axis's extent must be static (the number of results is a C++ count)");
+    [[maybe_unused]] constexpr bool extent_ok = detail::unstack_extent_check<n != dyn>::ok;  // else one result goes on
     if constexpr (n == 0) {  // TF's []
       using part = graph::axis_map<graph::split_kind<S::rank, A, 1>, XN>;
       return std::array<decltype(squeeze(std::declval<const part&>(), a)), 0>{};

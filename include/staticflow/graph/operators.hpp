@@ -129,10 +129,16 @@ template <class Op, class A, class B>
 constexpr auto make_binary(const A& a, const B& b) {
   auto na = as_node<B>(a);
   auto nb = as_node<A>(b);
-  using check = typename graph::detail::binary_compute<Op, typename decltype(na)::value_type,
-                                                       typename decltype(nb)::value_type>::check;
-  if constexpr (!check::ok) return na;
-  else return fold_or_build(graph::binary<Op, decltype(na), decltype(nb)>(na, nb));
+  using VA = typename decltype(na)::value_type;
+  using VB = typename decltype(nb)::value_type;
+  if constexpr (string_dtype<VA> != string_dtype<VB> && !op::mixed_operands<Op>) {
+    static_assert(sizeof(staticflow::detail::promote<VA, VB>) != 0);  // instantiated: its assertion says why
+    return na;
+  } else {
+    using check = typename graph::detail::binary_compute<Op, VA, VB>::check;
+    if constexpr (!check::ok) return na;
+    else return fold_or_build(graph::binary<Op, decltype(na), decltype(nb)>(na, nb));
+  }
 }
 }  // namespace detail
 
@@ -217,6 +223,15 @@ STATICFLOW_BINARY_FUNCTION(logical_and, logical_and)
 STATICFLOW_BINARY_FUNCTION(logical_or, logical_or)
 #undef STATICFLOW_BINARY_FUNCTION
 
+namespace detail {
+// Keyed on the condition's dtype (not its node type): one report for the traced and eager calls.
+template <class T>
+struct where_condition_check {
+  static constexpr bool ok = std::is_same_v<T, bool>;
+  static_assert(ok, "staticflow: the condition of sf::where must be a bool tensor");
+};
+}  // namespace detail
+
 /// where(cond, a, b): elementwise choice, with a and b broadcast against cond.
 template <class C, class A, class B>
   requires(detail::operand<C> && detail::operand<A> && detail::operand<B> &&
@@ -225,13 +240,35 @@ constexpr auto where(const C& c, const A& a, const B& b) {
   auto nc = detail::as_node<void>(c);
   auto na = detail::as_node<B>(a);
   auto nb = detail::as_node<A>(b);
-  return graph::select<decltype(nc), decltype(na), decltype(nb)>(nc, na, nb);
+  using NC = decltype(nc);
+  if constexpr (detail::where_condition_check<typename NC::value_type>::ok) {
+    return graph::select<NC, decltype(na), decltype(nb)>(nc, na, nb);
+  } else {  // reported; go on with `c != 0` so nothing else fails after it
+    using bool_condition = graph::cast<bool, NC>;
+    return graph::select<bool_condition, decltype(na), decltype(nb)>(bool_condition(nc), na, nb);
+  }
 }
+
+namespace detail {
+// Keyed on the two dtypes, not on the operand's node type, so a bad cast reports once (not once for
+// the traced and once for the eager instantiation), and sf::cast builds no node after reporting.
+template <class To, class From>
+struct cast_check {
+  static constexpr bool to_dtype = dtype<To>;
+  static_assert(to_dtype, "staticflow: sf::cast<T> needs a dtype: bool, int32_t, int64_t, float or double");
+  static constexpr bool same_kind = !to_dtype || string_dtype<To> == string_dtype<From>;
+  static_assert(same_kind, "staticflow: sf::cast does not convert strings and numbers (use sf::strings::to_number<T> "
+                           "or sf::strings::as_string)");
+  static constexpr bool ok = to_dtype && same_kind;
+};
+}  // namespace detail
 
 /// cast<T>(x): x converted to dtype T (tf.cast).
 template <class T, symbolic A>
 constexpr auto cast(const A& a) {
-  return graph::cast<canonical_dtype_t<T>, A>(a);
+  using To = canonical_dtype_t<T>;
+  if constexpr (detail::cast_check<To, typename A::value_type>::ok) return graph::cast<To, A>(a);
+  else return a;  // the error is reported; carry on with x so nothing else fails after it
 }
 
 }  // namespace staticflow

@@ -343,16 +343,22 @@ struct random_shape<graph::extent_query<X, -2>> {
 template <class Shape>
 concept random_shape_argument = requires { typename random_shape<Shape>::type; };
 
+template <class Spec>  // keyed on the seed's spec: one report for the traced and the eager call
+struct seed_check {
+  using J = typename Spec::value_type;
+  static constexpr bool ok = (std::is_same_v<J, std::int32_t> || std::is_same_v<J, std::int64_t>) &&
+                             (std::is_same_v<typename Spec::shape_type, shape<2>> ||
+                              std::is_same_v<typename Spec::shape_type, shape<dyn>>);
+  static_assert(ok, "staticflow: random: the seed must be an int32 or int64 tensor of shape [2] (TensorFlow's stateless "
+                    "seed), or two C++ integers such as {1, 2}");
+};
+
 /// A stateless op's seed tensor, checked: int32 / int64 of shape [2] (TF's).
 template <class Seed>
 constexpr auto stateless_seed(const Seed& seed) {
   const auto n = as_node<void>(seed);
   using N = std::remove_cvref_t<decltype(n)>;
-  using J = typename N::value_type;
-  static_assert((std::is_same_v<J, std::int32_t> || std::is_same_v<J, std::int64_t>) &&
-                    (std::is_same_v<typename N::shape_type, shape<2>> || std::is_same_v<typename N::shape_type, shape<dyn>>),
-                "staticflow: random: the seed must be an int32 or int64 tensor of shape [2] (TensorFlow's stateless "
-                "seed), or two C++ integers such as {1, 2}");
+  [[maybe_unused]] constexpr bool ok = seed_check<spec_of_node_t<N>>::ok;
   return n;
 }
 /// A seed as the node holds it: a tensor (a stateless seed, or a generator's int64 [3] state), or

@@ -100,8 +100,9 @@ namespace graph {
 namespace detail {
 template <int A, std::size_t R>
 struct checked_axis {
-  static_assert(staticflow::detail::axis_in_range(A, R), "staticflow: axis out of range for the tensor's rank");
-  static constexpr std::size_t value = static_cast<std::size_t>(staticflow::detail::normalize_axis(A, R));
+  static constexpr bool in_range = staticflow::detail::axis_in_range(A, R);
+  static_assert(in_range, "staticflow: axis out of range for the tensor's rank");
+  static constexpr std::size_t value = in_range ? static_cast<std::size_t>(staticflow::detail::normalize_axis(A, R)) : 0;
 };
 
 /// Which of R axes a reduction covers, at compile time.
@@ -119,7 +120,9 @@ template <int... A, std::size_t R>
 struct reduced_axes<axes<A...>, R> {
   static constexpr std::array<bool, R> mask = [] {
     std::array<bool, R> m{};
-    ((m[checked_axis<A, R>::value] = true), ...);
+    ([&] {  // an axis out of range is reported and marks nothing
+      if constexpr (checked_axis<A, R>::in_range) m[checked_axis<A, R>::value] = true;
+    }(), ...);
     return m;
   }();
 };

@@ -245,6 +245,12 @@ struct nd_update_check {
   static constexpr bool ok = same_dtype && rank_ok && extents_ok;
 };
 
+template <bool Summable>  // keyed on the fact alone: one report for the traced and the eager call
+struct scatter_sum_check {
+  static_assert(Summable, "staticflow: tensor_scatter_nd_add / _sub / scatter_nd: a bool tensor has no sum (use update)");
+  static constexpr bool ok = Summable;
+};
+
 template <class Mode, class X, class I, class U>
 constexpr auto make_tensor_scatter_nd(const X& x, const I& indices, const U& updates) {
   const auto xn = as_node<void>(x);
@@ -253,8 +259,8 @@ constexpr auto make_tensor_scatter_nd(const X& x, const I& indices, const U& upd
   using IN = std::remove_cvref_t<decltype(in)>;
   const auto un = as_node<typename XN::value_type>(updates);
   using UN = std::remove_cvref_t<decltype(un)>;
-  constexpr bool arithmetic = std::is_same_v<Mode, graph::scatter_update> || !std::is_same_v<typename XN::value_type, bool>;
-  static_assert(arithmetic, "staticflow: tensor_scatter_nd_add / _sub / scatter_nd: a bool tensor has no sum (use update)");
+  constexpr bool arithmetic = scatter_sum_check<std::is_same_v<Mode, graph::scatter_update> ||
+                                                !std::is_same_v<typename XN::value_type, bool>>::ok;
   if constexpr (!nd_index_check<spec_of_node_t<XN>, spec_of_node_t<IN>>::ok || !arithmetic) {
     return xn;
   } else if constexpr (!nd_update_check<spec_of_node_t<XN>, spec_of_node_t<IN>, spec_of_node_t<UN>>::ok) {

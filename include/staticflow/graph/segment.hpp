@@ -260,6 +260,8 @@ struct segment_sum_gradient : node<segment_sum_gradient<Kind, G, X, I, N>> {
 }  // namespace graph
 
 namespace detail {
+// X and I are specs (the operands' dtypes and shapes), so a mistake reports once for the traced
+// and the eager call.
 template <class Kind, class X, class I>
 struct segment_check {
   using J = typename I::value_type;
@@ -302,7 +304,7 @@ constexpr auto make_segment_sum(const X& data, const I& ids, N num_segments) {
   const auto in = as_node<void>(ids);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using IN = std::remove_cvref_t<decltype(in)>;
-  if constexpr (!segment_check<Kind, XN, IN>::ok) {
+  if constexpr (!segment_check<Kind, spec_of_node_t<XN>, spec_of_node_t<IN>>::ok) {
     return xn;
   } else if constexpr (static_value_type<N>) {
     static_assert(N::value >= 0, "staticflow: segment_sum / unsorted_segment_sum: num_segments must be non-negative");
@@ -334,7 +336,7 @@ constexpr auto segment_sum(const X& data, const I& segment_ids) {
   const auto in = detail::as_node<void>(segment_ids);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using IN = std::remove_cvref_t<decltype(in)>;
-  if constexpr (!detail::segment_check<graph::counted_segments, XN, IN>::ok) return xn;
+  if constexpr (!detail::segment_check<graph::counted_segments, spec_of_node_t<XN>, spec_of_node_t<IN>>::ok) return xn;
   else return graph::segment_sum<graph::counted_segments, XN, IN, dyn>(xn, in);
 }
 

@@ -469,11 +469,17 @@ template <symbolic A>
 constexpr auto expand_dims(const A& a, int axis) {
   return graph::rearrange<graph::expand_dims_at_kind, A>(a, {axis});
 }
+namespace detail {
+template <std::size_t Rank>  // keyed on the rank: one report for the traced and the eager call
+struct squeeze_check {
+  static_assert(Rank > 0, "staticflow: squeeze of a scalar");
+  static constexpr bool ok = Rank > 0;
+};
+}  // namespace detail
 template <symbolic A>
 constexpr auto squeeze(const A& a, int axis) {
-  if constexpr (A::shape_type::rank == 0) {
-    static_assert(A::shape_type::rank > 0, "staticflow: squeeze of a scalar");
-    return a;  // (nothing else to report)
+  if constexpr (!detail::squeeze_check<A::shape_type::rank>::ok) {
+    return a;  // reported (nothing else to report)
   } else {
     return graph::rearrange<graph::squeeze_at_kind, A>(a, {axis});
   }

@@ -172,6 +172,14 @@ struct top_k_positions : node<top_k_positions<X, K>> {
 }  // namespace graph
 
 namespace detail {
+// Keyed on k and the extent (not on the node types): one report for the traced and the eager call.
+template <auto K, std::size_t Extent>
+struct top_k_check {
+  static_assert(K >= 0, "staticflow: top_k: k must be non-negative");
+  static_assert(K < 0 || Extent == dyn || static_cast<std::size_t>(K) <= Extent,
+                "staticflow: top_k: k is more than the last axis's extent");
+  static constexpr std::size_t k = K < 0 ? 0 : static_cast<std::size_t>(K);
+};
 template <class X, int A>
 struct sort_check {
   static constexpr std::size_t rank = X::shape_type::rank;
@@ -256,9 +264,7 @@ constexpr auto top_k(const X& x, K k) {
   } else {
     const auto first = [&] {
       if constexpr (static_value_type<K>) {
-        static_assert(K::value >= 0, "staticflow: top_k: k must be non-negative");
-        constexpr auto kk = static_cast<std::size_t>(K::value < 0 ? 0 : K::value);
-        static_assert(S::dims[R - 1] == dyn || kk <= S::dims[R - 1], "staticflow: top_k: k is more than the last axis's extent");
+        constexpr auto kk = detail::top_k_check<K::value, S::dims[R - 1]>::k;
         return graph::top_k_positions<XN, kk>(xn, kk);
       } else {
         return graph::top_k_positions<XN, dyn>(xn, detail::checked_extent(k, "top_k: k"));

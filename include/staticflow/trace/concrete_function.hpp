@@ -44,20 +44,6 @@ template <class... T> struct decayed_tuple<std::tuple<T...>> {
   using type = std::tuple<std::remove_cvref_t<T>...>;
 };
 
-template <class Result>
-struct checked_result {
-  static constexpr bool ok = [] {
-    if constexpr (is_tuple<Result>::value)
-      return []<class... N>(std::type_identity<std::tuple<N...>>) { return (symbolic<N> && ...); }(
-          std::type_identity<Result>{});
-    else return symbolic<Result> || std::is_void_v<Result>;
-  }();
-  static_assert(ok,
-                "staticflow: a traced function must return a symbolic tensor, a std::tuple of them, or "
-                "nothing; it returned a plain C++ value (tensors come from the arguments and ops)");
-};
-
-
 
 /// The names a function's listings use: sf::arg_names' (empty: a, b, ...) and sf::function_name's
 /// (empty: none was given).
@@ -98,6 +84,15 @@ consteval std::size_t direct_output_slot() {
     else return none;
   }
 }
+
+// Keyed on the one fact (not on the concrete function, traced and eager differ) so it reports once.
+template <bool HasStringOutput>
+struct call_into_check {
+  static_assert(!HasStringOutput,
+                "staticflow: call_into: string results come back from a call (f(args...)) as std::string, "
+                "not into a container");
+  static constexpr bool ok = !HasStringOutput;
+};
 
 template <class Out>
 auto output_data(Out& out) {
@@ -192,8 +187,9 @@ class concrete_function final : public concrete_function_base {
   /// Evaluates the graph; results come back in new containers (see result_container_t).
   template <class... Args>
   STATICFLOW_INLINE auto operator()(const Args&... args) const {
-    check_arguments<Args...>();
-    if constexpr (uses_strings) {
+    if constexpr (!check_arguments<Args...>()) {
+      return;  // reported; evaluating with them would only add errors from the kernels
+    } else if constexpr (uses_strings) {
       return call_with_strings(args...);
     } else {
       if (has_effects()) [[unlikely]]
@@ -208,18 +204,19 @@ class concrete_function final : public concrete_function_base {
   /// overlaps an input in a way that is not elementwise, which goes through a temporary.
   template <class Out, class... Args>
   STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) const {
-    check_arguments<Args...>();
-    if constexpr (uses_strings) {
+    if constexpr (!check_arguments<Args...>()) {
+      return;  // reported
+    } else if constexpr (uses_strings) {
       auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
       call_into_views(std::forward<Out>(out), make_views(slots, args...));  // in a string_scope
-      return;
+    } else {
+      if (has_effects()) [[unlikely]] {
+        effects_then_compute_into(std::forward<Out>(out), args...);
+        return;
+      }
+      auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
+      compute_into(std::forward<Out>(out), make_views(slots, args...));
     }
-    if (has_effects()) [[unlikely]] {
-      effects_then_compute_into(std::forward<Out>(out), args...);
-      return;
-    }
-    auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
-    compute_into(std::forward<Out>(out), make_views(slots, args...));
   }
 
   /// Like operator() and call_into, given the views of Sig's values (an eager call of an
@@ -241,14 +238,13 @@ class concrete_function final : public concrete_function_base {
   }
   template <class Out, class Views>
   void call_into_views(Out&& out, const Views& views) const {
-    static_assert(!has_string_output,
-                  "staticflow: call_into: string results come back from a call (f(args...)) as std::string, "
-                  "not into a container");
-    [[maybe_unused]] std::conditional_t<uses_strings, string_scope, char> strings;
-    if (has_effects()) [[unlikely]]
-      with_effects(views, [&] { compute_into(std::forward<Out>(out), views); });
-    else
-      compute_into(std::forward<Out>(out), views);
+    if constexpr (detail::call_into_check<has_string_output>::ok) {
+      [[maybe_unused]] std::conditional_t<uses_strings, string_scope, char> strings;
+      if (has_effects()) [[unlikely]]
+        with_effects(views, [&] { compute_into(std::forward<Out>(out), views); });
+      else
+        compute_into(std::forward<Out>(out), views);
+    }
   }
 
  private:
@@ -599,12 +595,14 @@ class concrete_function final : public concrete_function_base {
   }
 
   template <class... Args>
-  static constexpr void check_arguments() {
-    static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
+  static constexpr bool check_arguments() {
+    constexpr bool match = std::is_same_v<detail::signature_of_t<Args...>, Sig>;
+    static_assert(match,
                   "staticflow: the arguments do not match this concrete function's signature (compare "
                   "the two std::tuple<spec...> types in this diagnostic)");
-    static_assert((!spec_type<Args> && ...),
-                  "staticflow: a spec only describes an argument; call with tensors or scalars");
+    constexpr bool values = (!spec_type<Args> && ...);
+    static_assert(values, "staticflow: a spec only describes an argument; call with tensors or scalars");
+    return match && values;
   }
 
   template <class Slots, class... Args>

@@ -336,7 +336,8 @@ class polymorphic_function {
     std::vector<const detail::variable_base*> written;
     try {
       std::unique_ptr<detail::effect_program> program;
-      if constexpr (std::is_void_v<G>) {
+      // A plain C++ result is reported by checked_result; planning nothing over it keeps that the one error.
+      if constexpr (std::is_void_v<G> || !detail::checked_result<G>::ok) {
         {
           detail::trace_scope recording(&written);
           run_lambda(std::index_sequence_for<Args...>{});
@@ -585,8 +586,10 @@ void apply_option(function_settings& s, arg_names_t<N> n) {
 /// or sf::backend::eager), sf::arg_names("x", ...), sf::function_name("f"), sf::cache_capacity(n).
 template <class... Specs, class Fn, class... Options>
 auto function(Fn fn, Options... options) {
-  static_assert((detail::checked_run_time_option<Options>::ok && ...));
+  // Each check reports its own option; an option it reported is skipped below (no second error).
+  [[maybe_unused]] constexpr bool options_ok = (detail::checked_run_time_option<Options>::ok && ...);
   using config = detail::function_config<Specs...>;
+  [[maybe_unused]] constexpr bool template_options_ok = config::options_ok;
   using backend_type = typename detail::backend_of<Options...>::type;
   if constexpr (config::has_signature && detail::arg_name_count<Options...> > 0) {
     constexpr std::size_t given = detail::arg_name_count<Options...>;
@@ -595,7 +598,9 @@ auto function(Fn fn, Options... options) {
   }
   [[maybe_unused]] constexpr bool fits = detail::specializations_fit_signature<config>();
   detail::function_settings settings;
-  (detail::apply_option(settings, std::move(options)), ...);
+  ([&] {
+    if constexpr (detail::checked_run_time_option<Options>::ok) detail::apply_option(settings, std::move(options));
+  }(), ...);
   return polymorphic_function<Fn, backend_type, config>(std::move(fn), std::move(settings));
 }
 

@@ -128,16 +128,29 @@ struct last_matching<Default, X, Rest...> {
   using type = std::conditional_t<rest_found, rest, std::conditional_t<matches, X, Default>>;
 };
 
+// A dtypes<> list naming a type that is no dtype has been reported (dtypes' static_assert); the
+// default list stands in for it so no spec<T, ...> of that type adds errors after the one.
+template <class D>
+struct usable_dtypes {
+  using type = D;
+};
+template <class... T>
+  requires(!(dtype<T> && ...))
+struct usable_dtypes<dtypes<T...>> {
+  static_assert(sizeof(dtypes<T...>) != 0);  // instantiates dtypes<T...>, whose assertion reports
+  using type = dtypes<float, double>;
+};
+
 /// The template arguments of sf::function<...>, sorted out.
 template <class... X>
 struct function_config {
-  static_assert((checked_template_option<X>::ok && ...));
+  static constexpr bool options_ok = (checked_template_option<X>::ok && ...);  // each reports its own
   /// The input signature: a std::tuple of specs (empty when none was given).
   using signature = decltype(std::tuple_cat(spec_or_nothing<X>{}...));
   static constexpr bool has_signature = std::tuple_size_v<signature> > 0;
   using specializations = decltype(std::tuple_cat(typename specializations_of<X>::type{}...));
   static constexpr std::size_t specialization_count = std::tuple_size_v<specializations>;
-  using dtype_list = typename last_matching<dtypes<float, double>, X...>::type;
+  using dtype_list = typename usable_dtypes<typename last_matching<dtypes<float, double>, X...>::type>::type;
   using rank_list = typename last_matching<ranks<0, 1, 2, 3, 4>, X...>::type;
 };
 

@@ -29,13 +29,20 @@ struct argument_traits<spec<T, D...>> {
 namespace detail {
 
 template <class A>
+struct signature_entry_of {
+  using type = signature_entry_t<A>;
+};
+
+template <class A>
 struct checked_argument {
-  static_assert(argument_traits<std::remove_cvref_t<A>>::supported,
+  static constexpr bool ok = argument_traits<std::remove_cvref_t<A>>::supported;
+  static_assert(ok,
                 "staticflow: unsupported argument type: pass a row-major xt::xtensor_fixed, xt::xtensor "
                 "or xt::adapt view (or an xt::xarray or sf::tensor) of bool, int32_t, int64_t, float or "
                 "double (xtensor containers also of std::string), a C++ scalar or C++ text, an "
                 "sf::static_value or (to get_concrete_function) an sf::spec");
-  using type = signature_entry_t<A>;
+  // After the report, a stand-in entry: naming the missing one would be a second error.
+  using type = typename std::conditional_t<ok, signature_entry_of<A>, std::type_identity<spec<float>>>::type;
 };
 
 /// The signature of a call with arguments Args: a std::tuple of entries.
@@ -61,9 +68,26 @@ constexpr auto eager_argument(const graph::external_source* source) {
 template <class Fn, class Sig, std::size_t... I>
 auto traced_result_of(std::index_sequence<I...>)
     -> decltype(std::declval<Fn&>()(symbolic_argument<I, std::tuple_element_t<I, Sig>>()...));
+/// Whether a traced lambda's result is a graph: a symbolic tensor, a tuple of them, or nothing.
+template <class Result>
+inline constexpr bool returns_tensors = symbolic<Result> || std::is_void_v<Result>;
+template <class... N>
+inline constexpr bool returns_tensors<std::tuple<N...>> = (symbolic<N> && ...);
+
+template <class Result>
+struct checked_result {
+  static constexpr bool ok = returns_tensors<Result>;
+  static_assert(ok,
+                "staticflow: a traced function must return a symbolic tensor, a std::tuple of them, or "
+                "nothing; it returned a plain C++ value (tensors come from the arguments and ops)");
+};
+
+/// The graph's type; void after a lambda that returned a plain C++ value has been reported, so
+/// nothing is planned over it (one error line, not one per planning pass).
 template <class Fn, class Sig>
 struct traced_result {
-  using type = decltype(traced_result_of<Fn, Sig>(std::make_index_sequence<std::tuple_size_v<Sig>>{}));
+  using returned = decltype(traced_result_of<Fn, Sig>(std::make_index_sequence<std::tuple_size_v<Sig>>{}));
+  using type = std::conditional_t<checked_result<returned>::ok, returned, void>;
 };
 
 template <class Entry>
