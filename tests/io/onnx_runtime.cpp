@@ -1,7 +1,7 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
 // integers, reductions, matmul, conv2d, depthwise_conv2d and conv2d_transpose with their options, pooling, cumsum, range / linspace / eye, gather, boolean_mask / where, unique, moments and layer normalization,
-// reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, segment sums and their gradient, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
@@ -250,6 +250,25 @@ int main(int argc, char** argv) {
   exported("scatter", scatters)("x4x3", xt::xarray<float>(xt::random::randn<float>({4, 3})),
                                 xt::xarray<std::int32_t>{{3, 2}, {0, 0}, {1, 2}, {3, 2}}, xt::xarray<std::int64_t>(xt::xtensor<std::int64_t, 2>{{2}, {0}}),
                                 xt::xarray<float>(xt::random::randn<float>({2, 3})));
+  // segment sums: ScatterND adding data into zeros at the ids (unsorted_segment_sum's negative ids
+  // dropped; segment_sum without num_segments counts ids[-1] + 1 rows), ids of rank 1 and 2
+  auto segments = sf::function<sf::spec<float, sf::dyn, 3>, sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int64_t, sf::dyn>,
+                               sf::spec<float, 2, 3, 2>, sf::spec<std::int64_t, 2, 3>>([](auto x, auto ids, auto sorted_ids, auto cube, auto grid) {
+    return std::tuple{sf::unsorted_segment_sum(x, ids, 4), sf::segment_sum(x, sorted_ids, 5), sf::segment_sum(x, sorted_ids),
+                      sf::unsorted_segment_sum(cube, grid, sf::static_value<3>{}),
+                      sf::unsorted_segment_sum(sf::cast<std::int32_t>(x * 4.f), ids, 4)};
+  });
+  exported("segment", segments)("x6x3", xt::xarray<float>(xt::random::randn<float>({6, 3})),
+                                xt::xarray<std::int32_t>{3, -1, 0, 3, 1, -2}, xt::xarray<std::int64_t>{0, 0, 1, 3, 3, 3},
+                                xt::xarray<float>(xt::random::randn<float>({2, 3, 2})), xt::xarray<std::int64_t>{{2, 0, -1}, {2, 2, 1}});
+  // ... and their gradients: Gather of the adjoint's rows at the ids (zeros at a negative id)
+  auto segment_gradient = sf::function<sf::spec<float, sf::dyn, 2>, sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int64_t, sf::dyn>>(
+      sf::value_and_grad_fn<0>([](auto x, auto ids, auto sorted_ids) {
+        return sf::reduce_sum(sf::square(sf::unsorted_segment_sum(x, ids, 3))) +
+               sf::reduce_sum(sf::tanh(sf::segment_sum(x, sorted_ids)));
+      }));
+  exported("segment_gradient", segment_gradient)("x5x2", xt::xarray<float>(xt::random::randn<float>({5, 2})),
+                                                  xt::xarray<std::int32_t>{2, -1, 0, 2, 1}, xt::xarray<std::int64_t>{0, 1, 1, 3, 3});
   run_pool("image2x7x8", xt::xarray<float>(xt::random::randn<float>({2, 7, 8, 3})),
            xt::xarray<float>(xt::random::randn<float>({3, 10, 2})));
 

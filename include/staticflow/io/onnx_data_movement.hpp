@@ -17,6 +17,11 @@
 //   tensor_scatter_nd  ScatterND, reduction "none" (update: ONNX leaves repeated tuples' order
 //                      undefined, staticflow keeps the last), "add" (add, scatter_nd), "add" of
 //                      the negated updates (sub)
+//   segment sums       ScatterND, reduction "add", of data into zeros of the result's shape at the
+//                      ids (unsorted_segment_sum: a negative id's row zeroed and sent to row 0);
+//                      without num_segments the rows are max(ids) + 1 (ids[-1] + 1 for the sorted
+//                      ids segment_sum takes; 0 for none)
+//   their gradient     Gather of the adjoint's rows at the ids (negative ids: zeros)
 #pragma once
 
 #include <cstddef>
@@ -24,12 +29,14 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
 
 #include "staticflow/graph/data_movement.hpp"
 #include "staticflow/graph/scatter.hpp"
+#include "staticflow/graph/segment.hpp"
 #include "staticflow/graph/slicing.hpp"
 #include "staticflow/graph/sorting.hpp"
 
@@ -176,6 +183,58 @@ std::string lower_scatter_nd(Exporter& e, const std::string& x, const std::strin
   auto& node = e.add_node("ScatterND", {x, int64_indices<J>(e, indices), values}, {out});
   set_string(node, "reduction", replace ? "none" : "add");
   return out;
+}
+
+/// A segment sum's ids as ScatterND / Gather take them (int64), with, where negative ids are
+/// dropped (unsorted_segment_sum), `keep`: whether each id is >= 0, broadcast against data
+/// (the ids' shape followed by DataRank - IdRank ones), and the ids clamped to 0.
+template <std::size_t IdRank, std::size_t DataRank, class J, class Exporter>
+std::pair<std::string, std::string> segment_ids(Exporter& e, const std::string& ids, bool drop_negative) {
+  const std::string ids64 = int64_indices<J>(e, ids);
+  if (!drop_negative) return {ids64, {}};
+  const std::string zero = e.template constant<std::int64_t>({0}, {});
+  std::string keep = e.op("GreaterOrEqual", {ids64, zero});
+  if constexpr (DataRank > IdRank) {
+    std::vector<std::int64_t> axes;
+    for (std::size_t d = IdRank; d < DataRank; ++d) axes.push_back(static_cast<std::int64_t>(d));
+    keep = e.op("Unsqueeze", {keep, e.ints(axes)});
+  }
+  return {e.op("Max", {ids64, zero}), keep};
+}
+
+template <bool Counted, bool DropNegative, std::size_t IdRank, std::size_t DataRank, class T, class J, class Exporter>
+std::string lower_segment_sum(Exporter& e, const std::string& data, const std::string& ids, std::size_t num_segments) {
+  const auto [index, keep] = segment_ids<IdRank, DataRank, J>(e, ids, DropNegative);
+  std::string rows;
+  if constexpr (Counted) {  // (rank-1 ids) max over -1 and the ids, + 1: 0 rows for no ids
+    const std::string with_floor = e.fresh("ids");
+    e.set_int(e.add_node("Concat", {e.ints({-1}), index}, {with_floor}), "axis", 0);
+    rows = e.op("Add", {e.op("ReduceMax", {with_floor}), e.ints({1})});
+  } else {
+    rows = e.ints({static_cast<std::int64_t>(num_segments)});
+  }
+  const std::string tail = e.op("Slice", {e.op("Shape", {data}), e.ints({static_cast<std::int64_t>(IdRank)}), e.ints({onnx_max})});
+  const std::string result_shape = e.fresh("segment_shape");
+  e.set_int(e.add_node("Concat", {rows, tail}, {result_shape}), "axis", 0);
+  const std::string zero = e.template constant<T>({T(0)}, {});
+  const std::string updates = DropNegative ? e.op("Where", {keep, data, zero}) : data;
+  const std::string out = e.fresh("segment_sum");
+  auto& node = e.add_node("ScatterND", {e.op("Expand", {zero, result_shape}),
+                                        e.op("Unsqueeze", {index, e.ints({static_cast<std::int64_t>(IdRank)})}), updates},
+                          {out});
+  set_string(node, "reduction", "add");
+  return out;
+}
+
+/// The gradient of a segment sum: the adjoint's row at each id (Gather on axis 0 gives data's
+/// shape), zeros for a negative id.
+template <bool DropNegative, std::size_t IdRank, std::size_t DataRank, class T, class J, class Exporter>
+std::string lower_segment_sum_gradient(Exporter& e, const std::string& adjoint, const std::string& ids) {
+  const auto [index, keep] = segment_ids<IdRank, DataRank, J>(e, ids, DropNegative);
+  const std::string rows = e.fresh("segment_rows");
+  e.set_int(e.add_node("Gather", {adjoint, index}, {rows}), "axis", 0);
+  if constexpr (!DropNegative) return rows;
+  else return e.op("Where", {keep, rows, e.template constant<T>({T(0)}, {})});
 }
 
 /// boolean_mask is ONNX's Compress along the axis. A mask of rank K > 1 is flattened, and the

@@ -649,6 +649,18 @@ class exporter {
     return lower_scatter_nd<Mode, typename I::value_type>(*this, emit(n.x), emit(n.indices), emit(n.updates));
   }
 
+  template <class Kind, class X, class I, std::size_t N>
+  std::string lower_op(const graph::segment_sum<Kind, X, I, N>& n) {
+    return lower_segment_sum<graph::counted_v<Kind>, !Kind::sorted, I::shape_type::rank, X::shape_type::rank,
+                             typename X::value_type, typename I::value_type>(*this, emit(n.data), emit(n.ids), n.num_segments);
+  }
+
+  template <class Kind, class G, class X, class I, std::size_t N>
+  std::string lower_op(const graph::segment_sum_gradient<Kind, G, X, I, N>& n) {
+    return lower_segment_sum_gradient<!Kind::sorted, I::shape_type::rank, X::shape_type::rank, typename G::value_type,
+                                      typename I::value_type>(*this, emit(n.g), emit(n.ids));
+  }
+
   template <class Target, class A>
   std::string lower_op(const graph::broadcast<Target, A>& n) {
     std::vector<std::int64_t> dims;
