@@ -1,7 +1,7 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
 // integers, reductions, matmul, conv2d, depthwise_conv2d and conv2d_transpose with their options, pooling, cumsum, range / linspace / eye, gather, boolean_mask / where, unique, moments and layer normalization,
-// reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, segment sums and their gradient, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, segment sums and their gradient, diag_part / set_diag / diag / trace, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
@@ -269,6 +269,16 @@ int main(int argc, char** argv) {
       }));
   exported("segment_gradient", segment_gradient)("x5x2", xt::xarray<float>(xt::random::randn<float>({5, 2})),
                                                   xt::xarray<std::int32_t>{2, -1, 0, 2, 1}, xt::xarray<std::int64_t>{0, 1, 1, 3, 3});
+  // the diagonal ops: a mask of row == column built from the extents, Where, ReduceSum, Pad
+  auto diagonals = sf::function<sf::spec<float, sf::dyn, 3, 4>, sf::spec<float, 4, 3>, sf::spec<std::int32_t, sf::dyn, sf::dyn>,
+                                sf::spec<bool, 2, 2>>([](auto wide, auto tall, auto square, auto flags) {
+    return std::tuple{sf::linalg::diag_part(wide), sf::linalg::diag_part(tall), sf::linalg::trace(square),
+                      sf::linalg::set_diag(wide, sf::linalg::diag_part(wide) * -2.f), sf::linalg::set_diag(tall, sf::linalg::diag_part(tall) + 1.f),
+                      sf::linalg::diag(sf::reduce_sum(wide, sf::axes<-1>{})), sf::linalg::set_diag(square, sf::linalg::diag_part(square) * 3),
+                      sf::linalg::diag_part(flags), sf::linalg::set_diag(flags, !sf::linalg::diag_part(flags))};
+  });
+  exported("diagonal", diagonals)("b2", xt::xarray<float>(xt::random::randn<float>({2, 3, 4})), xt::xarray<float>(xt::random::randn<float>({4, 3})),
+                                  xt::xarray<std::int32_t>{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}, xt::xarray<bool>{{true, false}, {true, true}});
   run_pool("image2x7x8", xt::xarray<float>(xt::random::randn<float>({2, 7, 8, 3})),
            xt::xarray<float>(xt::random::randn<float>({3, 10, 2})));
 

@@ -22,6 +22,9 @@
 //                      without num_segments the rows are max(ids) + 1 (ids[-1] + 1 for the sorted
 //                      ids segment_sum takes; 0 for none)
 //   their gradient     Gather of the adjoint's rows at the ids (negative ids: zeros)
+//   diag_part          Where(row == column, x, 0) summed over the last axis, sliced to min(M, N)
+//                      (ONNX has no diagonal op; the mask is built with Range from the extents)
+//   set_diag           Where(row == column, d padded to M rows as a column, x)
 #pragma once
 
 #include <cstddef>
@@ -35,6 +38,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "staticflow/graph/data_movement.hpp"
+#include "staticflow/graph/linalg.hpp"
 #include "staticflow/graph/scatter.hpp"
 #include "staticflow/graph/segment.hpp"
 #include "staticflow/graph/slicing.hpp"
@@ -235,6 +239,55 @@ std::string lower_segment_sum_gradient(Exporter& e, const std::string& adjoint, 
   e.set_int(e.add_node("Gather", {adjoint, index}, {rows}), "axis", 0);
   if constexpr (!DropNegative) return rows;
   else return e.op("Where", {keep, rows, e.template constant<T>({T(0)}, {})});
+}
+
+/// The main-diagonal mask of x's matrices (x of rank R >= 2): bool [M, N], row == column, which
+/// broadcasts against x; M and N as 1-element int64 tensors read from x's shape.
+struct diagonal_mask {
+  std::string mask, rows, columns;
+};
+template <std::size_t R, class Exporter>
+diagonal_mask diagonal_mask_of(Exporter& e, const std::string& x) {
+  const std::string shape = e.op("Shape", {x});
+  const auto extent = [&](std::int64_t d) { return e.op("Slice", {shape, e.ints({d}), e.ints({d + 1})}); };
+  diagonal_mask m{{}, extent(static_cast<std::int64_t>(R) - 2), extent(static_cast<std::int64_t>(R) - 1)};
+  const std::string zero = e.template constant<std::int64_t>({0}, {}), one = e.template constant<std::int64_t>({1}, {});
+  const auto iota = [&](const std::string& n) { return e.op("Range", {zero, e.op("Squeeze", {n, e.ints({0})}), one}); };
+  m.mask = e.op("Equal", {e.op("Unsqueeze", {iota(m.rows), e.ints({1})}), iota(m.columns)});
+  return m;
+}
+
+/// diag_part: each row's diagonal element (the others masked to 0) summed over the row, the first
+/// min(M, N) kept. Bools are summed as int32.
+template <std::size_t R, class T, class Exporter>
+std::string lower_diag_part(Exporter& e, const std::string& x) {
+  using sum_type = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>;
+  const diagonal_mask m = diagonal_mask_of<R>(e, x);
+  const std::string values = std::is_same_v<T, bool> ? e.template cast<std::int32_t>(x) : x;
+  const std::string masked = e.op("Where", {m.mask, values, e.template constant<sum_type>({sum_type(0)}, {})});
+  const std::string row_sums = e.fresh("diagonal");
+  e.set_int(e.add_node("ReduceSum", {masked, e.ints({-1})}, {row_sums}), "keepdims", 0);
+  const std::string diagonal =
+      e.op("Slice", {row_sums, e.ints({0}), e.op("Min", {m.rows, m.columns}), e.ints({-1})});
+  return std::is_same_v<T, bool> ? e.template cast<bool>(diagonal) : diagonal;
+}
+
+/// set_diag: d ([..., min(M, N)]) padded with zeros to M elements, as a column [..., M, 1], where
+/// the mask holds; x elsewhere. Bools go through int32 (onnxruntime's Where and Pad take no bool).
+template <std::size_t R, class T, class Exporter>
+std::string lower_set_diag(Exporter& e, const std::string& x, const std::string& d) {
+  constexpr bool as_int = std::is_same_v<T, bool>;
+  const diagonal_mask m = diagonal_mask_of<R>(e, x);
+  const std::string values = as_int ? e.template cast<std::int32_t>(d) : d;
+  // pads: nothing before any axis of d, nothing after but its last, M - min(M, N) after that
+  const std::string pads = e.fresh("pads");
+  e.set_int(e.add_node("Concat", {e.ints(std::vector<std::int64_t>(2 * (R - 1) - 1, 0)),
+                                  e.op("Sub", {m.rows, e.op("Min", {m.rows, m.columns})})},
+                       {pads}),
+            "axis", 0);
+  const std::string column = e.op("Unsqueeze", {e.op("Pad", {values, pads}), e.ints({-1})});
+  const std::string result = e.op("Where", {m.mask, column, as_int ? e.template cast<std::int32_t>(x) : x});
+  return as_int ? e.template cast<bool>(result) : result;
 }
 
 /// boolean_mask is ONNX's Compress along the axis. A mask of rank K > 1 is flattened, and the

@@ -649,6 +649,16 @@ class exporter {
     return lower_scatter_nd<Mode, typename I::value_type>(*this, emit(n.x), emit(n.indices), emit(n.updates));
   }
 
+  template <class X, bool Square>
+  std::string lower_op(const graph::diag_part<X, Square>& n) {
+    return lower_diag_part<X::shape_type::rank, typename X::value_type>(*this, emit(n.x));
+  }
+
+  template <class X, class D>
+  std::string lower_op(const graph::set_diag<X, D>& n) {
+    return lower_set_diag<X::shape_type::rank, typename X::value_type>(*this, emit(n.x), emit(n.diagonal));
+  }
+
   template <class Kind, class X, class I, std::size_t N>
   std::string lower_op(const graph::segment_sum<Kind, X, I, N>& n) {
     return lower_segment_sum<graph::counted_v<Kind>, !Kind::sorted, I::shape_type::rank, X::shape_type::rank,
