@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
   });
   exported("statistics", statistics)("x3x4", xt::xarray<float>(xt::random::randn<float>({3, 4})),
                                      xt::xarray<float>(xt::random::randn<float>({4})), xt::xarray<float>(xt::random::randn<float>({4})));
-  // reverse, strided slices, tile, pad, roll, repeat, split: Slice, Tile, Pad, Concat, Reshape
+  // reverse, strided slices, tile, pad, roll, repeat, split: Slice, Tile, Pad (SYMMETRIC: reversed Slices, Concat), Concat, Reshape
   auto moved = sf::function<sf::spec<float, sf::dyn, 4>>([](auto x) {
     const auto halves = sf::split<2>(x, sf::axes<1>{});
     return std::tuple{sf::reverse(x, sf::axes<0, 1>{}), x(sf::span(sf::none, sf::none, -2), sf::span(1, -1)), sf::tile(x, {2, 1}),
@@ -229,7 +229,8 @@ int main(int argc, char** argv) {
                       sf::roll(x, {-1, 5}, sf::axes<0, 1>{}), sf::repeat(x, 3, sf::axes<0>{}), halves[1] - halves[0],
                       std::get<1>(sf::split(x, sf::sizes<1, -1, 2>{}, sf::axes<1>{})),
                       std::get<2>(sf::split(x, sf::sizes<1, -1, 2>{}, sf::axes<1>{})), std::get<0>(sf::split(x, sf::sizes<2, -1>{})),
-                      std::get<0>(sf::split(x, sf::sizes<-1, 1>{}, sf::axes<1>{})), std::get<1>(sf::split(x, sf::sizes<-1, 1>{}, sf::axes<1>{}))};
+                      std::get<0>(sf::split(x, sf::sizes<-1, 1>{}, sf::axes<1>{})), std::get<1>(sf::split(x, sf::sizes<-1, 1>{}, sf::axes<1>{})),
+                      sf::pad(x, {{2, 3}, {0, 4}}, sf::pad_mode::symmetric), sf::pad(x, sf::paddings<0, 0, 1, 0>{}, sf::pad_mode::symmetric)};
   });
   exported("data_movement", moved)("x3x4", xt::xarray<float>(xt::random::randn<float>({3, 4})));
   // argsort, sort, top_k, take_along_axis: TopK (ties: the lower index first, as staticflow) and GatherElements

@@ -5,8 +5,9 @@
 //   reverse            Slice with steps of -1
 //   strided slice      Slice (starts / ends / steps; omitted bounds as ONNX's end markers)
 //   tile               Tile
-//   pad                Pad, mode "constant" (with the value) or "reflect" (SYMMETRIC has no ONNX
-//                      form: exporting it is the no_onnx_mapping compile error)
+//   pad                Pad, mode "constant" (with the value) or "reflect"; SYMMETRIC (no ONNX mode)
+//                      per padded axis the first `before` and last `after` slices reversed
+//                      (Slice with step -1) and concatenated around x
 //   roll               per axis, two Slices concatenated at (n - shift mod n) mod n
 //   repeat             Unsqueeze, Tile, Reshape
 //   split part k       Slice of [k n / parts, (k + 1) n / parts)
@@ -69,7 +70,7 @@ template <std::size_t R, int... A> struct axis_map_form<graph::reverse_kind<R, A
 template <std::size_t R, class E, int... A> struct axis_map_form<graph::strided_slice_kind<R, E, A...>> : std::integral_constant<int, 2> {};
 template <std::size_t... M> struct axis_map_form<graph::tile_kind<M...>> : std::integral_constant<int, 3> {};
 template <class T, padding_kind P, std::size_t... A>
-struct axis_map_form<graph::pad_kind<T, P, A...>> : std::integral_constant<int, P == padding_kind::symmetric ? 0 : 4> {};
+struct axis_map_form<graph::pad_kind<T, P, A...>> : std::integral_constant<int, P == padding_kind::symmetric ? 9 : 4> {};
 template <std::size_t R, int... A> struct axis_map_form<graph::roll_kind<R, A...>> : std::integral_constant<int, 5> {};
 template <std::size_t R, int A, std::size_t C> struct axis_map_form<graph::repeat_kind<R, A, C>> : std::integral_constant<int, 6> {};
 template <std::size_t R, int A, std::size_t S> struct axis_map_form<graph::split_kind<R, A, S>> : std::integral_constant<int, 7> {};
@@ -107,6 +108,24 @@ std::string lower_axis_map(Exporter& e, const Kind& k, const std::string& x) {
       set_string(e.add_node("Pad", {x, e.ints(pads)}, {out}), "mode", "reflect");
     }
     return out;
+  } else if constexpr (form == 9) {  // SYMMETRIC: the mirrored edges, edge included, axis by axis
+    std::string y = x;
+    for (std::size_t d = 0; d < R; ++d) {
+      const std::int64_t before = i64(k.amount[2 * d]), after = i64(k.amount[2 * d + 1]), axis = i64(d);
+      if (before == 0 && after == 0) continue;
+      const auto reversed = [&](std::int64_t start, std::int64_t end) {
+        const std::string part = e.op("Slice", {y, e.ints({start}), e.ints({end}), e.ints({axis})});
+        return e.op("Slice", {part, e.ints({-1}), e.ints({onnx_min}), e.ints({axis}), e.ints({-1})});
+      };
+      std::vector<std::string> pieces;
+      if (before > 0) pieces.push_back(reversed(0, before));
+      pieces.push_back(y);
+      if (after > 0) pieces.push_back(reversed(-after, onnx_max));
+      const std::string out = e.fresh("pad");
+      e.set_int(e.add_node("Concat", pieces, {out}), "axis", axis);
+      y = out;
+    }
+    return y;
   } else if constexpr (form == 5) {
     std::string y = x;
     for (std::size_t j = 0; j < Kind::axis.size(); ++j) {
