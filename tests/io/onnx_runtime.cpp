@@ -1,6 +1,6 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
-// integers, reductions, matmul, conv2d, depthwise_conv2d and conv2d_transpose with their options, pooling, cumsum, range / linspace / eye, gather, boolean_mask / where, unique, moments and layer normalization,
+// integers, reductions, matmul, conv2d, depthwise_conv2d and conv2d_transpose with their options, pooling, cumsum, cumprod, range / linspace / eye, gather, boolean_mask / where, unique, moments and layer normalization,
 // reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, segment sums and their gradient, diag_part / set_diag / diag / trace, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
@@ -175,6 +175,12 @@ int main(int argc, char** argv) {
     return std::tuple{sf::cumsum(x), sf::cumsum(x, sf::axes<1>{}, sf::exclusive), sf::cumsum(x, -1, sf::reversed),
                       sf::cumsum(x, sf::axes<0>{}, sf::exclusive, sf::reversed), sf::cumsum(k, sf::axes<0>{}, sf::reversed)};
   });
+  // cumprod: ONNX has none; a mask of the positions each output multiplies, Where and ReduceProd
+  auto products = sf::function<sf::spec<float, sf::dyn, 4>, sf::spec<std::int32_t, sf::dyn>>([](auto x, auto k) {
+    return std::tuple{sf::cumprod(x), sf::cumprod(x, sf::axes<0>{}, sf::exclusive), sf::cumprod(x, -1, sf::reversed),
+                      sf::cumprod(x, sf::axes<0>{}, sf::exclusive, sf::reversed), sf::cumprod(k, sf::axes<0>{}, sf::reversed)};
+  });
+  exported("cumprod", products)("x3x4", xt::xarray<float>(xt::random::randn<float>({3, 4})), xt::xarray<std::int32_t>{2, -3, 1, 4, -1});
   exported("cumsum", cumulative)("x3x5", xt::xarray<float>(xt::random::randn<float>({3, 5})),
                                  xt::xarray<std::int32_t>{4, -1, 7, 2});
   // plain int axes (numbers the trace keeps): ReduceSum / ReduceMax along the traced axis, and

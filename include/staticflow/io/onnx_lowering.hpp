@@ -506,14 +506,40 @@ class exporter {
     }
   }
 
-  /// cumsum is ONNX's CumSum (axis a run-time input, exclusive / reverse attributes); cumprod has
-  /// no ONNX op, and no lowering.
+  /// cumsum is ONNX's CumSum (axis a run-time input, exclusive / reverse attributes).
   template <class X, bool Exclusive, bool Reverse>
   std::string lower_op(const graph::cumulative<graph::cumulative_sum, X, Exclusive, Reverse>& n) {
     const std::string out = fresh("cumsum");
     auto& node = add_node("CumSum", {emit(n.x), constant<std::int64_t>({n.axis}, {})}, {out});
     set_int(node, "exclusive", Exclusive ? 1 : 0);
     set_int(node, "reverse", Reverse ? 1 : 0);
+    return out;
+  }
+
+  /// cumprod has no ONNX op: output i along the axis is ReduceProd over the axis of x where input
+  /// position j takes part (j <= i; exclusive j < i; reversed j >= i / j > i), else 1: an [n, n]
+  /// mask from Range, x unsqueezed before the axis, Where, ReduceProd. n^2 elements per line, so
+  /// meant for the short axes cumprod is used on; exact where the products are (integers).
+  template <class X, bool Exclusive, bool Reverse>
+  std::string lower_op(const graph::cumulative<graph::cumulative_product, X, Exclusive, Reverse>& n) {
+    using T = typename X::value_type;
+    constexpr std::size_t R = X::shape_type::rank;
+    const auto axis = static_cast<std::int64_t>(staticflow::detail::checked_axis(n.axis, R));
+    const std::string x = emit(n.x);
+    const std::string extent = fresh("extent");
+    set_int(add_node("Gather", {op("Shape", {x}), constant<std::int64_t>({axis}, {})}, {extent}), "axis", 0);
+    const std::string positions = op("Range", {constant<std::int64_t>({0}, {}), extent, constant<std::int64_t>({1}, {})});
+    const std::string out_pos = op("Unsqueeze", {positions, ints({1})});  // [n, 1]: i; the columns are j
+    const char* compare = Reverse ? (Exclusive ? "Less" : "LessOrEqual") : (Exclusive ? "Greater" : "GreaterOrEqual");
+    std::string mask = op(compare, {out_pos, positions});  // [n, n]: whether j takes part in output i
+    std::vector<std::int64_t> trailing;
+    for (std::size_t d = static_cast<std::size_t>(axis) + 2; d < R + 1; ++d) trailing.push_back(static_cast<std::int64_t>(d - axis));
+    if (!trailing.empty()) mask = op("Unsqueeze", {mask, ints(trailing)});  // [n, n, 1...] against x's later axes
+    const std::string taking = op("Where", {mask, op("Unsqueeze", {x, ints({axis})}), constant<T>({T(1)}, {})});
+    const std::string out = fresh("cumprod");
+    auto& node = add_node("ReduceProd", {taking}, {out});
+    set_ints(node, "axes", {axis + 1});
+    set_int(node, "keepdims", 0);
     return out;
   }
 
