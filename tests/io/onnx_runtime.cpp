@@ -1,7 +1,7 @@
 // onnxruntime runs what sf::onnx::export_model writes, and gets staticflow's results: this program
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
 // integers, reductions, matmul, conv2d, depthwise_conv2d and conv2d_transpose with their options, pooling, cumsum, cumprod, range / linspace / eye, gather, boolean_mask / where, unique, moments and layer normalization,
-// reverse / slices / tile / pad / roll / repeat / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, segment sums and their gradient, diag_part / set_diag / diag / trace, shape ops, softmax, x[i], cond / switch_case, while_loop /
+// reverse / slices / tile / pad / roll / repeat (also by a tensor of counts) / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, segment sums and their gradient, diag_part / set_diag / diag / trace, shape ops, softmax, x[i], cond / switch_case, while_loop /
 // fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
@@ -239,6 +239,13 @@ int main(int argc, char** argv) {
                       sf::pad(x, {{2, 3}, {0, 4}}, sf::pad_mode::symmetric), sf::pad(x, sf::paddings<0, 0, 1, 0>{}, sf::pad_mode::symmetric)};
   });
   exported("data_movement", moved)("x3x4", xt::xarray<float>(xt::random::randn<float>({3, 4})));
+  // repeat by a tensor of counts: CumSum of the counts, each position's row counted, Gather
+  auto repeated = sf::function<sf::spec<float, sf::dyn, 3>, sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int64_t>>(
+      [](auto x, auto counts, auto each) {
+        return std::tuple{sf::repeat(x, counts, sf::axes<0>{}), sf::repeat(x, each, sf::axes<1>{}), sf::repeat(x, each)};
+      });
+  exported("repeat_counts", repeated)("x4x3", xt::xarray<float>(xt::random::randn<float>({4, 3})), xt::xarray<std::int32_t>{2, 0, 1, 3},
+                                      xt::xarray<std::int64_t>(2));
   // argsort, sort, top_k, take_along_axis: TopK (ties: the lower index first, as staticflow) and GatherElements
   auto sorted = sf::function<sf::spec<float, sf::dyn, 5>, sf::spec<std::int64_t, sf::dyn, 2>>([](auto x, auto p) {
     const auto [values, indices] = sf::top_k(x, 3);

@@ -566,6 +566,25 @@ class exporter {
   std::string lower_op(const graph::selected_rows<graph::by_mask, X, M, Axis>& n) {
     return lower_boolean_mask<Axis, M::shape_type::rank, typename X::shape_type>(*this, emit(n.tensor), emit(n.mask));
   }
+  /// repeat with a tensor of counts (ONNX has no such op): each output position p reads the row
+  /// that is the number of running count totals (CumSum) at most p, a Gather along the axis.
+  template <class X, class M, std::size_t Axis>
+  std::string lower_op(const graph::selected_rows<graph::by_repeats, X, M, Axis>& n) {
+    const std::string x = emit(n.tensor);
+    const std::string extent = fresh("extent");
+    set_int(add_node("Gather", {op("Shape", {x}), ints({static_cast<std::int64_t>(Axis)})}, {extent}), "axis", 0);
+    // one count per row (a single count is broadcast, as TF's)
+    const std::string counts = op("Expand", {op("Reshape", {cast<std::int64_t>(emit(n.mask)), ints({-1})}), extent});
+    const std::string ends = op("CumSum", {counts, constant<std::int64_t>({0}, {})});
+    const std::string total = op("Squeeze", {op("ReduceSum", {counts}), ints({0})});
+    const std::string positions = op("Range", {constant<std::int64_t>({0}, {}), total, constant<std::int64_t>({1}, {})});
+    const std::string passed = cast<std::int64_t>(op("GreaterOrEqual", {op("Unsqueeze", {positions, ints({1})}), ends}));
+    const std::string source = fresh("source_rows");
+    set_int(add_node("ReduceSum", {passed, ints({1})}, {source}), "keepdims", 0);
+    const std::string out = fresh("repeat");
+    set_int(add_node("Gather", {x, source}, {out}), "axis", static_cast<std::int64_t>(Axis));
+    return out;
+  }
   template <class C>
   std::string lower_op(const graph::true_coordinates<C>& n) {
     return lower_true_coordinates(*this, emit(n.condition));
