@@ -1,4 +1,5 @@
-"""Checks that docs/ops.md names every public function of the op headers.
+"""Checks that docs/ops.md names every public function of the op headers, and that its ONNX column
+names only ONNX ops the exporter writes.
 
 Usage: ops_table.py REPO. Reads graph/operators.hpp, graph/math.hpp, graph/activations.hpp and
 graph/creation.hpp, graph/conv.hpp, graph/conv3d.hpp, graph/depthwise_conv.hpp, graph/pool.hpp, graph/cumulative.hpp, graph/gather.hpp, graph/scatter.hpp, graph/random.hpp, graph/statistics.hpp, graph/data_movement.hpp, graph/slicing.hpp, graph/sorting.hpp, graph/unique.hpp, graph/einsum.hpp, graph/linalg.hpp, graph/segment.hpp, graph/masking.hpp, graph/strings.hpp and graph/strings_regex.hpp: the names their function macros define (STATICFLOW_UNARY_FUNCTION(name, ...),
@@ -28,4 +29,29 @@ missing = sorted(n for n in names if f"sf::{n}" not in table)
 print(f"{len(names)} functions in {len(headers)} headers; {len(missing)} missing from docs/ops.md")
 for n in missing:
     print(f"  missing: sf::{n}")
-sys.exit(1 if missing or len(names) < 60 else 0)
+
+# The ONNX column: every ONNX op it names (a capitalized word: Add, ScatterND, ReduceProd) must be
+# one the exporter writes (a string literal of include/staticflow/io/), so the column cannot name
+# a lowering that does not exist.
+written = set()
+for header in (repo / "include" / "staticflow" / "io").glob("*.hpp"):
+    written |= set(re.findall(r'"([A-Z][A-Za-z]+)"', header.read_text()))
+unknown, onnx_column, cells = [], None, 0
+for line in table.split("\n"):
+    if line.startswith("| staticflow |"):
+        heads = [c.strip() for c in line.strip().strip("|").split("|")]
+        onnx_column = heads.index("ONNX") if "ONNX" in heads else None
+    elif not line.startswith("|"):
+        if line.startswith("#"):
+            onnx_column = None
+    elif onnx_column is not None and not line.startswith("|---"):
+        row = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        if len(row) > onnx_column:
+            cells += 1
+            for op in re.findall(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]*)*\b", row[onnx_column]):
+                if op not in written:
+                    unknown.append(f"{op} (in: {row[onnx_column][:60]})")
+print(f"{cells} ONNX cells; {len(unknown)} name an op the exporter does not write")
+for u in unknown:
+    print(f"  unknown ONNX op: {u}")
+sys.exit(1 if missing or unknown or len(names) < 60 or cells < 100 else 0)

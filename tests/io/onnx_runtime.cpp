@@ -289,7 +289,8 @@ int main(int argc, char** argv) {
     return std::tuple{sf::linalg::diag_part(wide), sf::linalg::diag_part(tall), sf::linalg::trace(square),
                       sf::linalg::set_diag(wide, sf::linalg::diag_part(wide) * -2.f), sf::linalg::set_diag(tall, sf::linalg::diag_part(tall) + 1.f),
                       sf::linalg::diag(sf::reduce_sum(wide, sf::axes<-1>{})), sf::linalg::set_diag(square, sf::linalg::diag_part(square) * 3),
-                      sf::linalg::diag_part(flags), sf::linalg::set_diag(flags, !sf::linalg::diag_part(flags))};
+                      sf::linalg::diag_part(flags), sf::linalg::set_diag(flags, !sf::linalg::diag_part(flags)),
+                      sf::einsum<"ii->i">(square), sf::einsum<"ii">(square)};
   });
   exported("diagonal", diagonals)("b2", xt::xarray<float>(xt::random::randn<float>({2, 3, 4})), xt::xarray<float>(xt::random::randn<float>({4, 3})),
                                   xt::xarray<std::int32_t>{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}, xt::xarray<bool>{{true, false}, {true, true}});
