@@ -44,13 +44,17 @@ for i in 1 2; do
   ip netns exec "${tag}n$i" ip link set "${tag}p$i" up
   ip netns exec "${tag}n$i" ip link set lo up
 done
+# each host its own temporary directory: both share the machine's hostname, so in one /tmp their
+# daemons would make the same session directory at the same moment (Open MPI 4.1's orted then
+# fails with "mkdir ... File exists" now and then, as on two real hosts sharing /tmp it would)
+mkdir "$work/tmp1" "$work/tmp2"
 cat > "$work/agent" << AGENT
 #!/bin/sh
 # Open MPI's rsh agent: "agent HOST COMMAND..." runs COMMAND on HOST, here in its namespace
 host=\$1; shift
 case "\$host" in
-  $net.2) exec ip netns exec ${tag}n1 sh -c "\$*" ;;
-  $net.3) exec ip netns exec ${tag}n2 sh -c "\$*" ;;
+  $net.2) exec ip netns exec ${tag}n1 env TMPDIR=$work/tmp1 sh -c "\$*" ;;
+  $net.3) exec ip netns exec ${tag}n2 env TMPDIR=$work/tmp2 sh -c "\$*" ;;
 esac
 echo "agent: no host \$host" >&2; exit 1
 AGENT
