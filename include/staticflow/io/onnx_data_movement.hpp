@@ -1,5 +1,7 @@
 // staticflow/io/onnx_data_movement.hpp -- the ONNX form of the axis-map ops (graph/data_movement.hpp,
-// graph/slicing.hpp) and of the sorting ops (graph/sorting.hpp), used by io/onnx_lowering.hpp.
+// graph/slicing.hpp), the sorting ops (graph/sorting.hpp), scans (graph/cumulative.hpp), masks and
+// repeats (graph/masking.hpp), unique (graph/unique.hpp), segment sums and diagonals, used by
+// io/onnx_lowering.hpp.
 // Extents are read from the graph (Shape) where the op needs them, so run-time extents export:
 //
 //   reverse            Slice with steps of -1
@@ -26,6 +28,10 @@
 //   diag_part          Where(row == column, x, 0) summed over the last axis, sliced to min(M, N)
 //                      (ONNX has no diagonal op; the mask is built with Range from the extents)
 //   set_diag           Where(row == column, d padded to M rows as a column, x)
+//   cumsum             CumSum (exclusive / reverse attributes)
+//   cumprod            ReduceProd of x under an [n, n] position mask (Range, Where): no ONNX op
+//   repeat by counts   CumSum of the counts, each output position's row counted, Gather
+//   unique's codes     Unique (sorted = 0), ScatterElements of the first appearances
 #pragma once
 
 #include <cstddef>
@@ -38,12 +44,15 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "staticflow/graph/cumulative.hpp"
 #include "staticflow/graph/data_movement.hpp"
 #include "staticflow/graph/linalg.hpp"
+#include "staticflow/graph/masking.hpp"
 #include "staticflow/graph/scatter.hpp"
 #include "staticflow/graph/segment.hpp"
 #include "staticflow/graph/slicing.hpp"
 #include "staticflow/graph/sorting.hpp"
+#include "staticflow/graph/unique.hpp"
 
 namespace staticflow::onnx::detail {
 
@@ -341,6 +350,81 @@ std::string lower_true_coordinates(Exporter& e, const std::string& condition) {
   const std::string out = e.fresh("where");
   e.set_ints(e.add_node("Transpose", {e.op("NonZero", {condition})}, {out}), "perm", {1, 0});
   return out;
+}
+
+/// cumsum is ONNX's CumSum (axis a run-time input, exclusive / reverse attributes).
+template <class X, bool Exclusive, bool Reverse, class E>
+std::string lower_node(E& e, const graph::cumulative<graph::cumulative_sum, X, Exclusive, Reverse>& n) {
+  const std::string out = e.fresh("cumsum");
+  auto& node = e.add_node("CumSum", {e.emit(n.x), e.template constant<std::int64_t>({n.axis}, {})}, {out});
+  e.set_int(node, "exclusive", Exclusive ? 1 : 0);
+  e.set_int(node, "reverse", Reverse ? 1 : 0);
+  return out;
+}
+
+/// cumprod has no ONNX op: output i along the axis is ReduceProd over the axis of x where input
+/// position j takes part (j <= i; exclusive j < i; reversed j >= i / j > i), else 1: an [n, n]
+/// mask from Range, x unsqueezed before the axis, Where, ReduceProd. n^2 elements per line, so
+/// meant for the short axes cumprod is used on; exact where the products are (integers).
+template <class X, bool Exclusive, bool Reverse, class E>
+std::string lower_node(E& e, const graph::cumulative<graph::cumulative_product, X, Exclusive, Reverse>& n) {
+  using T = typename X::value_type;
+  constexpr std::size_t R = X::shape_type::rank;
+  const auto axis = static_cast<std::int64_t>(staticflow::detail::checked_axis(n.axis, R));
+  const std::string x = e.emit(n.x);
+  const std::string extent = e.fresh("extent");
+  e.set_int(e.add_node("Gather", {e.op("Shape", {x}), e.template constant<std::int64_t>({axis}, {})}, {extent}), "axis", 0);
+  const std::string positions = e.op("Range", {e.template constant<std::int64_t>({0}, {}), extent, e.template constant<std::int64_t>({1}, {})});
+  const std::string out_pos = e.op("Unsqueeze", {positions, e.ints({1})});  // [n, 1]: i; the columns are j
+  const char* compare = Reverse ? (Exclusive ? "Less" : "LessOrEqual") : (Exclusive ? "Greater" : "GreaterOrEqual");
+  std::string mask = e.op(compare, {out_pos, positions});  // [n, n]: whether j takes part in output i
+  std::vector<std::int64_t> trailing;
+  for (std::size_t d = static_cast<std::size_t>(axis) + 2; d < R + 1; ++d) trailing.push_back(static_cast<std::int64_t>(d - axis));
+  if (!trailing.empty()) mask = e.op("Unsqueeze", {mask, e.ints(trailing)});  // [n, n, 1...] against x's later axes
+  const std::string taking = e.op("Where", {mask, e.op("Unsqueeze", {x, e.ints({axis})}), e.template constant<T>({T(1)}, {})});
+  const std::string out = e.fresh("cumprod");
+  auto& node = e.add_node("ReduceProd", {taking}, {out});
+  e.set_ints(node, "axes", {axis + 1});
+  e.set_int(node, "keepdims", 0);
+  return out;
+}
+
+/// repeat with a tensor of counts (ONNX has no such op): each output position p reads the row
+/// that is the number of running count totals (CumSum) at most p, a Gather along the axis.
+template <class X, class M, std::size_t Axis, class E>
+std::string lower_node(E& e, const graph::selected_rows<graph::by_repeats, X, M, Axis>& n) {
+  const std::string x = e.emit(n.tensor);
+  const std::string extent = e.fresh("extent");
+  e.set_int(e.add_node("Gather", {e.op("Shape", {x}), e.ints({static_cast<std::int64_t>(Axis)})}, {extent}), "axis", 0);
+  // one count per row (a single count is broadcast, as TF's)
+  const std::string counts = e.op("Expand", {e.op("Reshape", {e.template cast<std::int64_t>(e.emit(n.mask)), e.ints({-1})}), extent});
+  const std::string ends = e.op("CumSum", {counts, e.template constant<std::int64_t>({0}, {})});
+  const std::string total = e.op("Squeeze", {e.op("ReduceSum", {counts}), e.ints({0})});
+  const std::string positions = e.op("Range", {e.template constant<std::int64_t>({0}, {}), total, e.template constant<std::int64_t>({1}, {})});
+  const std::string passed = e.template cast<std::int64_t>(e.op("GreaterOrEqual", {e.op("Unsqueeze", {positions, e.ints({1})}), ends}));
+  const std::string source = e.fresh("source_rows");
+  e.set_int(e.add_node("ReduceSum", {passed, e.ints({1})}, {source}), "keepdims", 0);
+  const std::string out = e.fresh("repeat");
+  e.set_int(e.add_node("Gather", {x, source}, {out}), "axis", static_cast<std::int64_t>(Axis));
+  return out;
+}
+
+/// unique's codes from ONNX's Unique with sorted = 0 (its values in order of first appearance,
+/// as TF's): 2 * inverse_indices + 1 at `indices`, the first appearances (ScatterElements).
+template <class X, class E>
+std::string lower_node(E& e, const graph::unique_codes<X>& n) {
+  const std::string values = e.fresh("unique_values"), first = e.fresh("unique_first"), inverse = e.fresh("unique_inverse"),
+                    counts = e.fresh("unique_counts");
+  // (onnxruntime's Unique takes float, double and int64 among the numbers: the other integers
+  // and bools compare as int64, the same equalities)
+  using T = typename X::value_type;
+  const std::string x = std::is_floating_point_v<T> ? e.emit(n.x) : e.template emit_as<std::int64_t>(n.x);
+  e.set_int(e.add_node("Unique", {x}, {values, first, inverse, counts}), "sorted", 0);
+  const auto number = [&](std::int64_t v) { return e.template constant<std::int64_t>({v}, {}); };
+  const std::string zeros = e.op("Mul", {inverse, number(0)});
+  const std::string ones = e.op("Add", {e.op("Mul", {first, number(0)}), number(1)});
+  const std::string flags = e.op("ScatterElements", {zeros, first, ones});
+  return e.op("Add", {e.op("Mul", {inverse, number(2)}), flags});
 }
 
 }  // namespace staticflow::onnx::detail

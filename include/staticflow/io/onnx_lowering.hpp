@@ -1,7 +1,9 @@
-// staticflow/io/onnx_lowering.hpp -- how io/onnx.hpp writes a traced graph as ONNX nodes: one
-// lowering per node type (elementwise ops, reductions, matmul, shape ops, softmax, x[i], tensor
-// arrays; cond / switch_case as If subgraphs, while_loop as a Loop), identical subexpressions
-// written once per scope. Included by io/onnx.hpp, which has the API.
+// staticflow/io/onnx_lowering.hpp -- how io/onnx.hpp writes a traced graph as ONNX nodes: the
+// exporter (scopes, identical subexpressions written once per scope, leaves and initializers) and
+// one lowering per node type: here the elementwise ops, reductions, matmul, shape ops, softmax and
+// x[i]; the layers' ops in onnx_nn.hpp, data movement, scans and sorting in
+// onnx_data_movement.hpp, control flow and tensor arrays in onnx_control.hpp (free functions
+// `lower_node(exporter, node)`). Included by io/onnx.hpp, which has the API.
 #pragma once
 
 #include <algorithm>
@@ -22,10 +24,12 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "staticflow/io/onnx_control.hpp"
 #include "staticflow/io/onnx_data_movement.hpp"
 #include "staticflow/io/onnx_elementwise.hpp"
 #include "staticflow/io/onnx_error.hpp"
 #include "staticflow/io/onnx_nn.hpp"
+#include "staticflow/io/onnx_proto.hpp"
 #include "staticflow/staticflow.hpp"
 
 namespace staticflow::onnx {
@@ -53,40 +57,6 @@ struct no_onnx_mapping {
                 "staticflow: sf::onnx::export_model: this op has no ONNX mapping (its node type is the "
                 "template argument of no_onnx_mapping in this diagnostic)");
 };
-
-template <class T>
-constexpr int element_type() {
-  if constexpr (std::is_same_v<T, bool>) return ::onnx::TensorProto::BOOL;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return ::onnx::TensorProto::INT32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return ::onnx::TensorProto::INT64;
-  else if constexpr (std::is_same_v<T, float>) return ::onnx::TensorProto::FLOAT;
-  else if constexpr (std::is_same_v<T, double>) return ::onnx::TensorProto::DOUBLE;
-  else static_assert(always_false<T>, "staticflow: sf::onnx: no ONNX element type for this dtype");
-}
-
-template <class T>
-void fill_tensor(::onnx::TensorProto& t, const T* data, std::size_t count, const std::vector<std::int64_t>& dims) {
-  t.set_data_type(element_type<T>());
-  for (const auto d : dims) t.add_dims(d);
-  t.set_raw_data(std::string(reinterpret_cast<const char*>(data), count * sizeof(T)));  // little-endian host
-}
-
-/// A value's type (dtype and shape) for graph inputs, outputs and subgraph signatures; a `dyn`
-/// dimension gets `dim_param` (or no value at all when `dim_prefix` is empty).
-template <class Spec>
-void set_value_info(::onnx::ValueInfoProto& v, const std::string& name, const std::string& dim_prefix) {
-  v.set_name(name);
-  auto* tensor = v.mutable_type()->mutable_tensor_type();
-  tensor->set_elem_type(element_type<typename Spec::value_type>());
-  auto* shape = tensor->mutable_shape();
-  std::size_t k = 0;
-  for (const std::size_t d : Spec::shape_type::dims) {
-    auto* dim = shape->add_dim();
-    if (d != dyn) dim->set_dim_value(static_cast<std::int64_t>(d));
-    else if (!dim_prefix.empty()) dim->set_dim_param(dim_prefix + "_d" + std::to_string(k));
-    ++k;
-  }
-}
 
 template <class N> struct is_external : std::false_type {};
 template <class T, class S> struct is_external<graph::external_leaf<T, S, void>> : std::true_type {};
@@ -231,6 +201,38 @@ class exporter {
     return s + "_" + std::to_string(value_count_++);
   }
 
+  /// Scopes: a subgraph (a branch, a loop body) or a part of one that sees loop variables under
+  /// names of its own. An isolated scope recomputes the values of the scopes outside it.
+  ::onnx::GraphProto* current_graph() const { return layers_.back().graph; }
+  void open_scope(::onnx::GraphProto* graph, bool isolated) { layers_.push_back({graph, isolated, {}, {}}); }
+  void bind(const void* scope, std::size_t index, std::string name) {
+    layers_.back().bindings.push_back({scope, index, std::move(name)});
+  }
+  void close_scope() { layers_.pop_back(); }
+
+  template <class... N>
+  std::vector<std::string> emit_tuple(const std::tuple<N...>& nodes) {
+    std::vector<std::string> names;
+    std::apply([&](const auto&... n) { (names.push_back(emit(n)), ...); }, nodes);
+    return names;
+  }
+
+  /// A subgraph of a branch: what `body()` writes, its results as outputs of the specs `Specs`.
+  template <class Specs, class F>
+  ::onnx::GraphProto subgraph(std::string_view name, bool isolated, F&& body) {
+    ::onnx::GraphProto g;
+    g.set_name(fresh(name));
+    open_scope(&g, isolated);
+    std::vector<std::string> results = body();
+    std::vector<std::string> outputs;
+    for (const auto& r : results) outputs.push_back(op("Identity", {r}));
+    close_scope();
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (set_value_info<std::tuple_element_t<K, Specs>>(*g.add_output(), outputs[K], ""), ...);
+    }(std::make_index_sequence<std::tuple_size_v<Specs>>{});
+    return g;
+  }
+
  private:
   struct memo_entry {
     const void* type;
@@ -300,6 +302,9 @@ class exporter {
       return {emit(n.value())};
     } else if constexpr (requires { n.y; n.vjp; }) {  // custom_gradient: its forward value
       return {emit(n.y)};
+    } else if constexpr (requires { lower_node(*this, n); }) {  // an op family's header
+      if constexpr (std::is_same_v<decltype(lower_node(*this, n)), std::string>) return {lower_node(*this, n)};
+      else return lower_node(*this, n);
     } else {
       return {lower_op(n)};
     }
@@ -408,141 +413,6 @@ class exporter {
     return op("MatMul", {emit_as<T>(n.a), emit_as<T>(n.b)});
   }
 
-  /// conv2d's groups (image channels / filter in_channels) are ONNX's static `group`: when the
-  /// types do not give both counts, the model says 1, and onnxruntime checks the channels on
-  /// every run (a grouped convolution needs static channels to export).
-  /// An image of more batch axes ([batch..., H, W, C]) is reshaped to one and back: its shape
-  /// must be static.
-  template <class X, class F, class Opt>
-  std::string lower_op(const graph::conv2d<X, F, Opt>& n) {
-    using T = typename graph::conv2d<X, F, Opt>::compute_type;
-    using XS = typename X::shape_type;
-    constexpr std::size_t rank = XS::rank, c = XS::dims[rank - 1], fc = F::shape_type::dims[2];
-    constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
-    if constexpr (rank == 4) {
-      return lower_conv2d<Opt, XS, typename F::shape_type>(*this, emit_as<T>(n.x), emit_as<T>(n.f), groups);
-    } else if constexpr (!XS::is_static || !graph::conv2d<X, F, Opt>::shape_type::is_static) {
-      throw export_error("onnx export: conv2d over more than one batch axis needs a static image shape (ONNX's Conv "
-                         "takes one: the batch axes are reshaped into one and back)");
-    } else {
-      using flat = shape<dyn, XS::dims[rank - 3], XS::dims[rank - 2], c>;
-      const auto dims = [](const auto& d) { return std::vector<std::int64_t>(d.begin(), d.end()); };
-      const std::string image =
-          op("Reshape", {emit_as<T>(n.x), ints({-1, std::int64_t(flat::dims[1]), std::int64_t(flat::dims[2]), std::int64_t(c)})});
-      const std::string y = lower_conv2d<Opt, flat, typename F::shape_type>(*this, image, emit_as<T>(n.f), groups);
-      return op("Reshape", {y, ints(dims(graph::conv2d<X, F, Opt>::shape_type::dims))});
-    }
-  }
-
-  /// conv3d is ONNX's Conv with three spatial axes; its gradients are ConvTranspose and a Conv
-  /// with the roles turned around, as conv2d's (static channel counts).
-  template <class X, class F, class Opt>
-  std::string lower_op(const graph::conv3d<X, F, Opt>& n) {
-    using T = typename graph::conv3d<X, F, Opt>::compute_type;
-    constexpr std::size_t c = X::shape_type::dims[4], fc = F::shape_type::dims[3];
-    constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
-    return lower_conv3d<Opt, typename X::shape_type, typename F::shape_type>(*this, emit_as<T>(n.x), emit_as<T>(n.f), groups);
-  }
-  template <class Wrt, class X, class F, class G, class Opt>
-  std::string lower_op(const graph::conv3d_gradient<Wrt, X, F, G, Opt>& n) {
-    using T = typename graph::conv3d_gradient<Wrt, X, F, G, Opt>::value_type;
-    constexpr std::size_t c = X::shape_type::dims[4], fc = F::shape_type::dims[3];
-    if constexpr (c == dyn || fc == dyn || fc == 0) {
-      throw export_error("onnx export: conv3d's gradients need static channel counts (the image's and the filter's "
-                         "in_channels): ONNX's group is static");
-    } else {
-      const auto axes = spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>();
-      if constexpr (graph::conv3d_gradient<Wrt, X, F, G, Opt>::wrt_image)
-        return lower_conv_transpose(*this, emit_as<T>(n.g), emit_as<T>(n.f), c / fc, axes, "conv3d's image gradient");
-      else
-        return lower_conv_filter_gradient(*this, emit_as<T>(n.x), emit_as<T>(n.g), c / fc, fc, F::shape_type::dims[4], axes,
-                                          "conv3d");
-    }
-  }
-
-  /// The groups of a convolution's gradient node, which ONNX needs statically: unlike the
-  /// forward Conv, onnxruntime has no channel count to check them against on a run (a wrong
-  /// group would give wrong results, not an error), so both channel counts must be static.
-  template <class X, class F>
-  static std::size_t static_groups() {
-    constexpr std::size_t c = X::shape_type::dims[3], fc = F::shape_type::dims[2];
-    if (X::shape_type::rank != 4)
-      throw export_error("onnx export: conv2d's gradients over more than one batch axis have no ONNX lowering yet");
-    if (c == dyn || fc == dyn || fc == 0)
-      throw export_error("onnx export: conv2d's gradients need static channel counts (the image's and the filter's "
-                         "in_channels): ONNX's group is static");
-    return c / fc;
-  }
-
-  /// conv2d_transpose (TF's Conv2DBackpropInput) is ONNX's ConvTranspose.
-  template <class X, class F, class G, class Opt>
-  std::string lower_op(const graph::conv2d_gradient<graph::conv2d_wrt_image, X, F, G, Opt>& n) {
-    using T = typename graph::conv2d_gradient<graph::conv2d_wrt_image, X, F, G, Opt>::value_type;
-    const std::size_t groups = static_groups<X, F>();
-    return lower_conv_transpose(*this, emit_as<T>(n.g), emit_as<T>(n.f), groups,
-                                spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>(),
-                                "conv2d_transpose (conv2d's image gradient)");
-  }
-
-  /// The filter's gradient (Conv2DBackpropFilter) is a Conv with image and gradient as input and
-  /// weight (onnx_nn.hpp): a value_and_grad of a convolution layer exports.
-  template <class X, class F, class G, class Opt>
-  std::string lower_op(const graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>& n) {
-    using T = typename graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>::value_type;
-    const std::size_t groups = static_groups<X, F>();
-    return lower_conv_filter_gradient(*this, emit_as<T>(n.x), emit_as<T>(n.g), groups, F::shape_type::dims[2],
-                                      F::shape_type::dims[3], spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>(),
-                                      "conv2d");
-  }
-
-  template <class X, class F, class Opt>
-  std::string lower_op(const graph::depthwise_conv2d<X, F, Opt>& n) {
-    constexpr std::size_t c = X::shape_type::dims[3];
-    if constexpr (c == dyn || c == 0) {
-      throw export_error("onnx export: depthwise_conv2d with a run-time (or zero) channel count has no ONNX form (Conv's "
-                         "group is static); give the image a static channel count");
-    } else {
-      return lower_depthwise_conv2d<Opt, typename X::shape_type, typename F::shape_type>(*this, emit(n.x), emit(n.f), c);
-    }
-  }
-
-  /// cumsum is ONNX's CumSum (axis a run-time input, exclusive / reverse attributes).
-  template <class X, bool Exclusive, bool Reverse>
-  std::string lower_op(const graph::cumulative<graph::cumulative_sum, X, Exclusive, Reverse>& n) {
-    const std::string out = fresh("cumsum");
-    auto& node = add_node("CumSum", {emit(n.x), constant<std::int64_t>({n.axis}, {})}, {out});
-    set_int(node, "exclusive", Exclusive ? 1 : 0);
-    set_int(node, "reverse", Reverse ? 1 : 0);
-    return out;
-  }
-
-  /// cumprod has no ONNX op: output i along the axis is ReduceProd over the axis of x where input
-  /// position j takes part (j <= i; exclusive j < i; reversed j >= i / j > i), else 1: an [n, n]
-  /// mask from Range, x unsqueezed before the axis, Where, ReduceProd. n^2 elements per line, so
-  /// meant for the short axes cumprod is used on; exact where the products are (integers).
-  template <class X, bool Exclusive, bool Reverse>
-  std::string lower_op(const graph::cumulative<graph::cumulative_product, X, Exclusive, Reverse>& n) {
-    using T = typename X::value_type;
-    constexpr std::size_t R = X::shape_type::rank;
-    const auto axis = static_cast<std::int64_t>(staticflow::detail::checked_axis(n.axis, R));
-    const std::string x = emit(n.x);
-    const std::string extent = fresh("extent");
-    set_int(add_node("Gather", {op("Shape", {x}), constant<std::int64_t>({axis}, {})}, {extent}), "axis", 0);
-    const std::string positions = op("Range", {constant<std::int64_t>({0}, {}), extent, constant<std::int64_t>({1}, {})});
-    const std::string out_pos = op("Unsqueeze", {positions, ints({1})});  // [n, 1]: i; the columns are j
-    const char* compare = Reverse ? (Exclusive ? "Less" : "LessOrEqual") : (Exclusive ? "Greater" : "GreaterOrEqual");
-    std::string mask = op(compare, {out_pos, positions});  // [n, n]: whether j takes part in output i
-    std::vector<std::int64_t> trailing;
-    for (std::size_t d = static_cast<std::size_t>(axis) + 2; d < R + 1; ++d) trailing.push_back(static_cast<std::int64_t>(d - axis));
-    if (!trailing.empty()) mask = op("Unsqueeze", {mask, ints(trailing)});  // [n, n, 1...] against x's later axes
-    const std::string taking = op("Where", {mask, op("Unsqueeze", {x, ints({axis})}), constant<T>({T(1)}, {})});
-    const std::string out = fresh("cumprod");
-    auto& node = add_node("ReduceProd", {taking}, {out});
-    set_ints(node, "axes", {axis + 1});
-    set_int(node, "keepdims", 0);
-    return out;
-  }
-
   /// range / linspace: their bounds are C++ numbers or static values, so the values are known
   /// when the function is exported: a Constant of the node's shape (eye compares two of them).
   template <class Kind, class T, class S, std::size_t Axis>
@@ -566,52 +436,10 @@ class exporter {
   std::string lower_op(const graph::selected_rows<graph::by_mask, X, M, Axis>& n) {
     return lower_boolean_mask<Axis, M::shape_type::rank, typename X::shape_type>(*this, emit(n.tensor), emit(n.mask));
   }
-  /// repeat with a tensor of counts (ONNX has no such op): each output position p reads the row
-  /// that is the number of running count totals (CumSum) at most p, a Gather along the axis.
-  template <class X, class M, std::size_t Axis>
-  std::string lower_op(const graph::selected_rows<graph::by_repeats, X, M, Axis>& n) {
-    const std::string x = emit(n.tensor);
-    const std::string extent = fresh("extent");
-    set_int(add_node("Gather", {op("Shape", {x}), ints({static_cast<std::int64_t>(Axis)})}, {extent}), "axis", 0);
-    // one count per row (a single count is broadcast, as TF's)
-    const std::string counts = op("Expand", {op("Reshape", {cast<std::int64_t>(emit(n.mask)), ints({-1})}), extent});
-    const std::string ends = op("CumSum", {counts, constant<std::int64_t>({0}, {})});
-    const std::string total = op("Squeeze", {op("ReduceSum", {counts}), ints({0})});
-    const std::string positions = op("Range", {constant<std::int64_t>({0}, {}), total, constant<std::int64_t>({1}, {})});
-    const std::string passed = cast<std::int64_t>(op("GreaterOrEqual", {op("Unsqueeze", {positions, ints({1})}), ends}));
-    const std::string source = fresh("source_rows");
-    set_int(add_node("ReduceSum", {passed, ints({1})}, {source}), "keepdims", 0);
-    const std::string out = fresh("repeat");
-    set_int(add_node("Gather", {x, source}, {out}), "axis", static_cast<std::int64_t>(Axis));
-    return out;
-  }
   template <class C>
   std::string lower_op(const graph::true_coordinates<C>& n) {
     return lower_true_coordinates(*this, emit(n.condition));
   }
-  /// unique's codes from ONNX's Unique with sorted = 0 (its values in order of first appearance,
-  /// as TF's): 2 * inverse_indices + 1 at `indices`, the first appearances (ScatterElements).
-  template <class X>
-  std::string lower_op(const graph::unique_codes<X>& n) {
-    const std::string values = fresh("unique_values"), first = fresh("unique_first"), inverse = fresh("unique_inverse"),
-                      counts = fresh("unique_counts");
-    // (onnxruntime's Unique takes float, double and int64 among the numbers: the other integers
-    // and bools compare as int64, the same equalities)
-    using T = typename X::value_type;
-    const std::string x = std::is_floating_point_v<T> ? emit(n.x) : emit_as<std::int64_t>(n.x);
-    set_int(add_node("Unique", {x}, {values, first, inverse, counts}), "sorted", 0);
-    const auto number = [&](std::int64_t v) { return constant<std::int64_t>({v}, {}); };
-    const std::string zeros = op("Mul", {inverse, number(0)});
-    const std::string ones = op("Add", {op("Mul", {first, number(0)}), number(1)});
-    const std::string flags = op("ScatterElements", {zeros, first, ones});
-    return op("Add", {op("Mul", {inverse, number(2)}), flags});
-  }
-
-  template <class Kind, class X, class P>
-  std::string lower_op(const graph::pool<Kind, X, P>& n) {
-    return lower_pool<std::is_same_v<Kind, graph::max_pooling>, P, X::shape_type::rank>(*this, emit(n.x));
-  }
-
   template <class Kind, class A>
   std::string lower_op(const graph::rearrange<Kind, A>& n) {
     using S = typename graph::rearrange<Kind, A>::shape_type;
@@ -767,145 +595,6 @@ class exporter {
       set_int(add_node("Gather", {op("Shape", {x}), constant<std::int64_t>({Axis}, {})}, {out}), "axis", 0);
       return cast<std::int32_t>(out);
     }
-  }
-
-  template <class T, class S, class N>
-  std::string lower_op(const graph::ta_zeros<T, S, N>& n) {
-    std::vector<std::int64_t> element;
-    for (std::size_t d = 1; d < S::rank; ++d) element.push_back(static_cast<std::int64_t>(S::dims[d]));
-    const std::string count = op("Reshape", {emit_as<std::int64_t>(n.count), ints({1})});
-    const std::string shape = fresh("shape");
-    set_int(add_node("Concat", {count, ints(element)}, {shape}), "axis", 0);
-    const std::string out = fresh("tensor_array");
-    auto& node = add_node("ConstantOfShape", {shape}, {out});
-    auto* a = node.add_attribute();
-    a->set_name("value");
-    a->set_type(::onnx::AttributeProto::TENSOR);
-    const T zero{};
-    fill_tensor(*a->mutable_t(), &zero, 1, {1});
-    return out;
-  }
-
-  template <class A, class I, class V>
-  std::string lower_op(const graph::ta_write<A, I, V>& n) {
-    if (n.dynamic_size)
-      throw export_error(
-          "onnx export: a tensor array with dynamic_size (one that grows) has no ONNX form; give it its size "
-          "(tensor_array<T>::with_size(n))");
-    const std::string index = op("Reshape", {emit_as<std::int64_t>(n.index), ints({1, 1})});
-    const std::string update = op("Unsqueeze", {emit(n.value), ints({0})});
-    return op("ScatterND", {emit(n.array), index, update});
-  }
-
-  template <std::size_t K, class N>
-  std::string lower_op(const graph::output_of<K, N>& n) {
-    return emit_all(n.source).at(K);
-  }
-
-  template <class Kind, class Pred, class... Branches>
-  std::vector<std::string> lower(const graph::branch_node<Kind, Pred, Branches...>& n) {
-    const std::string selector = emit(n.pred);
-    return if_chain<0>(n, selector);
-  }
-
-  /// Branch I (taken when the selector says so) against the rest: one If per branch but the last.
-  template <std::size_t I, class Kind, class Pred, class... Branches>
-  std::vector<std::string> if_chain(const graph::branch_node<Kind, Pred, Branches...>& n, const std::string& selector) {
-    constexpr std::size_t count = sizeof...(Branches);
-    using specs = typename graph::branch_node<Kind, Pred, Branches...>::output_specs;
-    std::string condition = selector;
-    if constexpr (std::is_same_v<Kind, graph::switch_kind>) {
-      using P = typename Pred::value_type;
-      condition = op("Equal", {selector, constant<P>({static_cast<P>(I)}, {})});
-    }
-    ::onnx::GraphProto then_graph = subgraph<specs>("then", false, [&] { return emit_tuple(std::get<I>(n.branches)); });
-    ::onnx::GraphProto else_graph = subgraph<specs>("else", false, [&] {
-      if constexpr (I + 2 == count) return emit_tuple(std::get<I + 1>(n.branches));
-      else return if_chain<I + 1>(n, selector);
-    });
-    std::vector<std::string> outs;
-    for (std::size_t k = 0; k < std::tuple_size_v<specs>; ++k) outs.push_back(fresh("if"));
-    auto& node = add_node("If", {condition}, outs);
-    for (auto [name, g] : {std::pair{"then_branch", &then_graph}, std::pair{"else_branch", &else_graph}}) {
-      auto* a = node.add_attribute();
-      a->set_name(name);
-      a->set_type(::onnx::AttributeProto::GRAPH);
-      a->mutable_g()->Swap(g);
-    }
-    return outs;
-  }
-
-  template <class S, class I, class C, class B>
-  std::vector<std::string> lower(const graph::while_node<S, I, C, B>& n) {
-    using specs = typename graph::while_node<S, I, C, B>::output_specs;
-    constexpr std::size_t V = std::tuple_size_v<specs>;
-    const void* scope = &staticflow::detail::type_key<S>;
-    const std::vector<std::string> inits = emit_tuple(n.inits);
-    // the condition on the initial values, in a layer of its own (the variables are the inits)
-    layers_.push_back({layers_.back().graph, true, {}, {}});
-    for (std::size_t k = 0; k < V; ++k) layers_.back().bindings.push_back({scope, k, inits[k]});
-    const std::string first = emit(n.cond);
-    layers_.pop_back();
-
-    ::onnx::GraphProto body;
-    body.set_name(fresh("loop_body"));
-    std::vector<std::string> vars;
-    set_value_info<spec<std::int64_t>>(*body.add_input(), fresh("iteration"), "");
-    set_value_info<spec<bool>>(*body.add_input(), fresh("condition_in"), "");
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((vars.push_back(fresh("loop_var")), set_value_info<std::tuple_element_t<K, specs>>(*body.add_input(), vars.back(), "")), ...);
-    }(std::make_index_sequence<V>{});
-    layers_.push_back({&body, true, {}, {}});
-    for (std::size_t k = 0; k < V; ++k) layers_.back().bindings.push_back({scope, k, vars[k]});
-    const std::vector<std::string> next = emit_tuple(n.body);
-    layers_.push_back({&body, true, {}, {}});  // the condition on the new values
-    for (std::size_t k = 0; k < V; ++k) layers_.back().bindings.push_back({scope, k, next[k]});
-    const std::string again = emit(n.cond);
-    layers_.pop_back();
-    std::vector<std::string> results{again};
-    results.insert(results.end(), next.begin(), next.end());
-    std::vector<std::string> body_outputs;
-    for (const auto& r : results) body_outputs.push_back(op("Identity", {r}));
-    layers_.pop_back();
-    set_value_info<spec<bool>>(*body.add_output(), body_outputs[0], "");
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (set_value_info<std::tuple_element_t<K, specs>>(*body.add_output(), body_outputs[K + 1], ""), ...);
-    }(std::make_index_sequence<V>{});
-
-    std::vector<std::string> inputs{n.max_iterations >= 0 ? constant<std::int64_t>({n.max_iterations}, {}) : std::string(),
-                                    first};
-    inputs.insert(inputs.end(), inits.begin(), inits.end());
-    std::vector<std::string> outs;
-    for (std::size_t k = 0; k < V; ++k) outs.push_back(fresh("loop"));
-    auto& node = add_node("Loop", inputs, outs);
-    auto* a = node.add_attribute();
-    a->set_name("body");
-    a->set_type(::onnx::AttributeProto::GRAPH);
-    a->mutable_g()->Swap(&body);
-    return outs;
-  }
-
-  template <class... N>
-  std::vector<std::string> emit_tuple(const std::tuple<N...>& nodes) {
-    std::vector<std::string> names;
-    std::apply([&](const auto&... n) { (names.push_back(emit(n)), ...); }, nodes);
-    return names;
-  }
-
-  /// A subgraph of a branch: what `body()` writes, its results as outputs of the specs `Specs`.
-  template <class Specs, class F>
-  ::onnx::GraphProto subgraph(std::string_view name, bool isolated, F&& body) {
-    ::onnx::GraphProto g;
-    g.set_name(fresh(name));
-    layers_.push_back({&g, isolated, {}, {}});
-    std::vector<std::string> results = body();
-    std::vector<std::string> outputs;
-    for (const auto& r : results) outputs.push_back(op("Identity", {r}));
-    layers_.pop_back();
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (set_value_info<std::tuple_element_t<K, Specs>>(*g.add_output(), outputs[K], ""), ...);
-    }(std::make_index_sequence<std::tuple_size_v<Specs>>{});
-    return g;
   }
 
   template <class N>

@@ -14,6 +14,8 @@
 #include "staticflow/core/shape.hpp"
 #include "staticflow/graph/conv.hpp"
 #include "staticflow/graph/conv3d.hpp"
+#include "staticflow/graph/depthwise_conv.hpp"
+#include "staticflow/graph/pool.hpp"
 #include "staticflow/io/onnx_error.hpp"
 
 namespace staticflow::onnx::detail {
@@ -305,6 +307,109 @@ std::string lower_pool(Exporter& e, const std::string& x) {
   e.set_ints(e.add_node("Transpose", {pooled}, {out}), "perm",
              Rank == 4 ? std::vector<std::int64_t>{0, 2, 3, 1} : std::vector<std::int64_t>{0, 2, 1});
   return out;
+}
+
+/// conv2d's groups (image channels / filter in_channels) are ONNX's static `group`: when the
+/// types do not give both counts, the model says 1, and onnxruntime checks the channels on
+/// every run (a grouped convolution needs static channels to export).
+/// An image of more batch axes ([batch..., H, W, C]) is reshaped to one and back: its shape
+/// must be static.
+template <class X, class F, class Opt, class E>
+std::string lower_node(E& e, const graph::conv2d<X, F, Opt>& n) {
+  using T = typename graph::conv2d<X, F, Opt>::compute_type;
+  using XS = typename X::shape_type;
+  constexpr std::size_t rank = XS::rank, c = XS::dims[rank - 1], fc = F::shape_type::dims[2];
+  constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
+  if constexpr (rank == 4) {
+    return lower_conv2d<Opt, XS, typename F::shape_type>(e, e.template emit_as<T>(n.x), e.template emit_as<T>(n.f), groups);
+  } else if constexpr (!XS::is_static || !graph::conv2d<X, F, Opt>::shape_type::is_static) {
+    throw export_error("onnx export: conv2d over more than one batch axis needs a static image shape (ONNX's Conv "
+                       "takes one: the batch axes are reshaped into one and back)");
+  } else {
+    using flat = shape<dyn, XS::dims[rank - 3], XS::dims[rank - 2], c>;
+    const auto dims = [](const auto& d) { return std::vector<std::int64_t>(d.begin(), d.end()); };
+    const std::string image =
+        e.op("Reshape", {e.template emit_as<T>(n.x), e.ints({-1, std::int64_t(flat::dims[1]), std::int64_t(flat::dims[2]), std::int64_t(c)})});
+    const std::string y = lower_conv2d<Opt, flat, typename F::shape_type>(e, image, e.template emit_as<T>(n.f), groups);
+    return e.op("Reshape", {y, e.ints(dims(graph::conv2d<X, F, Opt>::shape_type::dims))});
+  }
+}
+
+/// conv3d is ONNX's Conv with three spatial axes; its gradients are ConvTranspose and a Conv
+/// with the roles turned around, as conv2d's (static channel counts).
+template <class X, class F, class Opt, class E>
+std::string lower_node(E& e, const graph::conv3d<X, F, Opt>& n) {
+  using T = typename graph::conv3d<X, F, Opt>::compute_type;
+  constexpr std::size_t c = X::shape_type::dims[4], fc = F::shape_type::dims[3];
+  constexpr std::size_t groups = c != dyn && fc != dyn && fc != 0 ? c / fc : 1;
+  return lower_conv3d<Opt, typename X::shape_type, typename F::shape_type>(e, e.template emit_as<T>(n.x), e.template emit_as<T>(n.f), groups);
+}
+template <class Wrt, class X, class F, class G, class Opt, class E>
+std::string lower_node(E& e, const graph::conv3d_gradient<Wrt, X, F, G, Opt>& n) {
+  using T = typename graph::conv3d_gradient<Wrt, X, F, G, Opt>::value_type;
+  constexpr std::size_t c = X::shape_type::dims[4], fc = F::shape_type::dims[3];
+  if constexpr (c == dyn || fc == dyn || fc == 0) {
+    throw export_error("onnx export: conv3d's gradients need static channel counts (the image's and the filter's "
+                       "in_channels): ONNX's group is static");
+  } else {
+    const auto axes = spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>();
+    if constexpr (graph::conv3d_gradient<Wrt, X, F, G, Opt>::wrt_image)
+      return lower_conv_transpose(e, e.template emit_as<T>(n.g), e.template emit_as<T>(n.f), c / fc, axes, "conv3d's image gradient");
+    else
+      return lower_conv_filter_gradient(e, e.template emit_as<T>(n.x), e.template emit_as<T>(n.g), c / fc, fc, F::shape_type::dims[4], axes,
+                                        "conv3d");
+  }
+}
+
+/// The groups of a convolution's gradient node, which ONNX needs statically: unlike the
+/// forward Conv, onnxruntime has no channel count to check them against on a run (a wrong
+/// group would give wrong results, not an error), so both channel counts must be static.
+template <class X, class F>
+std::size_t conv_static_groups() {
+  constexpr std::size_t c = X::shape_type::dims[3], fc = F::shape_type::dims[2];
+  if (X::shape_type::rank != 4)
+    throw export_error("onnx export: conv2d's gradients over more than one batch axis have no ONNX lowering yet");
+  if (c == dyn || fc == dyn || fc == 0)
+    throw export_error("onnx export: conv2d's gradients need static channel counts (the image's and the filter's "
+                       "in_channels): ONNX's group is static");
+  return c / fc;
+}
+
+/// conv2d_transpose (TF's Conv2DBackpropInput) is ONNX's ConvTranspose.
+template <class X, class F, class G, class Opt, class E>
+std::string lower_node(E& e, const graph::conv2d_gradient<graph::conv2d_wrt_image, X, F, G, Opt>& n) {
+  using T = typename graph::conv2d_gradient<graph::conv2d_wrt_image, X, F, G, Opt>::value_type;
+  const std::size_t groups = conv_static_groups<X, F>();
+  return lower_conv_transpose(e, e.template emit_as<T>(n.g), e.template emit_as<T>(n.f), groups,
+                              spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>(),
+                              "conv2d_transpose (conv2d's image gradient)");
+}
+
+/// The filter's gradient (Conv2DBackpropFilter) is a Conv with image and gradient as input and
+/// weight (onnx_nn.hpp): a value_and_grad of a convolution layer exports.
+template <class X, class F, class G, class Opt, class E>
+std::string lower_node(E& e, const graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>& n) {
+  using T = typename graph::conv2d_gradient<graph::conv2d_wrt_filter, X, F, G, Opt>::value_type;
+  const std::size_t groups = conv_static_groups<X, F>();
+  return lower_conv_filter_gradient(e, e.template emit_as<T>(n.x), e.template emit_as<T>(n.g), groups, F::shape_type::dims[2],
+                                    F::shape_type::dims[3], spatial_axes_of<Opt, typename X::shape_type, typename F::shape_type>(),
+                                    "conv2d");
+}
+
+template <class X, class F, class Opt, class E>
+std::string lower_node(E& e, const graph::depthwise_conv2d<X, F, Opt>& n) {
+  constexpr std::size_t c = X::shape_type::dims[3];
+  if constexpr (c == dyn || c == 0) {
+    throw export_error("onnx export: depthwise_conv2d with a run-time (or zero) channel count has no ONNX form (Conv's "
+                       "group is static); give the image a static channel count");
+  } else {
+    return lower_depthwise_conv2d<Opt, typename X::shape_type, typename F::shape_type>(e, e.emit(n.x), e.emit(n.f), c);
+  }
+}
+
+template <class Kind, class X, class P, class E>
+std::string lower_node(E& e, const graph::pool<Kind, X, P>& n) {
+  return lower_pool<std::is_same_v<Kind, graph::max_pooling>, P, X::shape_type::rank>(e, e.emit(n.x));
 }
 
 }  // namespace staticflow::onnx::detail
