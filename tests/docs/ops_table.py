@@ -1,5 +1,6 @@
-"""Checks that docs/ops.md names every public function of the op headers, and that its ONNX column
-names only ONNX ops the exporter writes.
+"""Checks that docs/ops.md names every public function of the op headers, that its ONNX column
+names only ONNX ops the exporter writes, and that its grad column says of each elementwise function
+what autodiff/rules.hpp does (a rule, a zero rule, none).
 
 Usage: ops_table.py REPO. Reads graph/operators.hpp, graph/math.hpp, graph/activations.hpp and
 graph/creation.hpp, graph/conv.hpp, graph/conv3d.hpp, graph/depthwise_conv.hpp, graph/pool.hpp, graph/cumulative.hpp, graph/gather.hpp, graph/scatter.hpp, graph/random.hpp, graph/statistics.hpp, graph/data_movement.hpp, graph/slicing.hpp, graph/sorting.hpp, graph/unique.hpp, graph/einsum.hpp, graph/linalg.hpp, graph/segment.hpp, graph/masking.hpp, graph/strings.hpp and graph/strings_regex.hpp: the names their function macros define (STATICFLOW_UNARY_FUNCTION(name, ...),
@@ -54,4 +55,37 @@ for line in table.split("\n"):
 print(f"{cells} ONNX cells; {len(unknown)} name an op the exporter does not write")
 for u in unknown:
     print(f"  unknown ONNX op: {u}")
-sys.exit(1 if missing or unknown or len(names) < 60 or cells < 100 else 0)
+# The grad column of the elementwise functions (those a macro defines from an op tag): "yes ..."
+# (or "float to float") where autodiff/rules.hpp has a rule for the op, "0" where the rule is
+# zero_adjoint (floor, sign, floordiv: flat, as TF's), "-" where there is none (comparisons,
+# logical and bitwise ops: no float result to differentiate).
+rules = (repo / "include" / "staticflow" / "autodiff" / "rules.hpp").read_text()
+rules = re.sub(r"inline constexpr bool is_math_function =.*?;", "", rules, flags=re.S)  # a list, not a rule
+def rule_of(tag):
+    kinds = set()
+    for m in re.finditer(rf"std::is_same_v<Op, op::{tag}>", rules):
+        statement = rules[m.end():rules.index(";", m.end())]  # up to the end of what the test returns
+        kinds.add("0" if "zero_adjoint" in statement else "yes")
+    return "yes" if "yes" in kinds else "0" if kinds else "-"
+tags = {}
+for header in ["operators.hpp", "math.hpp"]:
+    text = (repo / "include" / "staticflow" / "graph" / header).read_text()
+    tags |= dict(re.findall(r"^STATICFLOW_(?:UNARY_FUNCTION|BINARY_FUNCTION|MATH_UNARY|MATH_BINARY)\((\w+), (\w+)\)", text, re.M))
+wrong, grad_column, checked = [], None, 0
+for line in table.split("\n"):
+    if line.startswith("| staticflow |"):
+        heads = [c.strip() for c in line.strip().strip("|").split("|")]
+        grad_column = heads.index("grad") if "grad" in heads else None
+    elif line.startswith("|") and not line.startswith("|---") and grad_column is not None:
+        row = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        cell = row[grad_column]
+        said = "yes" if cell.startswith("yes") or cell.startswith("float to float") else cell.split(" ")[0]
+        for name in re.findall(r"`sf::(\w+)(?![\w:])", row[0]):
+            if name in tags:
+                checked += 1
+                if rule_of(tags[name]) != said:
+                    wrong.append(f"sf::{name}: docs/ops.md says {cell!r}, autodiff/rules.hpp has {rule_of(tags[name])!r} for op::{tags[name]}")
+print(f"{checked} grad cells of the {len(tags)} elementwise functions checked against autodiff/rules.hpp; {len(wrong)} wrong")
+for w in wrong:
+    print(f"  wrong grad: {w}")
+sys.exit(1 if missing or unknown or wrong or len(names) < 60 or cells < 100 or checked < len(tags) else 0)

@@ -19,16 +19,15 @@
 #include <utility>
 
 #include "staticflow/autodiff/gradients.hpp"
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/trace/function.hpp"
 
 namespace staticflow {
 namespace autodiff::detail {
-template <class X> struct is_std_tuple : std::false_type {};
-template <class... X> struct is_std_tuple<std::tuple<X...>> : std::true_type {};
 
 template <class G>
 constexpr auto as_tuple(const G& g) {
-  if constexpr (is_std_tuple<G>::value) return g;
+  if constexpr (staticflow::detail::is_tuple<G>::value) return g;
   else return std::tuple<G>{g};
 }
 

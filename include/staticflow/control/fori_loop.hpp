@@ -125,7 +125,7 @@ template <class V, class T>
 constexpr std::size_t occurrences_in() {
   if constexpr (std::is_same_v<T, V>) {
     return 1;
-  } else if constexpr (is_tuple_type<T>::value) {
+  } else if constexpr (is_tuple<T>::value) {
     return occurrences_in_tuple<V, T>();
   } else if constexpr (symbolic<T>) {
     std::size_t n = occurrences_in_tuple<V, decltype(graph::children(std::declval<const T&>()))>();

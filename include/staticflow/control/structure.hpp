@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "staticflow/core/spec.hpp"
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/node.hpp"
 #include "staticflow/graph/operators.hpp"
@@ -32,9 +33,6 @@ template <bool Ok, message_string Message>
 constexpr void control_flow_check() {
   if constexpr (!Ok) (void)sizeof(control_flow_error<Message>);
 }
-
-template <class T> struct is_tuple_type : std::false_type {};
-template <class... T> struct is_tuple_type<std::tuple<T...>> : std::true_type {};
 
 /// A value a branch or body may return or a loop may start from: a symbolic tensor, or a C++
 /// number (a literal of its canonical dtype).
@@ -65,7 +63,7 @@ constexpr auto to_node_as(const V& v) {
 /// What a branch or body returned, as a tuple of values.
 template <class R>
 constexpr auto as_tuple(R&& r) {
-  if constexpr (is_tuple_type<std::remove_cvref_t<R>>::value) return std::forward<R>(r);
+  if constexpr (is_tuple<std::remove_cvref_t<R>>::value) return std::forward<R>(r);
   else return std::tuple<std::remove_cvref_t<R>>{std::forward<R>(r)};
 }
 

@@ -12,9 +12,14 @@
 
 #include <cstddef>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace staticflow::detail {
+
+/// Whether T is a std::tuple: a function's several results, a tuple of gradients or loop values.
+template <class T> struct is_tuple : std::false_type {};
+template <class... T> struct is_tuple<std::tuple<T...>> : std::true_type {};
 
 template <std::size_t I, class T>
 struct pack_leaf {

@@ -42,6 +42,7 @@
 
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/distributed/communicator.hpp"
 #include "staticflow/effects/evaluator.hpp"
 #include "staticflow/effects/recorder.hpp"
@@ -252,9 +253,6 @@ class collective_effect final : public staticflow::detail::effect {
   std::tuple<std::vector<float>, std::vector<double>, std::vector<std::int32_t>, std::vector<std::int64_t>> flat_;
 };
 
-template <class X> struct is_std_tuple : std::false_type {};
-template <class... X> struct is_std_tuple<std::tuple<X...>> : std::true_type {};
-
 /// The static check of the communicator: a template of Comm alone, so that a lambda traced and
 /// run eagerly (two operand types) reports a wrong communicator once.
 template <class Comm>
@@ -332,7 +330,7 @@ template <collective_kind Kind, class Comm, class X>
 auto traced_collective(Comm& comm, reduce_op op, int root, const X& x) {
   if constexpr (!check_traced_communicator<Comm>()) {
     return x;  // (the static_assert said why; nothing else follows from it)
-  } else if constexpr (is_std_tuple<X>::value) {
+  } else if constexpr (staticflow::detail::is_tuple<X>::value) {
     return std::apply([&](const auto&... xs) {
       return record_collective<Kind>(comm, op, root, staticflow::detail::as_node<void>(xs)...);
     }, x);
@@ -420,7 +418,7 @@ auto collective(Comm& comm, reduce_op op, int root, const X& x) {
     // the static_assert said why; its operand goes on unchanged, so no error follows from it
     if constexpr (staticflow::detail::tensor_operand<X>) return staticflow::detail::as_node<void>(x);
     else return x;
-  } else if constexpr (staticflow::detail::tensor_operand<X> || is_std_tuple<X>::value) {
+  } else if constexpr (staticflow::detail::tensor_operand<X> || staticflow::detail::is_tuple<X>::value) {
     // a variable is read at this point of the trace (outside one, pass its value())
     return traced_collective<Kind>(comm, op, root, x);
   } else {

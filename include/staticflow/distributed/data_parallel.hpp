@@ -164,7 +164,7 @@ class data_parallel {
   }
 
  private:
-  template <class G> static constexpr bool is_tuple_v = detail::is_std_tuple<G>::value;
+  template <class G> static constexpr bool is_tuple_v = staticflow::detail::is_tuple<G>::value;
 
   void broadcast_one(staticflow::detail::variable_base& v, int root) {
     detail::with_variable_data(v, [&](auto* data, std::size_t count) { comm_->broadcast(data, count, root); });

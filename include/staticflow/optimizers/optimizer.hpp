@@ -35,6 +35,7 @@
 
 #include "staticflow/autodiff/gradients.hpp"
 #include "staticflow/core/errors.hpp"
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/effects/variable.hpp"
 #include "staticflow/graph/external.hpp"
 #include "staticflow/graph/shape_ops.hpp"
@@ -44,13 +45,10 @@ namespace optimizers::detail {
 template <class X> struct is_variable : std::false_type {};
 template <class T, std::size_t... D> struct is_variable<variable<T, D...>> : std::true_type {};
 
-template <class G> struct is_tuple : std::false_type {};
-template <class... G> struct is_tuple<std::tuple<G...>> : std::true_type {};
-
 /// The gradients as a tuple: one tensor for one variable, or a std::tuple.
 template <class G>
 constexpr auto gradient_tuple(const G& g) {
-  if constexpr (is_tuple<G>::value) return g;
+  if constexpr (staticflow::detail::is_tuple<G>::value) return g;
   else return std::tuple<G>{g};
 }
 

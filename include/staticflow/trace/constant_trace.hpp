@@ -18,12 +18,10 @@
 #include <utility>
 
 #include "staticflow/core/config.hpp"
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/trace/signature.hpp"
 
 namespace staticflow::detail {
-
-template <class T> struct is_tuple : std::false_type {};
-template <class... T> struct is_tuple<std::tuple<T...>> : std::true_type {};
 
 /// The outputs of a traced lambda as a tuple of references to its nodes.
 template <class Result>

@@ -33,6 +33,7 @@
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/shape.hpp"
 #include "staticflow/core/spec.hpp"
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/interop/tensor.hpp"
 #include "staticflow/interop/tensor_ref.hpp"
 #include "staticflow/interop/xarray.hpp"
@@ -319,11 +320,6 @@ struct dispatch_access {
     return *self.cache_;
   }
 };
-
-template <class X>
-struct is_std_tuple : std::false_type {};
-template <class... T>
-struct is_std_tuple<std::tuple<T...>> : std::true_type {};
 
 /// The dtype and rank of one result container: a scalar, an xt::xtensor(_fixed).
 template <class X>
@@ -800,7 +796,7 @@ struct call_site {
     using R0 = raw_result_t<LastGeneral>;
     if constexpr (std::is_void_v<R0> || !erased_results) {
       return std::type_identity<R0>{};
-    } else if constexpr (is_std_tuple<R0>::value) {
+    } else if constexpr (is_tuple<R0>::value) {
       return []<class... X>(std::type_identity<std::tuple<X...>>) {
         return std::type_identity<std::tuple<decltype(erased_element<X>())...>>{};
       }(std::type_identity<R0>{});
@@ -835,8 +831,8 @@ struct call_site {
 
   template <class result_type, class X>
   static result_type to_result(X&& x) {
-    if constexpr (is_std_tuple<result_type>::value) {
-      static_assert(is_std_tuple<std::remove_cvref_t<X>>::value &&
+    if constexpr (is_tuple<result_type>::value) {
+      static_assert(is_tuple<std::remove_cvref_t<X>>::value &&
                         std::tuple_size_v<std::remove_cvref_t<X>> == std::tuple_size_v<result_type>,
                     "staticflow: the variants of this call return different numbers of results");
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -983,9 +979,9 @@ struct call_site {
     if constexpr (std::is_void_v<raw>) {
       static_assert(detail::always_false<Out>, "staticflow: call_into: this function returns nothing");
     } else {
-      constexpr bool several = is_std_tuple<raw>::value;
+      constexpr bool several = is_tuple<raw>::value;
       auto outs = [&]() STATICFLOW_LAMBDA_INLINE -> decltype(auto) {
-        if constexpr (is_std_tuple<std::remove_cvref_t<Out>>::value) return (out);
+        if constexpr (is_tuple<std::remove_cvref_t<Out>>::value) return (out);
         else return std::tuple<Out&>{out};
       }();
       using outs_t = std::remove_cvref_t<decltype(outs)>;
