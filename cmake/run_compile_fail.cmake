@@ -5,8 +5,8 @@
 #         [-DIMPLICIT_INCLUDES=<dirs>] [-DPCH=<header>] [-DEXPECT=success|pch]
 #         -P run_compile_fail.cmake
 #
-# Succeeds only when the compiler FAILS on SOURCE and its output matches the
-# regex given on SOURCE's first line as `// expect: <regex>`. With -DEXPECT=success it is a
+# Succeeds only when the compiler FAILS on SOURCE with one `error:` line, which carries staticflow's
+# message, and its output matches the regex given on SOURCE's first line as `// expect: <regex>`. With -DEXPECT=success it is a
 # syntax check instead (the benchmarks' sources in a build that does not build them): it
 # succeeds when SOURCE compiles (-fsyntax-only). With -DEXPECT=pch it precompiles the header
 # SOURCE into SOURCE.gch with the same flags, and with -DPCH=<header> a test includes that header
@@ -130,4 +130,18 @@ if(NOT _out MATCHES "${_expect}")
     "  expected diagnostic: ${_expect}\n"
     "  command: ${CXX} ${_cmdline}")
 endif()
-message(STATUS "compile-fail test ${_name}: failed to compile as expected (matched `${_expect}`)")
+# One mistake, one error (issue 19): the first `error:` line is staticflow's and no other follows
+# (the compiler's own cascades -- a second copy from the eager path, a result of the wrong type --
+# are what the checks are written to prevent).
+string(REGEX MATCHALL ": error: " _errors "${_out}")
+list(LENGTH _errors _error_count)
+string(FIND "${_out}" ": error: " _first_error)
+string(SUBSTRING "${_out}" ${_first_error} -1 _first_error_line)
+string(REGEX REPLACE "\n.*" "" _first_error_line "${_first_error_line}")
+if(NOT _error_count EQUAL 1 OR NOT _first_error_line MATCHES "staticflow")
+  message("---- compiler output ----\n${_out}\n-------------------------")
+  message(FATAL_ERROR
+    "compile-fail test ${_name}: ${_error_count} `error:` lines, the first ${_first_error_line}; wanted one, "
+    "carrying staticflow's message\n  command: ${CXX} ${_cmdline}")
+endif()
+message(STATUS "compile-fail test ${_name}: failed to compile as expected (one error line, matching `${_expect}`)")

@@ -90,6 +90,12 @@ class variable final : public detail::variable_base {
   static constexpr std::size_t rank = sizeof...(Dims);
   using container_type = typename detail::variable_container<value_type, Dims...>::type;
 
+  /// After the static_asserts above reported a string variable: any initializer, so that the
+  /// report stays the one error line.
+  template <class... A>
+    requires string_dtype<canonical_dtype_t<T>>
+  variable(A&&...) {}
+
   /// Zeros (dyn dims: extent 0).
   variable() : storage_(zeros_of(declared_zero_extents())) { init(); }
   /// A scalar variable's initial value.

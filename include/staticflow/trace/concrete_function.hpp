@@ -188,7 +188,7 @@ class concrete_function final : public concrete_function_base {
   template <class... Args>
   STATICFLOW_INLINE auto operator()(const Args&... args) const {
     if constexpr (!check_arguments<Args...>()) {
-      return;  // reported; evaluating with them would only add errors from the kernels
+      return detail::reported_call{};  // reported; evaluating with them would only add errors from the kernels
     } else if constexpr (uses_strings) {
       return call_with_strings(args...);
     } else {

@@ -285,13 +285,17 @@ class polymorphic_function {
     } else if constexpr (!std::is_same_v<detail::call_backend_t<Backend, Args...>, Backend>) {
       return (*this)(backend::thrust, args...);  // device arguments: the Thrust backend
     } else if constexpr (detail::is_direct<Config, Args...>()) {
-      if constexpr (eager_path)
-        if (functions_run_eagerly()) [[unlikely]]
-          return eager_call<detail::signature_of_t<Args...>>(args...);
-      return concrete<detail::signature_of_t<Args...>>()(args...);
+      if constexpr (!detail::traced_result<Fn, detail::signature_of_t<Args...>>::ok) {
+        return detail::reported_call{};  // the lambda returned a plain C++ value: reported
+      } else {
+        if constexpr (eager_path)
+          if (functions_run_eagerly()) [[unlikely]]
+            return eager_call<detail::signature_of_t<Args...>>(args...);
+        return concrete<detail::signature_of_t<Args...>>()(args...);
+      }
     }
     else if constexpr (!detail::call_checks<Config, Args...>::valid)
-      return;  // the compile error names the argument and the specs
+      return detail::reported_call{};  // the compile error names the argument and the specs
     else
       return detail::call_site<polymorphic_function, Args...>::call(*this, args...);
   }
@@ -429,7 +433,7 @@ class polymorphic_function {
     else if constexpr (detail::is_direct<Config, Args...>())
       return concrete<detail::signature_of_t<Args...>, detail::call_backend_t<Backend, Args...>>();
     else if constexpr (!detail::call_checks<Config, Args...>::valid)
-      return;
+      return detail::reported_call_object();  // the compile error names the argument and the specs
     else
       return detail::call_site<polymorphic_function, Args...>::get(*this, args...);
   }

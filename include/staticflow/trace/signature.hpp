@@ -3,6 +3,7 @@
 // concrete functions; the symbolic arguments a trace hands to the lambda come from it.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <string>
 #include <tuple>
@@ -87,8 +88,27 @@ struct checked_result {
 template <class Fn, class Sig>
 struct traced_result {
   using returned = decltype(traced_result_of<Fn, Sig>(std::make_index_sequence<std::tuple_size_v<Sig>>{}));
-  using type = std::conditional_t<checked_result<returned>::ok, returned, void>;
+  static constexpr bool ok = checked_result<returned>::ok;
+  using type = std::conditional_t<ok, returned, void>;
 };
+
+/// What a call returns after its static check reported a mistake (an unsupported argument, a
+/// signature mismatch): every use of it compiles, so the report stays the one error line (with a
+/// `void` result, `auto y = f(x);` would add "'void y' has incomplete type").
+struct reported_call {
+  template <class... A>
+  constexpr reported_call operator()(const A&...) const { return {}; }
+  template <class A>
+  constexpr reported_call operator[](const A&) const { return {}; }
+  template <class T>
+    requires std::default_initializable<T>
+  constexpr operator T() const { return T{}; }
+};
+/// One for the calls that return a reference (`auto& c = f.get_concrete_function(...)`).
+inline reported_call& reported_call_object() {
+  static reported_call r;
+  return r;
+}
 
 template <class Entry>
 std::string entry_string() {

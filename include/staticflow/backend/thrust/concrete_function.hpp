@@ -77,7 +77,8 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     else return std::tuple_size_v<nodes_type>;
   }();
   static_assert(output_count > 0 || std::is_void_v<Result>);
-  static_assert(![] {
+  /// Whether the signature or the graph has strings: reported below, and the call then runs nothing.
+  static constexpr bool uses_strings = [] {
     constexpr bool in_signature = []<class... E>(std::type_identity<std::tuple<E...>>) {
       return (false || ... || [] {
         if constexpr (spec_type<E>) return string_dtype<typename E::value_type>;
@@ -88,7 +89,8 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     else return in_signature || []<std::size_t... K>(std::index_sequence<K...>) {
       return (false || ... || graph::mentions_strings_v<std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>>);
     }(std::make_index_sequence<std::tuple_size_v<nodes_type>>{});
-  }(), "staticflow: string tensors run on the CPU backend only (the Thrust backend has no string kernels)");
+  }();
+  static_assert(!uses_strings, "staticflow: string tensors run on the CPU backend only (the Thrust backend has no string kernels)");
 
   explicit concrete_function(Result graph)
       : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>),
@@ -114,11 +116,15 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   /// (variable assignments, sf::print) run first, in program order.
   template <class... Args>
   auto operator()(const Args&... args) const {
-    check_arguments<Args...>();
-    const auto views = make_views(args...);
-    if (has_effects()) [[unlikely]]
-      return effects_then(views, [&] { return compute(views); });
-    return compute(views);
+    if constexpr (uses_strings) {
+      return staticflow::detail::reported_call{};  // reported above; no kernel is instantiated
+    } else {
+      check_arguments<Args...>();
+      const auto views = make_views(args...);
+      if (has_effects()) [[unlikely]]
+        return effects_then(views, [&] { return compute(views); });
+      return compute(views);
+    }
   }
 
   /// Evaluates into the caller's device tensors or views (std::tie them for several outputs).
