@@ -6,15 +6,15 @@
 #         -P run_compile_fail.cmake
 #
 # Succeeds only when the compiler FAILS on SOURCE with one `error:` line, which carries staticflow's
-# message, and its output matches the regex given on SOURCE's first line as `// expect: <regex>`. With -DEXPECT=success it is a
-# syntax check instead (the benchmarks' sources in a build that does not build them): it
-# succeeds when SOURCE compiles (-fsyntax-only). With -DEXPECT=pch it precompiles the header
-# SOURCE into SOURCE.gch with the same flags, and with -DPCH=<header> a test includes that header
-# first (-include): GCC then reads the .gch instead of parsing staticflow's headers again (2.2 s ->
-# 0.7 s a test), or the header itself where the .gch was built with other flags. A .gch that is
-# missing or older than a header it was built from (its depfile, SOURCE.gch.d) is not used: GCC
-# checks a .gch's flags, not its headers' contents. (The sources include what they use: without
-# the PCH they compile alone.)
+# message, and its output matches the regex given on SOURCE's first line as `// expect: <regex>`.
+# With -DEXPECT=success it is a syntax check instead (the benchmarks' sources in a build that does
+# not build them): it succeeds when SOURCE compiles (-fsyntax-only). With -DEXPECT=pch it
+# precompiles the header SOURCE into SOURCE.gch with the same flags, and with -DPCH=<header> a test
+# includes that header first (-include): GCC then reads the .gch instead of parsing staticflow's
+# headers again (2.2 s -> 0.7 s a test), or the header itself where the .gch was built with other
+# flags. A .gch that is missing or older than a header it was built from (its depfile, SOURCE.gch.d)
+# is not used: GCC checks a .gch's flags, not its headers' contents. (The sources include what they
+# use: without the PCH they compile alone.)
 
 cmake_minimum_required(VERSION 3.20)
 

@@ -25,12 +25,6 @@
 namespace staticflow {
 namespace autodiff::detail {
 
-template <class G>
-constexpr auto as_tuple(const G& g) {
-  if constexpr (staticflow::detail::is_tuple<G>::value) return g;
-  else return std::tuple<G>{g};
-}
-
 template <bool WithValue, class Fn, std::size_t... Argnums>
 struct differentiated {
   [[no_unique_address]] Fn fn;
@@ -61,7 +55,7 @@ struct differentiated {
     const auto grads = gradients(value, std::get<Argnums>(all)...);
     // the value's materialized nodes marked as the gradients' are (graph/shared.hpp): one slot each
     using V = std::remove_cvref_t<decltype(value)>;
-    if constexpr (WithValue) return std::tuple_cat(std::tuple{share_materialized<V, std::index_sequence<>>(value)}, as_tuple(grads));
+    if constexpr (WithValue) return std::tuple_cat(std::tuple{share_materialized<V, std::index_sequence<>>(value)}, staticflow::detail::as_tuple(grads));
     else return grads;
   }
 };

@@ -60,13 +60,6 @@ constexpr auto to_node_as(const V& v) {
   }
 }
 
-/// What a branch or body returned, as a tuple of values.
-template <class R>
-constexpr auto as_tuple(R&& r) {
-  if constexpr (is_tuple<std::remove_cvref_t<R>>::value) return std::forward<R>(r);
-  else return std::tuple<std::remove_cvref_t<R>>{std::forward<R>(r)};
-}
-
 template <class Specs, class... V>
 constexpr auto to_nodes_as(const std::tuple<V...>& values) {
   return [&]<std::size_t... K>(std::index_sequence<K...>) {

@@ -21,6 +21,14 @@ namespace staticflow::detail {
 template <class T> struct is_tuple : std::false_type {};
 template <class... T> struct is_tuple<std::tuple<T...>> : std::true_type {};
 
+/// One value or a std::tuple of them (what a branch or body returned, the gradients of one or
+/// several sources) as a std::tuple.
+template <class R>
+constexpr auto as_tuple(R&& r) {
+  if constexpr (is_tuple<std::remove_cvref_t<R>>::value) return std::forward<R>(r);
+  else return std::tuple<std::remove_cvref_t<R>>{std::forward<R>(r)};
+}
+
 template <std::size_t I, class T>
 struct pack_leaf {
   T value;

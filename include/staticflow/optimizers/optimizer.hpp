@@ -45,13 +45,6 @@ namespace optimizers::detail {
 template <class X> struct is_variable : std::false_type {};
 template <class T, std::size_t... D> struct is_variable<variable<T, D...>> : std::true_type {};
 
-/// The gradients as a tuple: one tensor for one variable, or a std::tuple.
-template <class G>
-constexpr auto gradient_tuple(const G& g) {
-  if constexpr (staticflow::detail::is_tuple<G>::value) return g;
-  else return std::tuple<G>{g};
-}
-
 /// The sf::variable of dtype T and static shape S.
 template <class T, class S>
 struct variable_of_spec;
@@ -124,10 +117,10 @@ class optimizer {
   /// Only inside a traced function: the updates are effects of the step.
   template <class Grads, class... Var>
   void apply_gradients(const Grads& grads, Var&... vars) {
-    using tuple = decltype(optimizers::detail::gradient_tuple(grads));
+    using tuple = decltype(staticflow::detail::as_tuple(grads));
     using specs = typename optimizers::detail::gradient_specs<tuple>::type;
     if constexpr (optimizers::detail::check_apply_gradients<specs, Var...>())
-      apply(optimizers::detail::gradient_tuple(grads), std::tuple<>{}, std::tuple<>{}, vars...);
+      apply(staticflow::detail::as_tuple(grads), std::tuple<>{}, std::tuple<>{}, vars...);
   }
 
   /// Keras's optimizer.minimize(loss, var_list) in a traced step: the gradients of loss with
@@ -150,7 +143,7 @@ class optimizer {
       auto& loss_slot = own_slot<loss_slot_type>("loss");
       // the loss's materialized nodes tagged as the gradients' are (graph/shared.hpp): one slot each
       const auto value = autodiff::detail::share_materialized<Loss, std::index_sequence<>>(loss);
-      apply(optimizers::detail::gradient_tuple(gradients(loss, vars...)), std::tie(loss_slot), std::tuple{value}, vars...);
+      apply(staticflow::detail::as_tuple(gradients(loss, vars...)), std::tie(loss_slot), std::tuple{value}, vars...);
       return live(loss_slot);
     } else {
       return loss;
