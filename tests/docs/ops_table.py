@@ -1,6 +1,7 @@
 """Checks that docs/ops.md names every public function of the op headers, that its ONNX column
-names only ONNX ops the exporter writes, and that its grad column says of each elementwise function
-what autodiff/rules.hpp does (a rule, a zero rule, none).
+names only ONNX ops the exporter writes, that its grad column says of each elementwise function
+what autodiff/rules.hpp does (a rule, a zero rule, none), and that its dtypes column says which
+dtypes the function's op tag takes.
 
 Usage: ops_table.py REPO. Reads graph/operators.hpp, graph/math.hpp, graph/activations.hpp and
 graph/creation.hpp, graph/conv.hpp, graph/conv3d.hpp, graph/depthwise_conv.hpp, graph/pool.hpp, graph/cumulative.hpp, graph/gather.hpp, graph/scatter.hpp, graph/random.hpp, graph/statistics.hpp, graph/data_movement.hpp, graph/slicing.hpp, graph/sorting.hpp, graph/unique.hpp, graph/einsum.hpp, graph/linalg.hpp, graph/segment.hpp, graph/masking.hpp, graph/strings.hpp and graph/strings_regex.hpp: the names their function macros define (STATICFLOW_UNARY_FUNCTION(name, ...),
@@ -88,4 +89,43 @@ for line in table.split("\n"):
 print(f"{checked} grad cells of the {len(tags)} elementwise functions checked against autodiff/rules.hpp; {len(wrong)} wrong")
 for w in wrong:
     print(f"  wrong grad: {w}")
-sys.exit(1 if missing or unknown or wrong or len(names) < 60 or cells < 100 or checked < len(tags) else 0)
+
+# The dtypes column of the same functions: the letters a row says (f, i, b, s; those after "->"
+# are the result's) must be those its op tags accept (graph/scalar_ops.hpp, graph/math_ops.hpp:
+# `operands::floating` f, `numeric` f i, `integer` i, `boolean` b, none said: any of f i b; `s`
+# where the tag says `takes_strings`), which graph/elementwise.hpp's checked_operands enforces.
+requirement, take_strings = {}, set()
+for header in ["scalar_ops.hpp", "math_ops.hpp"]:
+    text = (repo / "include" / "staticflow" / "graph" / header).read_text()
+    for m in re.finditer(r"^struct (\w+) : (?:elementwise_op|comparison_op)<\w+(?:, operands::(\w+))?> \{(.*?)^\};", text, re.M | re.S):
+        requirement[m.group(1)] = m.group(2) or "any"
+        if "takes_strings = true" in m.group(3):
+            take_strings.add(m.group(1))
+    for tag in re.findall(r"^STATICFLOW_FLOAT_FUNCTION\((\w+),", text, re.M):
+        requirement[tag] = "floating"
+letters = {"floating": {"f"}, "numeric": {"f", "i"}, "integer": {"i"}, "boolean": {"b"}, "any": {"f", "i", "b"}}
+def accepted(tag):
+    return letters[requirement[tag]] | ({"s"} if tag in take_strings else set())
+untagged = sorted(t for t in tags.values() if t not in requirement)
+wrong_dtypes, dtypes_column, dtype_rows = [], None, 0
+for line in table.split("\n"):
+    if line.startswith("| staticflow |"):
+        heads = [c.strip() for c in line.strip().strip("|").split("|")]
+        dtypes_column = heads.index("dtypes") if "dtypes" in heads else None
+    elif line.startswith("|") and not line.startswith("|---") and dtypes_column is not None:
+        row = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        named = [n for n in re.findall(r"`sf::(\w+)(?![\w:])", row[0]) if n in tags and tags[n] in requirement]
+        if not named:
+            continue
+        cell = row[dtypes_column]
+        said = set(re.findall(r"\b([fibs])\b", re.split(r"->|\(", cell)[0])) | ({"s"} if re.search(r"\bs\b", cell) else set())
+        takes = set().union(*(accepted(tags[n]) for n in named))
+        dtype_rows += 1
+        if said != takes:
+            wrong_dtypes.append(f"{', '.join('sf::' + n for n in named)}: docs/ops.md says {cell!r}, the op tags take {' '.join(sorted(takes))}")
+print(f"{dtype_rows} dtypes cells of the elementwise functions checked against their op tags; {len(wrong_dtypes)} wrong"
+      + (f"; no op tag found for {untagged}" if untagged else ""))
+for w in wrong_dtypes:
+    print(f"  wrong dtypes: {w}")
+sys.exit(1 if missing or unknown or wrong or wrong_dtypes or untagged or len(names) < 60 or cells < 100
+         or checked < len(tags) or dtype_rows < 30 else 0)
