@@ -15,7 +15,7 @@
 #                       of BENCH_ANCHORS (bench/small_call.py, bench/training_step.py, bench/checkpoint.py, bench/conv.py, bench/conv3d.py, bench/pool.py, bench/gather.py, bench/unique.py, bench/random.py, bench/jvp.py, bench/loop_gradient.py, bench/strings.py, bench/stencil.py),
 #                       the same computations timed with tf.function / jax.jit (never in CI)
 #   make cuda-build     nvcc builds (compile + link, nothing run) of the CUDA example, the Thrust
-#                       backend's suite, the NCCL communicator's test and the GPU benchmark for
+#                       backend's suite, the NCCL communicator's test and the GPU benchmarks for
 #                       sm_80 and sm_90 (build-cuda/)
 #   make fuzz SEED=n    the differential graph fuzzer at scale (build-fuzz/): FUZZ_GRAPHS forward
 #                       graphs x FUZZ_CASES inputs (10^6 cases by default) and FUZZ_GRAPHS / 4
@@ -130,7 +130,7 @@ CUDA_DIR ?= build-cuda
 cuda-build: deps
 	$(CMAKE) --preset release -B $(CUDA_DIR) -DSTATICFLOW_CUDA=ON \
 	  -DCMAKE_CUDA_COMPILER=$${CUDACXX:-/usr/local/cuda/bin/nvcc}
-	$(CMAKE) --build $(CUDA_DIR) -j $(JOBS) --target example_cuda_tanh_chain test_suite_thrust_cuda test_nccl_collectives bench_thrust_cuda
+	$(CMAKE) --build $(CUDA_DIR) -j $(JOBS) --target example_cuda_tanh_chain test_suite_thrust_cuda test_nccl_collectives bench_thrust_cuda bench_nccl_all_reduce
 
 # A failing graph prints its seed: add `graph SEED` (or `gradient SEED`) to
 # tests/fuzz/graph_regressions.txt and CI checks it from then on.

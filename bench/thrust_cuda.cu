@@ -7,6 +7,8 @@
 //   memcpy cudaMemcpyAsync D2D of one array     1 read + 1 write
 //   rows   reduce_sum(m, axes<1>) of m = a as [n/1024, 1024]   1 read (CUB segmented reduction)
 //   cols   reduce_sum(m, axes<0>) of the same m                1 read (chunks of rows, then chunks)
+//   update w -= 0.01 * (w - t), w an sf::variable (host memory), t on the device   (issue 21)
+//   read   reduce_sum(w * t) of the same variable
 //
 // Beside each staticflow call, the hand-written CUDA equivalent: a grid-stride kernel for chain and
 // tanh, a warp per row, a thread per column and a tiled column kernel with atomics for the partial
@@ -14,10 +16,13 @@
 //
 // Each is timed with CUDA events over `reps` back-to-back calls on the stream staticflow uses,
 // after warm-up calls; the best of five such runs is reported. Target: chain >= 0.85 x memcpy.
+// The variable rows are timed by the wall clock (their host copies wait), beside the same update
+// in place on device memory (a hand kernel) and cudaMemcpy of the variable's bytes each way.
 // Usage: bench_thrust_cuda [elements = 2^26]
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +32,7 @@
 #include <thrust/host_vector.h>
 #include <thrust/inner_product.h>
 #include <thrust/sequence.h>
+#include <xtensor/xtensor.hpp>
 
 #include <staticflow/staticflow.hpp>
 #include <staticflow/backend/thrust/thrust.hpp>
@@ -53,6 +59,20 @@ double best_ms_per_call(F&& f, int reps) {
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
+  return best;
+}
+// wall-clock time per call of f, best of five runs of reps calls, each run ended by a device sync
+template <class F>
+double best_wall_ms_per_call(F&& f, int reps) {
+  for (int i = 0; i < 3; ++i) f();
+  cudaDeviceSynchronize();
+  double best = 1e30;
+  for (int run = 0; run < 5; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i) f();
+    cudaDeviceSynchronize();
+    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / reps);
+  }
   return best;
 }
 double gbps(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
@@ -92,6 +112,11 @@ __global__ void hand_col_sums_tiled(float* out, const float* m, std::size_t rows
   float acc = 0.f;
   for (std::size_t i = first; i < last; ++i) acc += m[i * cols + j];
   atomicAdd(out + j, acc);
+}
+__global__ void hand_update(float* w, const float* t, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
+    w[i] -= 0.01f * (w[i] - t[i]);
 }
 __global__ void hand_tanh(float* out, const float* x, const float* y, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
@@ -206,6 +231,40 @@ int main(int argc, char** argv) {
   const double layer_vg_ms = best_ms_per_call([&] { layer_vg.call_into(std::tie(vscalar, vcols), vm, vbias); }, reps);
   if (cudaGetLastError() != cudaSuccess) { std::printf("a gradient call failed\n"); return 1; }
 
+  // effects (issue 21): a variable lives in host memory; under CUDA a call copies what it reads to
+  // the device and each value it assigns back (backend/thrust/effect_graph.hpp)
+  const std::size_t vn = std::min<std::size_t>(n, std::size_t{1} << 24);
+  xt::xtensor<float, 1> w0 = xt::xtensor<float, 1>::from_shape({vn});
+  std::fill(w0.begin(), w0.end(), 1.f);
+  sf::variable<float, sf::dyn> w{w0};
+  sf::device_view<float, 1> vt(raw(b), sf::extents<1>{vn});
+  auto update = sf::function([&](auto t) { w.assign_sub(0.01f * (w - t)); }, sf::backend::thrust);
+  auto read_only = sf::function([&](auto t) { return sf::reduce_sum(w * t); }, sf::backend::thrust);
+  const int var_reps = 10;
+  const double update_ms = best_wall_ms_per_call([&] { update(vt); }, var_reps);
+  const double read_ms = best_wall_ms_per_call([&] { (void)read_only(vt); }, var_reps);
+  const double hand_update_ms = best_wall_ms_per_call([&] {
+    hand_update<<<blocks, threads, 0, sf::thrust_backend::stream()>>>(raw(c), raw(b), vn);
+  }, var_reps);
+  const double h2d_ms = best_wall_ms_per_call([&] {
+    cudaMemcpy(raw(c), w.value().data(), vn * 4, cudaMemcpyHostToDevice);
+  }, var_reps);
+  const double d2h_ms = best_wall_ms_per_call([&] {
+    cudaMemcpy(w0.data(), raw(c), vn * 4, cudaMemcpyDeviceToHost);
+  }, var_reps);
+  if (cudaGetLastError() != cudaSuccess) { std::printf("a variable call failed\n"); return 1; }
+  {  // the update's value: w = 1 - 0.01 * (1 - t) after one call from ones (a fresh variable)
+    std::fill(w0.begin(), w0.end(), 1.f);
+    sf::variable<float, sf::dyn> v{w0};
+    auto once = sf::function([&](auto t) { v.assign_sub(0.01f * (v - t)); }, sf::backend::thrust);
+    once(vt);
+    thrust::host_vector<float> t_host(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(vn));
+    double worst = 0;
+    for (std::size_t i = 0; i < vn; ++i)
+      worst = std::max(worst, std::abs(double(v.value()[i]) - (1.0 - 0.01 * (1.0 - double(t_host[i])))));
+    std::printf("variable update: largest difference from the reference %.1e%s\n", worst, worst < 1e-5 ? "" : "  (TOO LARGE)");
+  }
+
   std::printf("%-8s %10s %10s %10s\n", "kernel", "ms", "GB/s", "x memcpy");
   std::printf("%-8s %10.3f %10.1f %10.2f\n", "memcpy", memcpy_ms, memcpy_bw, 1.0);
   const auto row = [&](const char* name, double ms, double arrays) {
@@ -236,5 +295,9 @@ int main(int argc, char** argv) {
   std::printf("gradients: sum(tanh(m + bias)) over [%zu, %zu] forward %.3f ms, value_and_grad d/dbias (a column sum) %.3f ms "
               "= %.2fx the forward\n",
               rows, cols, layer_ms, layer_vg_ms, layer_vg_ms / layer_ms);
+  std::printf("variables, %zu floats (%.0f MB): update w -= 0.01 * (w - t) %.3f ms, read-only reduce_sum(w * t) %.3f ms; "
+              "the update in place on the device (hand kernel) %.3f ms: %.1fx; cudaMemcpy of the variable host to device %.3f ms, "
+              "device to host %.3f ms\n",
+              vn, vn * 4 / 1e6, update_ms, read_ms, hand_update_ms, update_ms / hand_update_ms, h2d_ms, d2h_ms);
   return 0;
 }

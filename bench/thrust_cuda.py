@@ -12,6 +12,8 @@ Prints the minimum wall time per call (each call waits for its result: block_unt
   rows / cols      the row sums and column sums of a as [n/1024, 1024]
   loss             sum(tanh(x*w + b))  and its value_and_grad w.r.t. w
   layer            sum(tanh(m + bias)) and its value_and_grad w.r.t. bias (a column sum)
+  update           w - 0.01 * (w - t) on 2^24 floats, w donated (a variable's update kept on the GPU,
+                   as JAX and TensorFlow keep parameters)
 bench_thrust_cuda times with CUDA events on its stream (no host wait per call): compare ratios
 (value_and_grad / forward, x memcpy) more than absolute times.
 """
@@ -64,12 +66,25 @@ def main():
         ("layer forward", jax.jit(layer), (m, bias)),
         ("layer value_and_grad", jax.jit(jax.value_and_grad(layer, argnums=1)), (m, bias)),
     )
+    vn = min(n, 1 << 24)
+    w = jnp.ones(vn, dtype=jnp.float32)
+    t = b[:vn]
+    update = jax.jit(lambda ww, tt: ww - 0.01 * (ww - tt), donate_argnums=0)
+    state = [w]
+
+    def update_step():
+        state[0] = update(state[0], t)  # the old buffer is donated: updated in place
+        return state[0]
+
     times = {}
     for name, fn, operands in cases:
         call = lambda fn=fn, operands=operands: jax.block_until_ready(fn(*operands))
         call()
         times[name] = best(call, args.seconds)
         print(f"{name:22s} {times[name] * 1e3:9.3f} ms")
+    update_step()
+    times["update"] = best(lambda: jax.block_until_ready(update_step()), args.seconds)
+    print(f"{'update (donated)':22s} {times['update'] * 1e3:9.3f} ms  ({vn} floats)")
     copy_gbps = 2 * n * 4 / times["copy (x + 1)"] / 1e9
     print(f"copy bandwidth {copy_gbps:.0f} GB/s; chain {5 * n * 4 / times['chain'] / 1e9 / copy_gbps:.2f}x of it, "
           f"cols {n * 4 / times['cols'] / 1e9 / copy_gbps:.2f}x")

@@ -1,7 +1,7 @@
-// expect: staticflow: a collective inside a traced function combines host buffers, and this communicator's are device memory
-// A communicator whose buffers are device memory (as sf::distributed::nccl's) inside a traced
-// function: the traced collective would hand it host buffers (combine device tensors with it
-// around the call instead).
+// expect: staticflow: a collective inside a traced function over a communicator of device buffers needs its allocate\(bytes\), deallocate\(p\) and copy\(to, from, bytes\)
+// A communicator whose buffers are device memory (as sf::distributed::nccl's) but that does not
+// manage them (no allocate / deallocate / copy) inside a traced function: the traced collective
+// evaluates its operands into the communicator's device memory.
 #include <cstddef>
 
 #include <staticflow/staticflow.hpp>
@@ -23,7 +23,7 @@ struct gpu_group {  // the concept's calls, on device pointers
 int main() {
   gpu_group comm;
   auto total = sf::function([&](auto x) {
-    return sf::all_reduce(x, comm);  // fix: sf::all_reduce(x, mpi_comm)
+    return sf::all_reduce(x, comm);  // fix: give gpu_group allocate, deallocate and copy
   });
   xt::xtensor_fixed<float, xt::xshape<3>> x = {1.f, -2.f, 3.f};
   (void)total(x);

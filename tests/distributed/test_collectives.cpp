@@ -261,3 +261,20 @@ TEST_CASE("collectives: static-shape and scalar arguments read in place, traced 
   CHECK(comm.log == std::vector<std::string>{"all_reduce float32 x6 sum", "all_reduce float64 x1 sum", "all_gather float32 x6",
                                              "all_reduce float32 x6 sum", "all_reduce float64 x1 sum", "all_gather float32 x6"});
 }
+
+TEST_CASE("collectives: a communicator of device buffers (as NCCL's) in a function traced for the CPU backend") {
+  sf_test::twin_device comm;
+  auto f = sf::function([&](auto x) { return sf::all_reduce(x, comm); });
+  const xt::xtensor<float, 1> x = {1.f, 2.f};
+  CHECK_THROWS_WITH(f(x), "staticflow: sf::all_reduce: this communicator combines device memory (sf::distributed::nccl): "
+                          "trace the function for sf::backend::thrust, whose kernels write there");
+  CHECK(comm.log.empty());
+  // outside traced functions data_parallel stages variables through its device memory
+  sf::distributed::data_parallel dp{comm};
+  sf::variable<double, 3> v{xt::xtensor_fixed<double, xt::xshape<3>>{1., -2., 0.5}};
+  dp.broadcast_variables(v);
+  CHECK(dp.replicas_identical(v));
+  CHECK(v.value()(1) == -2.);
+  CHECK(comm.log == std::vector<std::string>{"broadcast float64 x3 from 0", "all_gather float64 x3", "all_reduce int32 x1 min"});
+  CHECK(comm.live == 0);
+}

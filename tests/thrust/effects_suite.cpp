@@ -241,10 +241,12 @@ TEST_CASE("suite effects: sf::random_generator draws on the Thrust backend as on
 }
 #endif
 
-TEST_CASE("suite effects: collectives in program order, bucketed per dtype, in data-parallel training",
-          "[suite][effects][distributed]") {
-  INFO("backend " << suite::name());
-  sf_test::twin comm;  // two processes holding the same values: a sum doubles, a gather repeats
+namespace {
+// Comm: sf_test::twin (host buffers), or on the Thrust backend sf_test::twin_device (device buffers,
+// as NCCL's: the operands are evaluated into them, an argument is read where it is)
+template <class Comm>
+void collectives_and_data_parallel() {
+  Comm comm;  // two processes holding the same values: a sum doubles, a gather repeats
   sf::variable<std::int32_t, 3> counts{xt::xtensor_fixed<std::int32_t, xt::xshape<3>>{1, 2, 3}};
   auto f = sf::function(
       [&](auto x) {
@@ -285,3 +287,28 @@ TEST_CASE("suite effects: collectives in program order, bucketed per dtype, in d
   CHECK(bias.value()(0) == Approx(0.25 - 0.1 * (r0 + r1)).epsilon(1e-14));
   CHECK(comm.log == std::vector<std::string>{"all_reduce float64 x4 mean"});
 }
+}  // namespace
+
+TEST_CASE("suite effects: collectives in program order, bucketed per dtype, in data-parallel training",
+          "[suite][effects][distributed]") {
+  INFO("backend " << suite::name());
+  collectives_and_data_parallel<sf_test::twin>();
+}
+
+#if defined(STATICFLOW_SUITE_THRUST)
+TEST_CASE("suite effects: collectives over a communicator of device buffers (as NCCL's) in traced functions",
+          "[suite][effects][distributed]") {
+  INFO("backend " << suite::name());
+  collectives_and_data_parallel<sf_test::twin_device>();
+
+  // what data_parallel does outside traced functions stages variables through device memory
+  sf_test::twin_device comm;
+  sf::distributed::data_parallel dp{comm};
+  sf::variable<float, 2> v{xt::xtensor_fixed<float, xt::xshape<2>>{1.5f, -2.f}};
+  dp.broadcast_variables(v);
+  CHECK(suite::flat(v.value()) == std::vector<float>{1.5f, -2.f});
+  CHECK(dp.replicas_identical(v));
+  CHECK(comm.log == std::vector<std::string>{"broadcast float32 x2 from 0", "all_gather float32 x2", "all_reduce int32 x1 min"});
+  CHECK(comm.live == 0);
+}
+#endif

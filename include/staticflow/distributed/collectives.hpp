@@ -23,14 +23,17 @@
 // The results are constants to gradients (tf.stop_gradient): differentiate first, then combine,
 // as data-parallel training does. Like every effect, they run in loop bodies and cond branches, and
 // on the backend the function is traced for (effects/evaluator.hpp: on Thrust, its kernels
-// evaluate the operands into the host buffers the engine combines). The communicator's buffers
-// must be host memory (not sf::distributed::nccl's: a compile error).
+// evaluate the operands into the host buffers the engine combines). Over a communicator of device
+// buffers (sf::distributed::nccl) a collective is traced for sf::backend::thrust (a trace_error
+// otherwise): the kernels evaluate the operands into its device memory, a device tensor argument
+// is read where it is, and what follows reads the results there.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -75,11 +78,39 @@ struct collective_shape<collective_kind::all_gather, shape<>> {
   using type = shape<dyn>;
 };
 
-/// Where one result of a collective lives between calls: the buffer its external leaf reads.
+/// Elements of T in memory a collective's engine reads: host memory, or a communicator's device
+/// memory (device_memory_communicator).
+template <class T, class Comm>
+std::shared_ptr<T> collective_memory(Comm& comm, std::size_t count) {
+  if (count == 0) count = 1;
+  if constexpr (device_buffers<Comm>) {
+    static_assert(device_memory_communicator<Comm>);
+    return std::shared_ptr<T>(static_cast<T*>(comm.allocate(sizeof(T) * count)), [c = &comm](T* p) { c->deallocate(p); });
+  } else {
+    return std::shared_ptr<T>(new T[count], std::default_delete<T[]>());
+  }
+}
+
+/// A buffer that grows to the largest count asked of it (allocate: collective_memory's).
+template <class T>
+struct scratch {
+  std::shared_ptr<T> data;
+  std::size_t capacity = 0, size = 0;
+  template <class Allocate>
+  T* resize(std::size_t count, Allocate&& allocate) {
+    if (!data || count > capacity) data = allocate(count), capacity = count;
+    size = count;
+    return data.get();
+  }
+};
+
+/// Where one result of a collective lives between calls: the buffer its external leaf reads
+/// (device memory, which a device kernel reads where it is, on a communicator of device buffers).
 template <class T, std::size_t R>
 struct collective_result {
-  std::unique_ptr<T[]> data;
-  std::size_t capacity = 0;
+  using value_type = T;
+  scratch<T> buffer;
+  std::function<std::shared_ptr<T>(std::size_t)> allocate;  // set by the effect
   const void* data_pointer = nullptr;
   std::array<std::size_t, R == 0 ? 1 : R> ext{};
   graph::external_source source;
@@ -88,10 +119,11 @@ struct collective_result {
   collective_result(const collective_result&) = delete;
   collective_result& operator=(const collective_result&) = delete;
 
+  T* get() const { return buffer.data.get(); }
   T* reserve(std::size_t count) {
-    if (!data || count > capacity) data.reset(new T[count == 0 ? 1 : count]), capacity = count;
-    data_pointer = data.get();
-    return data.get();
+    T* p = buffer.resize(count, allocate);
+    data_pointer = p;
+    return p;
   }
   template <std::size_t Rank>
   T* reserve(const extents<Rank>& e) {
@@ -112,21 +144,31 @@ template <collective_kind Kind, class G>
 using result_of = collective_result<typename G::value_type, collective_shape<Kind, typename G::shape_type>::type::rank>;
 
 /// The recorded collective over graphs G...: evaluates them (one plan), runs one collective per
-/// dtype (a bucket), leaves the values in the results.
+/// dtype (a bucket), leaves the values in the results. On a communicator of device buffers the
+/// graphs are the Thrust kernels' (record_collective checks), evaluated into its device memory.
 template <class Comm, collective_kind Kind, class... G>
 class collective_effect final : public staticflow::detail::effect {
+  static constexpr bool on_device_memory = device_buffers<Comm>;
+
  public:
   using results_type = std::tuple<result_of<Kind, G>...>;
 
   collective_effect(Comm& comm, reduce_op op, int root, std::shared_ptr<results_type> results, const G&... g)
-      : comm_(&comm), op_(op), root_(root), results_(std::move(results)), graphs_(g...), leaves_(g...) {}
+      : comm_(&comm), op_(op), root_(root), results_(std::move(results)), graphs_(g...), leaves_(g...) {
+    std::apply([&](auto&... r) {
+      ((r.allocate = [c = comm_](std::size_t n) { return collective_memory<typename std::remove_cvref_t<decltype(r)>::value_type>(*c, n); },
+        r.source.device_memory = on_device_memory), ...);
+    }, *results_);
+  }
 
   void run(staticflow::detail::erased_args args) override {
     if constexpr (reads_in_place) {
       using N = std::tuple_element_t<0, std::tuple<G...>>;
-      // A Thrust call's argument may lie in device memory the engine cannot read (CUDA): it is
-      // evaluated into a host buffer as any operand.
-      if (!graph::detail::is_argument<N>::value || !graphs_.on_device()) {
+      // A Thrust call's argument may lie in device memory a host engine cannot read (CUDA): it is
+      // evaluated into a host buffer as any operand. A device engine reads a device tensor
+      // argument where it is, and nothing else (variables are host memory).
+      if (on_device_memory ? graph::detail::is_argument<N>::value && N::shape_type::rank > 0
+                           : !graph::detail::is_argument<N>::value || !graphs_.on_device()) {
         read_in_place(args);
         return;
       }
@@ -135,7 +177,7 @@ class collective_effect final : public staticflow::detail::effect {
   }
 
  private:
-  /// The operand is a value that already lies in host memory: the engine reads it there.
+  /// The operand is a value that already lies where the engine reads: it reads it there.
   void read_in_place(staticflow::detail::erased_args args) {
     if constexpr (reads_in_place) {
       using N = std::tuple_element_t<0, std::tuple<G...>>;
@@ -160,22 +202,28 @@ class collective_effect final : public staticflow::detail::effect {
     }
   }
 
-  /// The operands evaluated into host buffers (one plan), then one collective per dtype.
+  /// The graphs' values written where target(k, ext) says: host memory, or on a communicator of
+  /// device buffers its device memory (the Thrust kernels write there).
+  template <class Target>
+  void evaluate(staticflow::detail::erased_args args, Target&& target) {
+    if constexpr (on_device_memory) graphs_.run_on_device(args, std::forward<Target>(target));
+    else graphs_.run(args, std::forward<Target>(target));
+  }
+
+  /// The operands evaluated into buffers (one plan), then one collective per dtype.
   void evaluate_and_combine(staticflow::detail::erased_args args) {
     if constexpr (Kind == collective_kind::all_gather) {
       const std::size_t processes = static_cast<std::size_t>(comm_->size());
-      graphs_.run(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
-        auto& staging = std::get<K>(staging_);
-        const std::size_t count = staticflow::detail::product(ext);
-        staging.resize(count);
+      evaluate(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
+        using T = typename std::tuple_element_t<K, std::tuple<G...>>::value_type;
         std::get<K>(*results_).reserve_gathered(ext, processes);
-        return staging.data();
+        return std::get<K>(staging_).resize(staticflow::detail::product(ext), [&](std::size_t n) { return collective_memory<T>(*comm_, n); });
       });
       [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (comm_->all_gather(std::get<K>(staging_).data(), std::get<K>(staging_).size(), std::get<K>(*results_).data.get()), ...);
+        (comm_->all_gather(std::get<K>(staging_).data.get(), std::get<K>(staging_).size, std::get<K>(*results_).get()), ...);
       }(std::index_sequence_for<G...>{});
     } else {
-      graphs_.run(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
+      evaluate(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
         return std::get<K>(*results_).reserve(ext);
       });
       combine_bucket<float>();
@@ -194,21 +242,25 @@ class collective_effect final : public staticflow::detail::effect {
         (one_of<T, K>(), ...);
       }(std::index_sequence_for<G...>{});
     } else if constexpr (tensors > 1) {
-      auto& flat = std::get<std::vector<T>>(flat_);
       std::size_t total = 0;
       for_each_of<T>([&](auto& r, std::size_t count) { (void)r, total += count; });
-      flat.resize(total);
+      T* flat = std::get<scratch<T>>(flat_).resize(total, [&](std::size_t n) { return collective_memory<T>(*comm_, n); });
       std::size_t at = 0;
-      for_each_of<T>([&](auto& r, std::size_t count) { std::copy_n(r.data.get(), count, flat.data() + at), at += count; });
-      collective(flat.data(), total);
+      for_each_of<T>([&](auto& r, std::size_t count) { copy(flat + at, r.get(), count), at += count; });
+      collective(flat, total);
       at = 0;
-      for_each_of<T>([&](auto& r, std::size_t count) { std::copy_n(flat.data() + at, count, r.data.get()), at += count; });
+      for_each_of<T>([&](auto& r, std::size_t count) { copy(r.get(), flat + at, count), at += count; });
     }
+  }
+  template <class T>
+  void copy(T* to, const T* from, std::size_t count) {
+    if constexpr (on_device_memory) comm_->copy(to, from, count * sizeof(T));
+    else std::copy_n(from, count, to);
   }
   template <class T, std::size_t K>
   void one_of() {
     if constexpr (std::is_same_v<typename std::tuple_element_t<K, std::tuple<G...>>::value_type, T>)
-      collective(std::get<K>(*results_).data.get(), element_count<K>());
+      collective(std::get<K>(*results_).get(), element_count<K>());
   }
   template <class T, class F>
   void for_each_of(F&& f) {
@@ -249,8 +301,8 @@ class collective_effect final : public staticflow::detail::effect {
   std::shared_ptr<results_type> results_;
   staticflow::detail::effect_evaluator<G...> graphs_;  // for the backend the function is traced for
   std::tuple<G...> leaves_;  // the operand, read in place when reads_in_place
-  std::tuple<std::vector<typename G::value_type>...> staging_;  // all_gather's operands
-  std::tuple<std::vector<float>, std::vector<double>, std::vector<std::int32_t>, std::vector<std::int64_t>> flat_;
+  std::tuple<scratch<typename G::value_type>...> staging_;  // all_gather's operands
+  std::tuple<scratch<float>, scratch<double>, scratch<std::int32_t>, scratch<std::int64_t>> flat_;
 };
 
 /// The static check of the communicator: a template of Comm alone, so that a lambda traced and
@@ -263,15 +315,15 @@ constexpr bool check_communicator() {
   return is_comm;
 }
 
-/// Inside a traced function, the communicator must combine host buffers (as check_communicator,
-/// one report per communicator type).
+/// Inside a traced function, a communicator of device buffers must manage them (allocate,
+/// deallocate, copy: device_memory_communicator), as one report per communicator type.
 template <class Comm>
 constexpr bool check_traced_communicator() {
-  static_assert(!device_buffers<Comm>,
-                "staticflow: a collective inside a traced function combines host buffers, and this communicator's "
-                "are device memory (sf::distributed::nccl): combine device tensors with it around the traced call, "
-                "or trace the collective with a host-memory communicator (sf::distributed::mpi)");
-  return !device_buffers<Comm>;
+  constexpr bool ok = !device_buffers<Comm> || device_memory_communicator<Comm>;
+  static_assert(ok, "staticflow: a collective inside a traced function over a communicator of device buffers needs "
+                    "its allocate(bytes), deallocate(p) and copy(to, from, bytes) (sf::distributed::nccl has them): "
+                    "the operands and results live in its device memory");
+  return ok;
 }
 
 /// The dtypes of the operand type X, a std::tuple of them (none for a value outside a trace,
@@ -312,6 +364,9 @@ constexpr bool check_operands() {
 template <collective_kind Kind, class Comm, class... X>
 auto record_collective(Comm& comm, reduce_op op, int root, const X&... xs) {
   using effect_type = collective_effect<Comm, Kind, X...>;
+  if (device_buffers<Comm> && !staticflow::detail::trace_local().for_device)
+    throw trace_error(std::string(collective_name(Kind)) + ": this communicator combines device memory (sf::distributed::nccl): "
+                      "trace the function for sf::backend::thrust, whose kernels write there");
   constexpr const char* label =
       Kind == collective_kind::all_reduce ? "all_reduce" : Kind == collective_kind::broadcast ? "broadcast" : "all_gather";
   auto results = std::make_shared<typename effect_type::results_type>(((void)sizeof(X), label)...);

@@ -73,16 +73,42 @@ concept communicator = requires(C& c, float* f, double* d, std::int32_t* i, std:
 };
 
 /// Whether communicator C's buffers are device memory (sf::distributed::nccl, which says so with
-/// `static constexpr bool device_buffers = true`): it combines device tensors outside traced
-/// functions. A traced collective combines host buffers, so it takes host-memory communicators.
+/// `static constexpr bool device_buffers = true`).
 template <class C>
 inline constexpr bool device_buffers = requires { requires C::device_buffers; };
+
+/// A communicator of device buffers that also manages them: `allocate(bytes)` / `deallocate(p)`
+/// (device memory) and `copy(to, from, bytes)` (either side host or device memory, as
+/// cudaMemcpyDefault). What a traced collective (its operands and results live on the device) and
+/// data_parallel's variable broadcasts (variables live in host memory) need of it.
+template <class C>
+concept device_memory_communicator = communicator<C> && device_buffers<C> && requires(C& c, void* p, const void* q, std::size_t n) {
+  { c.allocate(n) } -> std::same_as<void*>;
+  c.deallocate(p);
+  c.copy(p, q, n);
+};
 
 namespace detail {
 /// The element types collectives carry.
 template <class T>
 inline constexpr bool collective_dtype = std::is_same_v<T, float> || std::is_same_v<T, double> ||
                                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+
+/// n elements of T in the device memory of communicator C (device_memory_communicator), freed
+/// with it.
+template <class T, class C>
+class device_buffer {
+ public:
+  device_buffer(C& comm, std::size_t n) : comm_(&comm), data_(static_cast<T*>(comm.allocate(sizeof(T) * (n ? n : 1)))) {}
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  ~device_buffer() { comm_->deallocate(data_); }
+  T* data() const { return data_; }
+
+ private:
+  C* comm_;
+  T* data_;
+};
 
 /// Throws distributed_error unless root names a process of a group of `size`.
 inline void check_root(const char* what, int root, int size) {

@@ -158,23 +158,46 @@ class data_parallel {
   bool replicas_identical(Var&... vars) {
     std::int32_t same = 1;
     (check_identical(vars, same), ...);
-    std::int32_t all = 0;
-    comm_->all_reduce(&same, &all, 1, reduce_op::min);
-    return all == 1;
+    in_engine_memory(&same, 1, true, [&](std::int32_t* p) { comm_->all_reduce(p, p, 1, reduce_op::min); });
+    return same == 1;
   }
 
  private:
   template <class G> static constexpr bool is_tuple_v = staticflow::detail::is_tuple<G>::value;
 
+  /// f(p) with p the `count` elements of host memory at `host` where the engine reads them: the
+  /// same memory, or on a communicator of device buffers a device copy of them (copied back after
+  /// f when write_back).
+  template <class T, class F>
+  void in_engine_memory(T* host, std::size_t count, bool write_back, F&& f) {
+    if constexpr (device_buffers<Comm>) {
+      static_assert(device_memory_communicator<Comm>,
+                    "staticflow: data_parallel over a communicator of device buffers needs its allocate(bytes), "
+                    "deallocate(p) and copy(to, from, bytes) (sf::distributed::nccl has them): variables live in host memory");
+      if constexpr (device_memory_communicator<Comm>) {
+        detail::device_buffer<T, Comm> staged(*comm_, count);
+        comm_->copy(staged.data(), host, count * sizeof(T));
+        f(staged.data());
+        if (write_back) comm_->copy(host, staged.data(), count * sizeof(T));
+      }
+    } else {
+      f(host);
+    }
+  }
+
   void broadcast_one(staticflow::detail::variable_base& v, int root) {
-    detail::with_variable_data(v, [&](auto* data, std::size_t count) { comm_->broadcast(data, count, root); });
+    detail::with_variable_data(v, [&](auto* data, std::size_t count) {
+      in_engine_memory(data, count, true, [&](auto* p) { comm_->broadcast(p, count, root); });
+    });
   }
 
   void check_identical(staticflow::detail::variable_base& v, std::int32_t& same) {
     detail::with_variable_data(v, [&](auto* data, std::size_t count) {
       using T = std::remove_pointer_t<decltype(data)>;
       std::vector<T> all(count * static_cast<std::size_t>(comm_->size()));
-      comm_->all_gather(data, count, all.data());
+      in_engine_memory(data, count, false, [&](T* p) {
+        in_engine_memory(all.data(), all.size(), true, [&](T* q) { comm_->all_gather(p, count, q); });
+      });
       for (int p = 0; p < comm_->size(); ++p)
         if (count > 0 && std::memcmp(all.data() + static_cast<std::size_t>(p) * count, data, count * sizeof(T)) != 0) same = 0;
     });

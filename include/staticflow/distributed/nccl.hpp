@@ -13,8 +13,10 @@
 // sf::distributed::local for one GPU) that carries NCCL's unique id from rank 0 to the others.
 // Each collective is enqueued on the communicator's stream and waited for before the call returns
 // (the concept's calls are blocking); NCCL's errors become sf::distributed_error with NCCL's
-// message. Not yet: NCCL inside traced functions (a traced collective combines host buffers, on
-// the CPU and the Thrust backend alike; a compile error says so: docs/distributed.md).
+// message. Inside a function traced for sf::backend::thrust a collective over it combines device
+// buffers: the operands are evaluated by the device kernels into memory the communicator
+// allocates (a device tensor argument is read where it is), and what follows reads the results
+// there (distributed/collectives.hpp).
 #pragma once
 
 #include <cstddef>
@@ -56,7 +58,7 @@ inline ncclRedOp_t nccl_op(reduce_op op) {
 
 class nccl {
  public:
-  static constexpr bool device_buffers = true;  // (communicator.hpp: not inside traced functions)
+  static constexpr bool device_buffers = true;
 
   /// This process's GPU `device` in a group of boot.size() processes (rank boot.rank()).
   template <communicator Bootstrap>
@@ -105,6 +107,17 @@ class nccl {
     check(ncclAllGather(in, out, count, detail::nccl_datatype<T>(), comm_, stream_), "ncclAllGather");
     wait();
   }
+  /// Device memory for collectives' buffers (device_memory_communicator), on this process's GPU.
+  void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    detail::cuda_check(cudaMalloc(&p, bytes), "cudaMalloc");
+    return p;
+  }
+  void deallocate(void* p) { cudaFree(p); }
+  /// Host or device memory on either side; waits for the staticflow kernels that wrote `from`.
+  void copy(void* to, const void* from, std::size_t bytes) {
+    if (bytes) detail::cuda_check(cudaMemcpy(to, from, bytes, cudaMemcpyDefault), "cudaMemcpy");
+  }
   void barrier() {
     std::int32_t* one = nullptr;
     detail::cuda_check(cudaMallocAsync(reinterpret_cast<void**>(&one), sizeof *one, stream_), "cudaMallocAsync");
@@ -131,7 +144,7 @@ class nccl {
   cudaStream_t stream_ = nullptr;
 };
 
-static_assert(communicator<nccl>);
+static_assert(device_memory_communicator<nccl>);
 
 }  // namespace staticflow::distributed
 

@@ -64,6 +64,19 @@ class effect_evaluator {
     host_->run(args, std::forward<Target>(target));
   }
 
+  /// As run, with targets in device memory (a traced collective's buffers on a communicator of
+  /// device buffers): only for graphs planned for the Thrust backend's kernels.
+  template <class Target>
+  void run_on_device(erased_args args, Target&& target) const {
+    if constexpr (thrust_backend_included<key>) {
+      if (device_) {
+        static_cast<const thrust_backend::effect_graph<G...>*>(device_.get())->template run<true>(args, std::forward<Target>(target));
+        return;
+      }
+    }
+    throw trace_error("an effect's graphs write device memory only on sf::backend::thrust");  // (record_collective checks first)
+  }
+
   /// The value of a scalar graph (a for_range bound, a branch selector).
   value_type scalar(erased_args args) const {
     static_assert(sizeof...(G) == 1 && rank == 0);

@@ -130,8 +130,10 @@ class effect_graph {
 
   /// Evaluates the graphs in order: `target(k, ext)` (k a std::integral_constant) is called once
   /// graph k's extents are known (it may throw: graphs before k have been written) and returns
-  /// where in host memory to write its value. For one graph, `target(ext)` will do.
-  template <class Target>
+  /// where in host memory to write its value. For one graph, `target(ext)` will do. With
+  /// DeviceTargets the targets are device memory (a traced collective's buffers): the kernels
+  /// write there, and the run waits for them, so that another stream (NCCL's) may read them.
+  template <bool DeviceTargets = false, class Target>
   void run(staticflow::detail::erased_args args, Target&& target) const {
     const auto views = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::tuple{detail::typed_view<std::tuple_element_t<I, signature>>(args[I])...};
@@ -139,14 +141,15 @@ class effect_graph {
     device_arena::scope scope;  // the slots' buffers (and CUDA's staging buffers) go back at the end
     with_slots<arg_count>(plan_, views, [&](const auto& all) {
       [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (write<K>(all, target), ...);
+        (write<K, DeviceTargets>(all, target), ...);
       }(std::index_sequence_for<G...>{});
       return 0;
     });
+    if constexpr (DeviceTargets) synchronize();
   }
 
  private:
-  template <std::size_t K, class All, class Target>
+  template <std::size_t K, bool DeviceTargets, class All, class Target>
   void write(const All& all, Target& target) const {
     const auto& node = std::get<K>(plan_.outputs);
     using T = typename std::remove_cvref_t<decltype(node)>::value_type;
@@ -157,13 +160,15 @@ class effect_graph {
       else return target(ext);
     }();
 #if STATICFLOW_THRUST_CUDA
-    const std::size_t count = staticflow::detail::product(ext);
-    T* device = static_cast<T*>(device_arena::local().allocate(sizeof(T) * (count ? count : 1)));
-    evaluate_into(node, all, ext, device);
-    if (count) ::thrust::copy_n(::thrust::device_pointer_cast(device), count, out);  // waits for the kernel
-#else
-    evaluate_into(node, all, ext, out);
+    if constexpr (!DeviceTargets) {
+      const std::size_t count = staticflow::detail::product(ext);
+      T* device = static_cast<T*>(device_arena::local().allocate(sizeof(T) * (count ? count : 1)));
+      evaluate_into(node, all, ext, device);
+      if (count) ::thrust::copy_n(::thrust::device_pointer_cast(device), count, out);  // waits for the kernel
+      return;
+    }
 #endif
+    evaluate_into(node, all, ext, out);
   }
 
   plan_type plan_;
