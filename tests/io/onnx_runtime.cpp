@@ -390,6 +390,20 @@ int main(int argc, char** argv) {
   exported("conv3d_value_and_grad", conv3d_gradient)("volume1x5x6x5", xt::xarray<float>(xt::random::randn<float>({1, 5, 6, 5, 4})),
                                                      xt::xarray<float>(xt::random::randn<float>({2, 3, 2, 2, 6})));
 
+  // ... and the window ops' gradients: SliceGrad (Pad), ConcatGrad (Slice) and x[i]'s (ScatterND;
+  // a run-time, negative index), run-time batch extents
+  auto window_gradient = sf::function<sf::spec<float, sf::dyn, 5>, sf::spec<float, sf::dyn, 2>, sf::spec<std::int32_t>>(
+      sf::value_and_grad_fn<0, 1>([](auto a, auto b, auto i) {
+        const auto joined = sf::concat<1>(sf::tanh(a), b * b, sf::slice(a, sf::axes<1>{}, 1, 3));
+        return sf::reduce_sum(sf::square(joined) * 0.5f) + sf::reduce_sum(sf::sin(sf::slice(a, sf::axes<0>{}, 1, 2))) +
+               sf::reduce_sum(sf::exp(a[i])) + sf::reduce_sum(sf::square(b[i])) * 3.f;
+      }));
+  auto run_window_gradient = exported("window_value_and_grad", window_gradient);
+  run_window_gradient("rows4", xt::xarray<float>(xt::random::randn<float>({4, 5})), xt::xarray<float>(xt::random::randn<float>({4, 2})),
+                      std::int32_t{-1});
+  run_window_gradient("rows3", xt::xarray<float>(xt::random::randn<float>({3, 5})), xt::xarray<float>(xt::random::randn<float>({3, 2})),
+                      std::int32_t{1});
+
   const std::string command = std::string("\"") + argv[1] + "\" \"" + argv[2] + "\" \"" + dir + "\"";
   const int status = std::system(command.c_str());
   if (status == -1 || !WIFEXITED(status)) return 1;

@@ -28,6 +28,7 @@
 #include "staticflow/io/onnx_data_movement.hpp"
 #include "staticflow/io/onnx_elementwise.hpp"
 #include "staticflow/io/onnx_error.hpp"
+#include "staticflow/io/onnx_gradients.hpp"
 #include "staticflow/io/onnx_nn.hpp"
 #include "staticflow/io/onnx_proto.hpp"
 #include "staticflow/staticflow.hpp"
