@@ -15,31 +15,15 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 #include <staticflow/backend/thrust/thrust.hpp>
 #include <staticflow/distributed/nccl.hpp>
 #include <staticflow/staticflow.hpp>
 
-namespace sf = staticflow;
+#include "cuda_timing.hpp"
 
-namespace {
-template <class F>
-double best_ms_per_call(F&& f, int reps) {
-  for (int i = 0; i < 3; ++i) f();
-  cudaDeviceSynchronize();
-  double best = 1e30;
-  for (int run = 0; run < 5; ++run) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < reps; ++i) f();
-    cudaDeviceSynchronize();
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / reps);
-  }
-  return best;
-}
-}  // namespace
+namespace sf = staticflow;
 
 int main() {
   int devices = 0;
@@ -60,13 +44,13 @@ int main() {
     sf::device_tensor<float, 1> t(sf::extents<1>{n}), out(sf::extents<1>{n});
     cudaMemset(t.data(), 0, n * sizeof(float));
     const int reps = 20;
-    const double direct = best_ms_per_call([&] {
+    const double direct = sf_bench::best_wall_ms_per_call([&] {
       ncclAllReduce(t.data(), t.data(), n, ncclFloat32, ncclSum, comm.native(), comm.stream());
       cudaStreamSynchronize(comm.stream());
     }, reps);
-    const double into = best_ms_per_call([&] { sf::all_reduce_into(t, t, comm); }, reps);
+    const double into = sf_bench::best_wall_ms_per_call([&] { sf::all_reduce_into(t, t, comm); }, reps);
     sf::device_view<float, 1> in_view(t.data(), sf::extents<1>{n}), out_view(out.data(), sf::extents<1>{n});
-    const double through_function = best_ms_per_call([&] { traced.call_into(out_view, in_view); }, reps);
+    const double through_function = sf_bench::best_wall_ms_per_call([&] { traced.call_into(out_view, in_view); }, reps);
     std::printf("%10zu %12.4f %12.4f %12.4f %9.2fx %9.2fx\n", n, direct, into, through_function, into / direct,
                 through_function / direct);
   }

@@ -22,7 +22,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +35,8 @@
 
 #include <staticflow/staticflow.hpp>
 #include <staticflow/backend/thrust/thrust.hpp>
+
+#include "cuda_timing.hpp"
 
 namespace sf = staticflow;
 
@@ -59,20 +60,6 @@ double best_ms_per_call(F&& f, int reps) {
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  return best;
-}
-// wall-clock time per call of f, best of five runs of reps calls, each run ended by a device sync
-template <class F>
-double best_wall_ms_per_call(F&& f, int reps) {
-  for (int i = 0; i < 3; ++i) f();
-  cudaDeviceSynchronize();
-  double best = 1e30;
-  for (int run = 0; run < 5; ++run) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < reps; ++i) f();
-    cudaDeviceSynchronize();
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / reps);
-  }
   return best;
 }
 double gbps(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
@@ -241,15 +228,15 @@ int main(int argc, char** argv) {
   auto update = sf::function([&](auto t) { w.assign_sub(0.01f * (w - t)); }, sf::backend::thrust);
   auto read_only = sf::function([&](auto t) { return sf::reduce_sum(w * t); }, sf::backend::thrust);
   const int var_reps = 10;
-  const double update_ms = best_wall_ms_per_call([&] { update(vt); }, var_reps);
-  const double read_ms = best_wall_ms_per_call([&] { (void)read_only(vt); }, var_reps);
-  const double hand_update_ms = best_wall_ms_per_call([&] {
+  const double update_ms = sf_bench::best_wall_ms_per_call([&] { update(vt); }, var_reps);
+  const double read_ms = sf_bench::best_wall_ms_per_call([&] { (void)read_only(vt); }, var_reps);
+  const double hand_update_ms = sf_bench::best_wall_ms_per_call([&] {
     hand_update<<<blocks, threads, 0, sf::thrust_backend::stream()>>>(raw(c), raw(b), vn);
   }, var_reps);
-  const double h2d_ms = best_wall_ms_per_call([&] {
+  const double h2d_ms = sf_bench::best_wall_ms_per_call([&] {
     cudaMemcpy(raw(c), w.value().data(), vn * 4, cudaMemcpyHostToDevice);
   }, var_reps);
-  const double d2h_ms = best_wall_ms_per_call([&] {
+  const double d2h_ms = sf_bench::best_wall_ms_per_call([&] {
     cudaMemcpy(w0.data(), raw(c), vn * 4, cudaMemcpyDeviceToHost);
   }, var_reps);
   if (cudaGetLastError() != cudaSuccess) { std::printf("a variable call failed\n"); return 1; }
