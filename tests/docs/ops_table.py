@@ -72,20 +72,25 @@ tags = {}
 for header in ["operators.hpp", "math.hpp"]:
     text = (repo / "include" / "staticflow" / "graph" / header).read_text()
     tags |= dict(re.findall(r"^STATICFLOW_(?:UNARY_FUNCTION|BINARY_FUNCTION|MATH_UNARY|MATH_BINARY)\((\w+), (\w+)\)", text, re.M))
-wrong, grad_column, checked = [], None, 0
-for line in table.split("\n"):
-    if line.startswith("| staticflow |"):
-        heads = [c.strip() for c in line.strip().strip("|").split("|")]
-        grad_column = heads.index("grad") if "grad" in heads else None
-    elif line.startswith("|") and not line.startswith("|---") and grad_column is not None:
-        row = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-        cell = row[grad_column]
-        said = "yes" if cell.startswith("yes") or cell.startswith("float to float") else cell.split(" ")[0]
-        for name in re.findall(r"`sf::(\w+)(?![\w:])", row[0]):
-            if name in tags:
-                checked += 1
-                if rule_of(tags[name]) != said:
-                    wrong.append(f"sf::{name}: docs/ops.md says {cell!r}, autodiff/rules.hpp has {rule_of(tags[name])!r} for op::{tags[name]}")
+def rows_with(column):
+    """(row, cell) for each row of a table that has the named column, the row's cells split at
+    unescaped bars."""
+    index = None
+    for line in table.split("\n"):
+        if line.startswith("| staticflow |"):
+            heads = [c.strip() for c in line.strip().strip("|").split("|")]
+            index = heads.index(column) if column in heads else None
+        elif line.startswith("|") and not line.startswith("|---") and index is not None:
+            row = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+            yield row, row[index]
+wrong, checked = [], 0
+for row, cell in rows_with("grad"):
+    said = "yes" if cell.startswith("yes") or cell.startswith("float to float") else cell.split(" ")[0]
+    for name in re.findall(r"`sf::(\w+)(?![\w:])", row[0]):
+        if name in tags:
+            checked += 1
+            if rule_of(tags[name]) != said:
+                wrong.append(f"sf::{name}: docs/ops.md says {cell!r}, autodiff/rules.hpp has {rule_of(tags[name])!r} for op::{tags[name]}")
 print(f"{checked} grad cells of the {len(tags)} elementwise functions checked against autodiff/rules.hpp; {len(wrong)} wrong")
 for w in wrong:
     print(f"  wrong grad: {w}")
@@ -107,22 +112,16 @@ letters = {"floating": {"f"}, "numeric": {"f", "i"}, "integer": {"i"}, "boolean"
 def accepted(tag):
     return letters[requirement[tag]] | ({"s"} if tag in take_strings else set())
 untagged = sorted(t for t in tags.values() if t not in requirement)
-wrong_dtypes, dtypes_column, dtype_rows = [], None, 0
-for line in table.split("\n"):
-    if line.startswith("| staticflow |"):
-        heads = [c.strip() for c in line.strip().strip("|").split("|")]
-        dtypes_column = heads.index("dtypes") if "dtypes" in heads else None
-    elif line.startswith("|") and not line.startswith("|---") and dtypes_column is not None:
-        row = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-        named = [n for n in re.findall(r"`sf::(\w+)(?![\w:])", row[0]) if n in tags and tags[n] in requirement]
-        if not named:
-            continue
-        cell = row[dtypes_column]
-        said = set(re.findall(r"\b([fibs])\b", re.split(r"->|\(", cell)[0])) | ({"s"} if re.search(r"\bs\b", cell) else set())
-        takes = set().union(*(accepted(tags[n]) for n in named))
-        dtype_rows += 1
-        if said != takes:
-            wrong_dtypes.append(f"{', '.join('sf::' + n for n in named)}: docs/ops.md says {cell!r}, the op tags take {' '.join(sorted(takes))}")
+wrong_dtypes, dtype_rows = [], 0
+for row, cell in rows_with("dtypes"):
+    named = [n for n in re.findall(r"`sf::(\w+)(?![\w:])", row[0]) if n in tags and tags[n] in requirement]
+    if not named:
+        continue
+    said = set(re.findall(r"\b([fibs])\b", re.split(r"->|\(", cell)[0])) | ({"s"} if re.search(r"\bs\b", cell) else set())
+    takes = set().union(*(accepted(tags[n]) for n in named))
+    dtype_rows += 1
+    if said != takes:
+        wrong_dtypes.append(f"{', '.join('sf::' + n for n in named)}: docs/ops.md says {cell!r}, the op tags take {' '.join(sorted(takes))}")
 print(f"{dtype_rows} dtypes cells of the elementwise functions checked against their op tags; {len(wrong_dtypes)} wrong"
       + (f"; no op tag found for {untagged}" if untagged else ""))
 for w in wrong_dtypes:
