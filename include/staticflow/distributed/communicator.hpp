@@ -94,22 +94,6 @@ template <class T>
 inline constexpr bool collective_dtype = std::is_same_v<T, float> || std::is_same_v<T, double> ||
                                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
 
-/// n elements of T in the device memory of communicator C (device_memory_communicator), freed
-/// with it.
-template <class T, class C>
-class device_buffer {
- public:
-  device_buffer(C& comm, std::size_t n) : comm_(&comm), data_(static_cast<T*>(comm.allocate(sizeof(T) * (n ? n : 1)))) {}
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  ~device_buffer() { comm_->deallocate(data_); }
-  T* data() const { return data_; }
-
- private:
-  C* comm_;
-  T* data_;
-};
-
 /// Throws distributed_error unless root names a process of a group of `size`.
 inline void check_root(const char* what, int root, int size) {
   if (root < 0 || root >= size)

@@ -175,10 +175,10 @@ class data_parallel {
                     "staticflow: data_parallel over a communicator of device buffers needs its allocate(bytes), "
                     "deallocate(p) and copy(to, from, bytes) (sf::distributed::nccl has them): variables live in host memory");
       if constexpr (device_memory_communicator<Comm>) {
-        detail::device_buffer<T, Comm> staged(*comm_, count);
-        comm_->copy(staged.data(), host, count * sizeof(T));
-        f(staged.data());
-        if (write_back) comm_->copy(host, staged.data(), count * sizeof(T));
+        const auto staged = detail::collective_memory<T>(*comm_, count);
+        comm_->copy(staged.get(), host, count * sizeof(T));
+        f(staged.get());
+        if (write_back) comm_->copy(host, staged.get(), count * sizeof(T));
       }
     } else {
       f(host);

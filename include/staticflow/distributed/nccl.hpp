@@ -114,7 +114,8 @@ class nccl {
     return p;
   }
   void deallocate(void* p) { cudaFree(p); }
-  /// Host or device memory on either side; waits for the staticflow kernels that wrote `from`.
+  /// Host or device memory on either side, a blocking copy (a traced collective has waited for the
+  /// kernels that wrote its operands before it copies them).
   void copy(void* to, const void* from, std::size_t bytes) {
     if (bytes) detail::cuda_check(cudaMemcpy(to, from, bytes, cudaMemcpyDefault), "cudaMemcpy");
   }
