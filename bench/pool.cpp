@@ -5,6 +5,8 @@
 //   Max/...       ResNet's stem pool: 3x3, stride 2, SAME on 1x112x112x64 -> 1x56x56x64
 //   Avg/...       a 2x2, stride 2, VALID average pool on 8x56x56x64 -> 8x28x28x64
 //   MaxGrad/...   the gradient of the Max case (sum(max_pool(x) * m) with respect to x)
+//   MaxJvp/...    max_pool's derivative along a tangent t of x's shape (TF's MaxPoolGradGrad, what
+//                 sf::jvp and sf::hessian_vector_product run): t read at each window's first maximum
 //
 //   Staticflow     fn.call_into(y, ...), the traced function, one thread (the default)
 //   Staticflow2T   the same with sf::set_num_threads(2)
@@ -51,7 +53,7 @@ constexpr pool_case avg_case{8, 56, 56, 64, 2, 2, false};
 
 struct data {
   pool_case pc;
-  xt::xtensor<float, 4> x, y, m, dx;
+  xt::xtensor<float, 4> x, y, m, dx, t;
   explicit data(const pool_case& p) : pc(p) {
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> u(-1, 1);
@@ -61,6 +63,8 @@ struct data {
     dx = xt::zeros<float>({p.n, p.h, p.w, p.c});
     for (auto& v : x) v = u(rng);
     for (auto& v : m) v = u(rng);
+    t = xt::xtensor<float, 4>::from_shape({p.n, p.h, p.w, p.c});
+    for (auto& v : t) v = u(rng);
   }
   /// Output (b, i, j, k) of the max (or mean) pool, and where the maximum is.
   double reference(bool max, std::size_t b, std::size_t i, std::size_t j, std::size_t k, std::size_t* at = nullptr) const {
@@ -88,6 +92,20 @@ struct data {
         return;
       }
     }
+  }
+  /// y (the tangent's derivative) against the definition: t at each window's first maximum.
+  void check_tangent(benchmark::State& state) const {
+    for (std::size_t b = 0; b < pc.n; ++b)
+      for (std::size_t i = 0; i < pc.oh(); ++i)
+        for (std::size_t j = 0; j < pc.ow(); ++j)
+          for (std::size_t k = 0; k < pc.c; ++k) {
+            std::size_t at = 0;
+            reference(true, b, i, j, k, &at);
+            if (y(b, i, j, k) != t.data()[at]) {
+              state.SkipWithError("wrong tangent");
+              return;
+            }
+          }
   }
   /// dx against the definition: the sum of m over the windows whose first maximum each input is.
   void check_gradient(benchmark::State& state) const {
@@ -248,6 +266,60 @@ void run_gradient_hand_loop(benchmark::State& state) {
   report(state, max_case, 2, 1);
 }
 
+void run_tangent_staticflow(benchmark::State& state, std::size_t threads) {
+  data d(max_case);
+  auto directional = sf::function([](auto x, auto t) {
+    const auto [value, product] = sf::jvp<0>([](auto a) {
+      return sf::max_pool2d(a, sf::ksize<3>, sf::strides<2>, sf::padding::same);
+    })(x, t);
+    return product;  // the value is not asked for: not computed
+  });
+  const std::size_t saved = sf::num_threads();
+  sf::set_num_threads(threads);
+  directional.call_into(d.y, d.x, d.t);
+  for (auto _ : state) {
+    directional.call_into(d.y, d.x, d.t);
+    benchmark::DoNotOptimize(d.y.data());
+    benchmark::ClobberMemory();
+  }
+  sf::set_num_threads(saved);
+  d.check_tangent(state);
+  report(state, max_case, 2, 1);
+}
+
+/// The hand-written MaxPoolGradGrad: the max loop carrying t's value at the running maximum.
+void run_tangent_hand_loop(benchmark::State& state) {
+  data d(max_case);
+  constexpr pool_case pc = max_case;
+  constexpr std::size_t OH = pc.oh(), OW = pc.ow(), PT = pc.pad_top(), PL = pc.pad_left(), C = pc.c;
+  for (auto _ : state) {
+    const float* x = d.x.data();
+    const float* t = d.t.data();
+    for (std::size_t i = 0; i < OH; ++i)
+      for (std::size_t j = 0; j < OW; ++j) {
+        float best[C], value[C];
+        std::fill_n(best, C, -std::numeric_limits<float>::infinity());
+        std::fill_n(value, C, 0.f);
+        for (std::size_t u = 0; u < pc.k; ++u)
+          for (std::size_t v = 0; v < pc.k; ++v) {
+            const long r = long(i * pc.s + u) - long(PT), q = long(j * pc.s + v) - long(PL);
+            if (r < 0 || q < 0 || r >= long(pc.h) || q >= long(pc.w)) continue;
+            const std::size_t base = (std::size_t(r) * pc.w + std::size_t(q)) * C;
+            for (std::size_t k = 0; k < C; ++k) {  // selects, so that g++ vectorizes
+              const bool replaces = x[base + k] > best[k];
+              value[k] = replaces ? t[base + k] : value[k];
+              best[k] = replaces ? x[base + k] : best[k];
+            }
+          }
+        std::copy_n(value, C, d.y.data() + (i * OW + j) * C);
+      }
+    benchmark::DoNotOptimize(d.y.data());
+    benchmark::ClobberMemory();
+  }
+  d.check_tangent(state);
+  report(state, max_case, 2, 1);
+}
+
 void Max_Staticflow(benchmark::State& s) { run_staticflow<true>(s, max_case, 1); }
 void Max_Staticflow2T(benchmark::State& s) { run_staticflow<true>(s, max_case, 2); }
 void Max_HandLoop(benchmark::State& s) { run_hand_loop<true>(s, max_case); }
@@ -259,6 +331,9 @@ void Avg_EigenTensor(benchmark::State& s) { run_eigen<false>(s, avg_case); }
 void MaxGrad_Staticflow(benchmark::State& s) { run_gradient_staticflow(s, 1); }
 void MaxGrad_Staticflow2T(benchmark::State& s) { run_gradient_staticflow(s, 2); }
 void MaxGrad_HandLoop(benchmark::State& s) { run_gradient_hand_loop(s); }
+void MaxJvp_Staticflow(benchmark::State& s) { run_tangent_staticflow(s, 1); }
+void MaxJvp_Staticflow2T(benchmark::State& s) { run_tangent_staticflow(s, 2); }
+void MaxJvp_HandLoop(benchmark::State& s) { run_tangent_hand_loop(s); }
 
 }  // namespace
 
@@ -273,3 +348,6 @@ BENCHMARK(Avg_EigenTensor)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(MaxGrad_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(MaxGrad_Staticflow2T)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(MaxGrad_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(MaxJvp_Staticflow)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(MaxJvp_Staticflow2T)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(MaxJvp_HandLoop)->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -9,6 +9,8 @@ Prints the minimum wall time per call for
   max:      3x3, stride 2, SAME on 1x112x112x64 (ResNet's stem pool)
   avg:      2x2, stride 2, VALID on 8x56x56x64
   max_grad: the gradient of sum(max_pool(x) * m) with respect to x, the max case's shapes
+  max_jvp:  max_pool's derivative along a tangent t of x's shape (forward-mode through the tape:
+            tf.autodiff.ForwardAccumulator, which runs MaxPoolGradGrad), the max case's shapes
 """
 import argparse
 import sys
@@ -42,8 +44,16 @@ def main():
             loss = tf.reduce_sum(tf.nn.max_pool2d(a, 3, 2, "SAME") * w)
         return tape.gradient(loss, a)
 
+    t_max = tf.random.uniform((1, 112, 112, 64), -1, 1)
+
+    @tf.function
+    def max_jvp(a, t):
+        with tf.autodiff.ForwardAccumulator(a, t) as acc:
+            y = tf.nn.max_pool2d(a, 3, 2, "SAME")
+        return acc.jvp(y)
+
     cases = (("max", lambda: max_fn(x_max).numpy()), ("avg", lambda: avg_fn(x_avg).numpy()),
-             ("max_grad", lambda: max_grad(x_max, m).numpy()))
+             ("max_grad", lambda: max_grad(x_max, m).numpy()), ("max_jvp", lambda: max_jvp(x_max, t_max).numpy()))
     for name, fn in cases:
         fn()
         t = best(fn, args.seconds)

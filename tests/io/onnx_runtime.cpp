@@ -2,7 +2,7 @@
 // exports functions covering every lowering of io/onnx.hpp (elementwise ops on floats and
 // integers, reductions, matmul, conv2d, depthwise_conv2d and conv2d_transpose with their options, pooling, cumsum, cumprod, range / linspace / eye, gather, boolean_mask / where, unique, moments and layer normalization,
 // reverse / slices / tile / pad / roll / repeat (also by a tensor of counts) / split, argsort / sort / top_k / take_along_axis, gather_nd / scatters, segment sums and their gradient, diag_part / set_diag / diag / trace, shape ops, softmax, x[i], cond / switch_case, while_loop /
-// fori_loop / scan, a value_and_grad) with their inputs and staticflow's outputs as .npy files, then runs
+// fori_loop / scan, value_and_grads through convolutions, windows and poolings, max_pool's jvp) with their inputs and staticflow's outputs as .npy files, then runs
 // onnx_runtime.py, which runs each model in onnxruntime and compares.
 // Usage: onnx_runtime PYTHON SCRIPT DIR. Exits 77 (skipped) without onnxruntime.
 #include <cstdint>
@@ -403,6 +403,30 @@ int main(int argc, char** argv) {
                       std::int32_t{-1});
   run_window_gradient("rows3", xt::xarray<float>(xt::random::randn<float>({3, 5})), xt::xarray<float>(xt::random::randn<float>({3, 2})),
                       std::int32_t{1});
+
+  // ... and the poolings' gradients: MaxPoolGrad as MaxPool's Indices and a ScatterElements that
+  // adds (overlapping windows share maxima; run-time extents), AvgPoolGrad as a ConvTranspose of
+  // ones over the gradient divided by each window's count (SAME's padding not counted; static)
+  auto pool_gradient = sf::function<sf::spec<float, sf::dyn, sf::dyn, sf::dyn, 2>, sf::spec<float, 2, 7, 6, 3>,
+                                    sf::spec<float, sf::dyn, 9, 2>>(sf::value_and_grad_fn<0, 1, 2>([](auto x, auto y, auto s) {
+    return sf::reduce_sum(sf::square(sf::max_pool2d(x, sf::ksize<2>, sf::strides<1>))) +
+           sf::reduce_sum(sf::tanh(sf::max_pool2d(x, sf::ksize<3>, sf::strides<2>, sf::padding::same))) +
+           sf::reduce_sum(sf::square(sf::avg_pool2d(y, sf::ksize<3, 2>, sf::strides<2, 1>, sf::padding::same))) +
+           sf::reduce_sum(sf::tanh(sf::avg_pool2d(y, sf::ksize<2>))) +
+           sf::reduce_sum(sf::square(sf::max_pool1d(s, sf::ksize<3>, sf::strides<2>, sf::padding::same))) +
+           sf::reduce_sum(sf::exp(sf::avg_pool1d(s, sf::ksize<2>, sf::strides<1>, sf::padding::same)));
+  }));
+  auto run_pool_gradient = exported("pool_value_and_grad", pool_gradient);
+  const xt::xarray<float> tied = xt::round(xt::random::randn<float>({2, 5, 6, 2}));  // ties: the first maximum
+  run_pool_gradient("tied2x5x6", tied, xt::xarray<float>(xt::random::randn<float>({2, 7, 6, 3})),
+                    xt::xarray<float>(xt::random::randn<float>({3, 9, 2})));
+  run_pool_gradient("image1x4x7", xt::xarray<float>(xt::random::randn<float>({1, 4, 7, 2})),
+                    xt::xarray<float>(xt::random::randn<float>({2, 7, 6, 3})), xt::xarray<float>(xt::round(xt::random::randn<float>({1, 9, 2}))));
+
+  // ... and max_pool's second derivative (MaxPoolGradGrad: a Gather at MaxPool's Indices), in a jvp
+  auto pool_jvp = sf::function<sf::spec<float, sf::dyn, sf::dyn, sf::dyn, 2>, sf::spec<float, sf::dyn, sf::dyn, sf::dyn, 2>>(
+      sf::jvp_fn<0>([](auto x) { return sf::tanh(sf::max_pool2d(x, sf::ksize<2>, sf::strides<1>)); }));
+  exported("max_pool_jvp", pool_jvp)("tied2x5x6", tied, xt::xarray<float>(xt::random::randn<float>({2, 5, 6, 2})));
 
   const std::string command = std::string("\"") + argv[1] + "\" \"" + argv[2] + "\" \"" + dir + "\"";
   const int status = std::system(command.c_str());

@@ -278,6 +278,33 @@ TEST_CASE("suite: max_pool / avg_pool and their gradients (SAME, overlapping win
   check_elements("dx", dx, gx);
 }
 
+TEST_CASE("suite: max_pool's jvp reads the tangent at each window's first maximum (MaxPoolGradGrad)",
+          "[suite][gradients][pool]") {
+  INFO("backend " << suite::name());
+  auto directional = sf::jvp<0>([](auto x) { return sf::max_pool2d(x, sf::ksize<3>, sf::strides<2>, sf::padding::same); },
+                                suite::backend);
+  const std::size_t n = 2, h = 6, w = 5, c = 3, oh = 3, ow = 3;
+  auto x = xt::xtensor<float, 4>::from_shape({n, h, w, c}), t = xt::xtensor<float, 4>::from_shape({n, h, w, c});
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x.data()[i] = std::round(3.f * std::sin(0.2f + 0.61f * float(i)));  // rounded: ties, the first maximum wins
+    t.data()[i] = float(i);
+  }
+  const auto [y, dy] = suite::host(directional(suite::in(x), suite::in(t)));
+  for (std::size_t b = 0; b < n; ++b)
+    for (std::size_t i = 0; i < oh; ++i)
+      for (std::size_t j = 0; j < ow; ++j)
+        for (std::size_t k = 0; k < c; ++k) {
+          // rows [2i, 2i + 3) and columns [2j - 1, 2j + 2), clipped (SAME pads 1 row, 2 columns)
+          const std::size_t r0 = 2 * i, r1 = std::min(h, 2 * i + 3), c0 = j == 0 ? 0 : 2 * j - 1, c1 = std::min(w, 2 * j + 2);
+          std::size_t br = r0, bc = c0;
+          for (std::size_t r = r0; r < r1; ++r)
+            for (std::size_t q = c0; q < c1; ++q)
+              if (x(b, r, q, k) > x(b, br, bc, k)) br = r, bc = q;
+          CHECK(y(b, i, j, k) == x(b, br, bc, k));
+          CHECK(dy(b, i, j, k) == t(b, br, bc, k));
+        }
+}
+
 TEST_CASE("suite: gradients of slice, concat and x[i]", "[suite][gradients][shape_ops]") {
   INFO("backend " << suite::name());
   // L = sum(slice(a, 1, 2) * 2) + sum(concat<1>(a, b) * w) + sum(a[2] * 3): dL/da and dL/db are

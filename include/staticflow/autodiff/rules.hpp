@@ -823,19 +823,28 @@ constexpr auto child_adjoint(const graph::conv3d_gradient<Wrt, X, F, H, Opt>& n,
   else if constexpr (K == 0 && !image) return graph::conv3d_gradient<graph::conv2d_wrt_image, X, E, H, Opt>(n.x, ge, n.g);
   else return zero_adjoint{};
 }
-/// avg_pool's gradient A^T g is linear in g: <e, A^T g> = <A e, g>, so its adjoint is the pooling
-/// of e. max_pool's routes g by the positions of the maxima: its adjoint would read e at those
-/// positions (TF's MaxPoolGradGrad), a kernel not written yet.
+/// Both poolings' gradients A^T g are linear in g: <e, A^T g> = <A e, g>, so the adjoint for g
+/// is A e: avg_pool of e, or for max_pool e read at each window's first maximum in x
+/// (MaxPoolGradGrad). x only picks the maxima: no adjoint flows to it (TF's rule).
 template <std::size_t K, class Kind, class X, class H, class P, class G>
 constexpr auto child_adjoint(const graph::pool_gradient<Kind, X, H, P>& n, const G& g) {
-  static_assert(K != 1 || !std::is_same_v<Kind, graph::max_pooling>,  // (once: for the adjoint g)
-                "staticflow: a second derivative through max_pool (sf::jvp or sf::hessian_vector_product of a "
-                "function with a max_pool) is not supported yet; avg_pool's is");
-  if constexpr (K != 1 || std::is_same_v<Kind, graph::max_pooling>) {
+  if constexpr (K != 1) {
     return zero_adjoint{};
   } else {
     const auto ge = to_value_spec(g, n);
-    return graph::pool<Kind, std::remove_cvref_t<decltype(ge)>, P>(ge);
+    using E = std::remove_cvref_t<decltype(ge)>;
+    if constexpr (std::is_same_v<Kind, graph::max_pooling>) return graph::max_pool_gradient_gradient<X, E, P>(n.x, ge);
+    else return graph::pool<Kind, E, P>(ge);
+  }
+}
+/// MaxPoolGradGrad is linear in e, its adjoint MaxPoolGrad of the same x: third derivatives close.
+template <std::size_t K, class X, class E, class P, class G>
+constexpr auto child_adjoint(const graph::max_pool_gradient_gradient<X, E, P>& n, const G& g) {
+  if constexpr (K != 1) {
+    return zero_adjoint{};
+  } else {
+    const auto ge = to_value_spec(g, n);
+    return graph::pool_gradient<graph::max_pooling, X, std::remove_cvref_t<decltype(ge)>, P>(n.x, ge);
   }
 }
 

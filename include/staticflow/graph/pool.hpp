@@ -1,8 +1,9 @@
 // staticflow/graph/pool.hpp -- sf::max_pool1d/2d and sf::avg_pool1d/2d as tf.nn's: channels-last
 // inputs ([batch, width, channels] or [batch, height, width, channels]; `sf::data_format::nchw` /
 // `ncw` transpose around the node), a static window (`sf::ksize<KH, KW>`), static strides (the
-// window's size when not given, as Keras's pooling layers), VALID or SAME padding; and the node
-// of their gradient (TF's MaxPoolGrad / AvgPoolGrad).
+// window's size when not given, as Keras's pooling layers), VALID or SAME padding; the node of
+// their gradient (TF's MaxPoolGrad / AvgPoolGrad) and that of max_pool's second derivative
+// (MaxPoolGradGrad).
 //
 // Both are materialized nodes computed by the backend (backend/cpu/pool.hpp). A 1-D pooling is
 // the 2-D one over a height of 1: one node type for both, told apart by the input's rank.
@@ -178,6 +179,35 @@ struct pool_gradient : node<pool_gradient<Kind, X, G, P>> {
       throw shape_error("pooling gradient: the output gradient's shape " + staticflow::detail::extents_string(eg) +
                         " is not the pooling's output shape " + staticflow::detail::extents_string(expected));
     return ex;
+  }
+};
+
+/// The adjoint of max_pool's gradient with respect to its output gradient (TF's MaxPoolGradGrad):
+/// the max_pool of x's shape that reads, for each output, e at the first maximum of its window
+/// in x (where MaxPoolGrad sent that output's gradient). Linear in e; its own adjoint is
+/// MaxPoolGrad of the same x. What sf::jvp and sf::hessian_vector_product need through max_pool.
+template <class X, class E, class P>
+struct max_pool_gradient_gradient : node<max_pool_gradient_gradient<X, E, P>> {
+  static constexpr bool materialized = true;
+  using value_type = typename E::value_type;
+  using shape_type = typename detail::pool_shape<max_pooling, typename X::shape_type, P>::type;
+  static constexpr std::size_t rank = shape_type::rank;
+  X x;
+  E e;
+  constexpr max_pool_gradient_gradient(X x_, E e_) : x(x_), e(e_) {}
+  constexpr child_refs<const X&, const E&> children() const { return {x, e}; }
+  template <class A, class B>
+  constexpr auto with_children(const A& a, const B& b) const { return max_pool_gradient_gradient<A, B, P>(a, b); }
+  static constexpr bool parameters_in_type = true;
+  constexpr bool same_parameters(const max_pool_gradient_gradient&) const { return true; }
+  std::string name() const { return "MaxPoolGradGrad" + pool_attributes<P, rank>(); }
+  extents<rank> result_extents(const extents<rank>& ex, const extents<rank>& ee) const {
+    if (ee != ex)
+      throw shape_error("max_pool's second derivative: the tangent's shape " + staticflow::detail::extents_string(ee) +
+                        " is not the pooled input's shape " + staticflow::detail::extents_string(ex));
+    const auto g = pool_geometry_of<rank, P>(ex, "max_pool's second derivative");
+    if constexpr (rank == 4) return {g.n, g.oh, g.ow, g.c};
+    else return {g.n, g.ow, g.c};
   }
 };
 }  // namespace graph

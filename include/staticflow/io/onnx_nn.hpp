@@ -1,7 +1,9 @@
 // staticflow/io/onnx_nn.hpp -- the ONNX form of the neural-network layers' ops (graph/conv.hpp,
-// graph/conv3d.hpp, graph/depthwise_conv.hpp, graph/pool.hpp), used by io/onnx_lowering.hpp. ONNX's Conv,
-// ConvTranspose and pools are channels-first (NCHW, OIHW weights), staticflow's (and TF's)
-// channels-last (NHWC, HWIO filters): each lowering transposes in and out around one ONNX node.
+// graph/conv3d.hpp, graph/depthwise_conv.hpp, graph/pool.hpp) and of their gradients, used by
+// io/onnx_lowering.hpp. ONNX's Conv, ConvTranspose and pools are channels-first (NCHW, OIHW
+// weights), staticflow's (and TF's) channels-last (NHWC, HWIO filters): each lowering transposes
+// in and out around its ONNX nodes. The poolings' gradients: MaxPoolGrad scatters at MaxPool's
+// Indices, MaxPoolGradGrad gathers there, AvgPoolGrad is a ConvTranspose with a filter of ones.
 #pragma once
 
 #include <cstddef>
@@ -292,21 +294,108 @@ std::string lower_conv_filter_gradient(Exporter& e, const std::string& x, const 
   return out;
 }
 
-/// max_pool / avg_pool as Transpose -> MaxPool / AveragePool -> Transpose, 1-D (rank 3) or 2-D.
-/// AveragePool's count_include_pad is 0 (its default): SAME's padding is not counted, as TF.
+/// A MaxPool or AveragePool node of a channels-first input with pooling parameters P (Rank: the
+/// channels-last input's rank, 3 for 1-D, 4 for 2-D); `outputs` are the node's (MaxPool's second
+/// is Indices). AveragePool's count_include_pad is 0 (its default): SAME's padding is not counted, as TF.
 template <bool Max, class P, std::size_t Rank, class Exporter>
-std::string lower_pool(Exporter& e, const std::string& x) {
-  const std::string first = e.fresh("pool_in"), pooled = e.fresh("pool"), out = e.fresh("pool_out");
+void add_pool_node(Exporter& e, const std::string& image, const std::vector<std::string>& outputs) {
   const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
-  e.set_ints(e.add_node("Transpose", {x}, {first}), "perm",
-             Rank == 4 ? std::vector<std::int64_t>{0, 3, 1, 2} : std::vector<std::int64_t>{0, 2, 1});
-  auto& node = e.add_node(Max ? "MaxPool" : "AveragePool", {first}, {pooled});
+  auto& node = e.add_node(Max ? "MaxPool" : "AveragePool", {image}, outputs);
   e.set_ints(node, "kernel_shape", Rank == 4 ? std::vector<std::int64_t>{i(P::kh), i(P::kw)} : std::vector<std::int64_t>{i(P::kw)});
   e.set_ints(node, "strides", Rank == 4 ? std::vector<std::int64_t>{i(P::sh), i(P::sw)} : std::vector<std::int64_t>{i(P::sw)});
   set_auto_pad(node, P::same);
-  e.set_ints(e.add_node("Transpose", {pooled}, {out}), "perm",
-             Rank == 4 ? std::vector<std::int64_t>{0, 2, 3, 1} : std::vector<std::int64_t>{0, 2, 1});
+}
+
+/// A channels-last tensor of rank Rank turned channels-first, or back.
+template <std::size_t Rank, class Exporter>
+std::string channels_first(Exporter& e, const std::string& x) {
+  const std::string out = e.fresh("channels_first");
+  e.set_ints(e.add_node("Transpose", {x}, {out}), "perm", channels_first_perm(Rank - 2));
   return out;
+}
+template <std::size_t Rank, class Exporter>
+std::string channels_last(Exporter& e, const std::string& x) {
+  const std::string out = e.fresh("channels_last");
+  e.set_ints(e.add_node("Transpose", {x}, {out}), "perm", channels_last_perm(Rank - 2));
+  return out;
+}
+
+/// max_pool / avg_pool as Transpose -> MaxPool / AveragePool -> Transpose, 1-D (rank 3) or 2-D.
+template <bool Max, class P, std::size_t Rank, class Exporter>
+std::string lower_pool(Exporter& e, const std::string& x) {
+  const std::string pooled = e.fresh("pool");
+  add_pool_node<Max, P, Rank>(e, channels_first<Rank>(e, x), {pooled});
+  return channels_last<Rank>(e, pooled);
+}
+
+/// Where max_pool (parameters P) of the channels-last x finds each window's maximum: MaxPool's
+/// Indices, flat indices into the channels-first image `image` (the first maximum in row-major
+/// order, where TF's MaxPoolGrad sends the gradient). A window with a NaN differs: onnxruntime's
+/// MaxPool skips NaN, where staticflow picks the window's first NaN.
+struct pool_argmax {
+  std::string image, argmax;
+};
+template <class P, std::size_t Rank, class Exporter>
+pool_argmax max_pool_argmax(Exporter& e, const std::string& x) {
+  pool_argmax found{channels_first<Rank>(e, x), e.fresh("pool_argmax")};
+  add_pool_node<true, P, Rank>(e, found.image, {e.fresh("pool"), found.argmax});
+  return found;
+}
+
+/// MaxPoolGrad of image x and output gradient dy: a ScatterElements adds each output's gradient
+/// at its window's maximum on flat zeros (two windows may share one). Run-time extents export.
+template <class T, class P, std::size_t Rank, class Exporter>
+std::string lower_max_pool_gradient(Exporter& e, const std::string& x, const std::string& dy) {
+  const auto [image, argmax] = max_pool_argmax<P, Rank>(e, x);
+  const std::string flat = e.ints({-1});
+  const std::string zeros = e.op("Expand", {e.template constant<T>({T(0)}, {}), e.op("Reshape", {e.op("Size", {image}), e.ints({1})})});
+  const std::string indices = e.op("Reshape", {argmax, flat}), updates = e.op("Reshape", {channels_first<Rank>(e, dy), flat});
+  const std::string summed = e.fresh("max_pool_gradient");
+  auto& scatter = e.add_node("ScatterElements", {zeros, indices, updates}, {summed});
+  auto* reduction = scatter.add_attribute();  // opset 16's reduction
+  reduction->set_name("reduction");
+  reduction->set_type(::onnx::AttributeProto::STRING);
+  reduction->set_s("add");
+  return channels_last<Rank>(e, e.op("Reshape", {summed, e.op("Shape", {image})}));
+}
+
+/// MaxPoolGradGrad of image x and tangent t (x's shape): a Gather of the flat channels-first t at
+/// the maxima, shaped as the Indices (the pooling's output).
+template <class P, std::size_t Rank, class Exporter>
+std::string lower_max_pool_gradient_gradient(Exporter& e, const std::string& x, const std::string& t) {
+  const auto found = max_pool_argmax<P, Rank>(e, x);
+  return channels_last<Rank>(e, e.op("Gather", {e.op("Reshape", {channels_first<Rank>(e, t), e.ints({-1})}), found.argmax}));
+}
+
+/// AvgPoolGrad of an image of shape XS and output gradient dy: dy divided by each window's count
+/// of image elements (a constant: SAME's padding is not counted), spread over the window by a
+/// ConvTranspose with a filter of ones, one group per channel. ConvTranspose's pads and group
+/// are static: the image's height, width and channel count must be.
+template <class T, class P, class XS, class Exporter>
+std::string lower_avg_pool_gradient(Exporter& e, const std::string& dy) {
+  constexpr std::size_t rank = XS::rank, c = XS::dims[rank - 1], h = rank == 4 ? XS::dims[1] : 1, w = XS::dims[rank - 2];
+  if constexpr (c == staticflow::dyn || c == 0 || h == staticflow::dyn || w == staticflow::dyn) {
+    throw export_error("onnx export: avg_pool's gradient is a ConvTranspose with a filter of ones: it needs a static "
+                       "image height, width and (non-zero) channel count, as ConvTranspose's pads and group are static");
+  } else {
+    extents<rank> one_image{};
+    one_image[0] = 1, one_image[rank - 1] = 1, one_image[rank - 2] = w;
+    if constexpr (rank == 4) one_image[1] = h;
+    const auto geo = graph::pool_geometry_of<rank, P>(one_image, "avg_pool's gradient");
+    std::vector<T> counts;
+    for (std::size_t i = 0; i < geo.oh; ++i)
+      for (std::size_t j = 0; j < geo.ow; ++j) counts.push_back(static_cast<T>(geo.window_of(i, j).count()));
+    const auto i = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+    const std::string count = rank == 4 ? e.template constant<T>(counts, {1, i(geo.oh), i(geo.ow), 1})
+                                        : e.template constant<T>(counts, {1, i(geo.ow), 1});
+    const std::vector<std::int64_t> filter_dims =
+        rank == 4 ? std::vector<std::int64_t>{i(P::kh), i(P::kw), 1, i(c)} : std::vector<std::int64_t>{i(P::kw), 1, i(c)};
+    const std::string ones = e.template constant<T>(std::vector<T>(P::kh * P::kw * c, T(1)), filter_dims);
+    std::vector<spatial_axis> axes;
+    if constexpr (rank == 4) axes.push_back({P::same, h, P::kh, P::sh, 1, 0, 0});
+    axes.push_back({P::same, w, P::kw, P::sw, 1, 0, 0});
+    return lower_conv_transpose(e, e.op("Div", {dy, count}), ones, c, axes, "avg_pool's gradient");
+  }
 }
 
 /// conv2d's groups (image channels / filter in_channels) are ONNX's static `group`: when the
@@ -410,6 +499,20 @@ std::string lower_node(E& e, const graph::depthwise_conv2d<X, F, Opt>& n) {
 template <class Kind, class X, class P, class E>
 std::string lower_node(E& e, const graph::pool<Kind, X, P>& n) {
   return lower_pool<std::is_same_v<Kind, graph::max_pooling>, P, X::shape_type::rank>(e, e.emit(n.x));
+}
+
+template <class Kind, class X, class G, class P, class E>
+std::string lower_node(E& e, const graph::pool_gradient<Kind, X, G, P>& n) {
+  using T = typename G::value_type;
+  if constexpr (std::is_same_v<Kind, graph::max_pooling>)
+    return lower_max_pool_gradient<T, P, X::shape_type::rank>(e, e.template emit_as<T>(n.x), e.emit(n.g));
+  else return lower_avg_pool_gradient<T, P, typename X::shape_type>(e, e.emit(n.g));
+}
+
+template <class X, class T, class P, class E>
+std::string lower_node(E& e, const graph::max_pool_gradient_gradient<X, T, P>& n) {
+  using V = typename T::value_type;
+  return lower_max_pool_gradient_gradient<P, X::shape_type::rank>(e, e.template emit_as<V>(n.x), e.emit(n.e));
 }
 
 }  // namespace staticflow::onnx::detail

@@ -1,5 +1,5 @@
-// staticflow/backend/cpu/pool.hpp -- max_pool / avg_pool and their gradients (graph/pool.hpp) on
-// the CPU.
+// staticflow/backend/cpu/pool.hpp -- max_pool / avg_pool, their gradients and max_pool's second
+// derivative (graph/pool.hpp) on the CPU.
 //
 // Channels are the innermost axis, so every window element is a contiguous run of C values and
 // each kernel's inner loop runs over channels (vectorized by the compiler). The forward pass
@@ -126,6 +126,54 @@ void pool_forward(const graph::pool_geometry& g, const T* x, T* y) {
   });
 }
 
+/// y = MaxPoolGradGrad: for each output of max_pool of x, e at its window's first maximum in x
+/// (the forward pass's loop, carrying e's value along with the running maximum).
+template <class P, class T>
+void pool_value_at_maximum(const graph::pool_geometry& g, const T* x, const T* e, T* y) {
+  if (g.outputs() == 0) return;
+  parallel_for(g.n * g.oh, threads_for(g.outputs() * g.kh * g.kw), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t row = begin; row < end; ++row) {
+      const std::size_t b = row / g.oh, i = row % g.oh;
+      for (std::size_t j = 0; j < g.ow; ++j) {
+        const auto win = g.window_of(i, j);
+        const auto at = [&](std::size_t r, std::size_t col) { return ((b * g.h + r) * g.w + col) * g.c; };
+        T* out = y + (row * g.ow + j) * g.c;
+        for_each_channel_pass<T>(g.c, [&](std::size_t k0, auto lanes) {
+          if constexpr (std::is_integral_v<decltype(lanes)>) {
+            for (std::size_t k = k0; k < k0 + lanes; ++k) {
+              T best{}, value{};
+              for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
+                const T v = x[at(r, col) + k];
+                if (first || replaces_maximum(v, best)) best = v, value = e[at(r, col) + k];
+              });
+              out[k] = value;
+            }
+          } else {
+            using B = batch_t<T>;
+            constexpr std::size_t V = decltype(lanes)::vectors;
+            pass_values<T, decltype(lanes)> best, value;
+            for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
+              const std::size_t in = at(r, col) + k0;
+              if (first) {
+                best.load(x + in);
+                value.load(e + in);
+                return;
+              }
+              for (std::size_t u = 0; u < V; ++u) {
+                const B v = B::load_unaligned(x + in + u * B::size);
+                const auto replaces = (v > best.v[u]) || (nan_lanes(v) && !nan_lanes(best.v[u]));
+                best.v[u] = xsimd::select(replaces, v, best.v[u]);
+                value.v[u] = xsimd::select(replaces, B::load_unaligned(e + in + u * B::size), value.v[u]);
+              }
+            });
+            value.store(out + k0);
+          }
+        });
+      }
+    }
+  });
+}
+
 /// dx = the gradient of max_pool / avg_pool of x, given dy. Blocks are (image, band of input
 /// rows), at least 8 of them when the input has 8 rows, whatever the thread count.
 template <class Kind, class P, class T>
@@ -219,6 +267,15 @@ void materialize(const graph::pool_gradient<Kind, X, G, P>& n, const Views& view
   const T* dy = detail::contiguous_operand<T, Sig>(n.g, views, graph::node_extents(n.g, ext_views));
   const T* x = std::is_same_v<Kind, graph::max_pooling> ? detail::contiguous_operand<T, Sig>(n.x, views, ex) : nullptr;
   detail::pool_backward<Kind, P>(g, x, dy, out);
+}
+
+template <class Sig, class X, class E, class P, class Views, std::size_t R, class T>
+void materialize(const graph::max_pool_gradient_gradient<X, E, P>& n, const Views& views, const extents<R>&, T* out) {
+  const auto ext_views = staticflow::detail::extents_of_views(views);
+  const auto ex = graph::node_extents(n.x, ext_views);
+  const auto g = graph::pool_geometry_of<R, P>(ex, "max_pool's second derivative");
+  detail::pool_value_at_maximum<P>(g, detail::contiguous_operand<T, Sig>(n.x, views, ex),
+                                   detail::contiguous_operand<T, Sig>(n.e, views, graph::node_extents(n.e, ext_views)), out);
 }
 
 }  // namespace staticflow::cpu

@@ -1,6 +1,7 @@
-// staticflow/backend/thrust/pool.hpp -- max_pool / avg_pool and their gradients (graph/pool.hpp)
-// on the device: one thread per result element. The forward pass reduces its output's window;
-// the gradient gathers, for its input element, from the outputs whose windows hold it, in
+// staticflow/backend/thrust/pool.hpp -- max_pool / avg_pool, their gradients and max_pool's second
+// derivative (graph/pool.hpp) on the device: one thread per result element. The forward pass
+// reduces its output's window (the second derivative reads e where it finds the maximum); the
+// gradient gathers, for its input element, from the outputs whose windows hold it, in
 // increasing output order, so each sum is the CPU backend's sum in the CPU backend's order (the
 // CPU scatters in that order): the two backends give the same bits.
 #pragma once
@@ -99,6 +100,19 @@ struct pool_gradient_kernel {
   }
 };
 
+/// MaxPoolGradGrad: output e's value at its window's first maximum in x.
+template <class T>
+struct pool_value_at_maximum_kernel {
+  const T* x;
+  const T* e;
+  T* y;
+  pool_dims d;
+  STATICFLOW_HD void operator()(std::size_t o) const {
+    const long k = long(o) % d.c, j = long(o) / d.c % d.ow, i = long(o) / (d.c * d.ow) % d.oh, b = long(o) / (d.c * d.ow * d.oh);
+    y[o] = e[first_maximum(x, d, b, i, j, k)];
+  }
+};
+
 template <class Kernel>
 void run_pool_kernel(Kernel kernel, std::size_t total) {
   if (total != 0) ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), total, kernel);
@@ -125,6 +139,16 @@ void materialize(const graph::pool_gradient<Kind, X, G, P>& n, const Views& view
   const T* dy = detail::contiguous_operand<T>(n.g, views, graph::node_extents(n.g, ext_views));
   const T* x = is_max ? detail::contiguous_operand<T>(n.x, views, ex) : nullptr;
   detail::run_pool_kernel(detail::pool_gradient_kernel<is_max, T>{x, dy, out, d}, staticflow::detail::product(out_ext));
+}
+
+template <class X, class E, class P, class Views, std::size_t R, class T>
+void materialize(const graph::max_pool_gradient_gradient<X, E, P>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  const auto ext_views = staticflow::detail::extents_of_views(views);
+  const auto ex = graph::node_extents(n.x, ext_views);
+  const detail::pool_dims d(graph::pool_geometry_of<R, P>(ex, "max_pool's second derivative"));
+  const T* x = detail::contiguous_operand<T>(n.x, views, ex);
+  const T* e = detail::contiguous_operand<T>(n.e, views, graph::node_extents(n.e, ext_views));
+  detail::run_pool_kernel(detail::pool_value_at_maximum_kernel<T>{x, e, out, d}, staticflow::detail::product(out_ext));
 }
 
 }  // namespace staticflow::thrust_backend
