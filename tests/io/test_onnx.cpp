@@ -184,6 +184,12 @@ TEST_CASE("onnx: what has no ONNX form is an export_error, and no file is writte
   CHECK(export_error_of([&] { sf::onnx::to_model(dilated_same.get_concrete_function()); }) ==
         "staticflow: onnx export: a convolution with SAME padding and dilations is written with explicit pads (onnxruntime's Conv takes no dilations with auto_pad SAME): it needs static filter extents, and with strides a static image height and width");
 
+  auto run_time_width_pool_gradient = sf::function<sf::spec<float, 1, 4, sf::dyn, 2>>(
+      sf::grad_fn<0>([](auto x) { return sf::reduce_sum(sf::avg_pool2d(x, sf::ksize<2>)); }));
+  CHECK(export_error_of([&] { sf::onnx::to_model(run_time_width_pool_gradient.get_concrete_function()); }) ==
+        "staticflow: onnx export: avg_pool's gradient is a ConvTranspose with a filter of ones: it needs a static image "
+        "height, width and (non-zero) channel count, as ConvTranspose's pads and group are static");
+
   auto batch_axes = sf::function<sf::spec<float, 2, sf::dyn, 6, 6, 3>, sf::spec<float, 3, 3, 3, 4>>(
       [](auto x, auto k) { return sf::conv2d(x, k); });
   CHECK(export_error_of([&] { sf::onnx::to_model(batch_axes.get_concrete_function()); }) ==
