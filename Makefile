@@ -130,7 +130,7 @@ CUDA_DIR ?= build-cuda
 cuda-build: deps
 	$(CMAKE) --preset release -B $(CUDA_DIR) -DSTATICFLOW_CUDA=ON \
 	  -DCMAKE_CUDA_COMPILER=$${CUDACXX:-/usr/local/cuda/bin/nvcc}
-	$(CMAKE) --build $(CUDA_DIR) -j $(JOBS) --target example_cuda_tanh_chain test_suite_thrust_cuda test_nccl_collectives bench_thrust_cuda bench_nccl_all_reduce
+	$(CMAKE) --build $(CUDA_DIR) -j $(JOBS) --target example_cuda_tanh_chain test_suite_thrust_cuda test_suite_thrust_cuda_a test_suite_thrust_cuda_b test_nccl_collectives bench_thrust_cuda bench_nccl_all_reduce
 
 # A failing graph prints its seed: add `graph SEED` (or `gradient SEED`) to
 # tests/fuzz/graph_regressions.txt and CI checks it from then on.
