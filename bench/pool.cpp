@@ -131,6 +131,33 @@ void report(benchmark::State& state, const pool_case& pc, std::size_t arrays_rea
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes * double(state.iterations())));
 }
 
+/// Times fn.call_into(out, args...) on `threads` threads, after one untimed call.
+template <class Fn, class Out, class... Args>
+void time_call_into(benchmark::State& state, std::size_t threads, Fn& fn, Out& out, const Args&... args) {
+  const std::size_t saved = sf::num_threads();
+  sf::set_num_threads(threads);
+  fn.call_into(out, args...);
+  for (auto _ : state) {
+    fn.call_into(out, args...);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  sf::set_num_threads(saved);
+}
+
+/// Calls tap(base) with the input offset of each element of the max case's window (i, j) inside
+/// the image, row-major (the hand loops' walk).
+template <class Tap>
+void for_each_max_case_tap(std::size_t i, std::size_t j, Tap tap) {
+  constexpr pool_case pc = max_case;
+  for (std::size_t u = 0; u < pc.k; ++u)
+    for (std::size_t v = 0; v < pc.k; ++v) {
+      const long r = long(i * pc.s + u) - long(pc.pad_top()), q = long(j * pc.s + v) - long(pc.pad_left());
+      if (r < 0 || q < 0 || r >= long(pc.h) || q >= long(pc.w)) continue;
+      tap((std::size_t(r) * pc.w + std::size_t(q)) * pc.c);
+    }
+}
+
 template <bool Max>
 auto pool_function() {
   if constexpr (Max) return sf::function([](auto x) { return sf::max_pool2d(x, sf::ksize<3>, sf::strides<2>, sf::padding::same); });
@@ -141,15 +168,7 @@ template <bool Max>
 void run_staticflow(benchmark::State& state, const pool_case& pc, std::size_t threads) {
   data d(pc);
   auto fn = pool_function<Max>();
-  const std::size_t saved = sf::num_threads();
-  sf::set_num_threads(threads);
-  fn.call_into(d.y, d.x);
-  for (auto _ : state) {
-    fn.call_into(d.y, d.x);
-    benchmark::DoNotOptimize(d.y.data());
-    benchmark::ClobberMemory();
-  }
-  sf::set_num_threads(saved);
+  time_call_into(state, threads, fn, d.y, d.x);
   d.check(state, Max);
   report(state, pc, 1, 1);
 }
@@ -221,15 +240,7 @@ void run_gradient_staticflow(benchmark::State& state, std::size_t threads) {
   auto grad = sf::grad<0>([](auto x, auto m) {
     return sf::reduce_sum(sf::max_pool2d(x, sf::ksize<3>, sf::strides<2>, sf::padding::same) * m);
   });
-  const std::size_t saved = sf::num_threads();
-  sf::set_num_threads(threads);
-  grad.call_into(d.dx, d.x, d.m);
-  for (auto _ : state) {
-    grad.call_into(d.dx, d.x, d.m);
-    benchmark::DoNotOptimize(d.dx.data());
-    benchmark::ClobberMemory();
-  }
-  sf::set_num_threads(saved);
+  time_call_into(state, threads, grad, d.dx, d.x, d.m);
   d.check_gradient(state);
   report(state, max_case, 2, 1);
 }
@@ -238,7 +249,7 @@ void run_gradient_staticflow(benchmark::State& state, std::size_t threads) {
 void run_gradient_hand_loop(benchmark::State& state) {
   data d(max_case);
   constexpr pool_case pc = max_case;
-  constexpr std::size_t OH = pc.oh(), OW = pc.ow(), PT = pc.pad_top(), PL = pc.pad_left(), C = pc.c;
+  constexpr std::size_t OH = pc.oh(), OW = pc.ow(), C = pc.c;
   for (auto _ : state) {
     float* dx = d.dx.data();
     const float* x = d.x.data();
@@ -248,14 +259,10 @@ void run_gradient_hand_loop(benchmark::State& state) {
         float best[C];
         std::size_t at[C];
         std::fill_n(best, C, -std::numeric_limits<float>::infinity());
-        for (std::size_t u = 0; u < pc.k; ++u)
-          for (std::size_t v = 0; v < pc.k; ++v) {
-            const long r = long(i * pc.s + u) - long(PT), q = long(j * pc.s + v) - long(PL);
-            if (r < 0 || q < 0 || r >= long(pc.h) || q >= long(pc.w)) continue;
-            const std::size_t base = (std::size_t(r) * pc.w + std::size_t(q)) * C;
-            for (std::size_t k = 0; k < C; ++k)
-              if (x[base + k] > best[k]) best[k] = x[base + k], at[k] = base + k;
-          }
+        for_each_max_case_tap(i, j, [&](std::size_t base) {
+          for (std::size_t k = 0; k < C; ++k)
+            if (x[base + k] > best[k]) best[k] = x[base + k], at[k] = base + k;
+        });
         const float* m = d.m.data() + (i * OW + j) * C;
         for (std::size_t k = 0; k < C; ++k) dx[at[k]] += m[k];
       }
@@ -274,15 +281,7 @@ void run_tangent_staticflow(benchmark::State& state, std::size_t threads) {
     })(x, t);
     return product;  // the value is not asked for: not computed
   });
-  const std::size_t saved = sf::num_threads();
-  sf::set_num_threads(threads);
-  directional.call_into(d.y, d.x, d.t);
-  for (auto _ : state) {
-    directional.call_into(d.y, d.x, d.t);
-    benchmark::DoNotOptimize(d.y.data());
-    benchmark::ClobberMemory();
-  }
-  sf::set_num_threads(saved);
+  time_call_into(state, threads, directional, d.y, d.x, d.t);
   d.check_tangent(state);
   report(state, max_case, 2, 1);
 }
@@ -291,7 +290,7 @@ void run_tangent_staticflow(benchmark::State& state, std::size_t threads) {
 void run_tangent_hand_loop(benchmark::State& state) {
   data d(max_case);
   constexpr pool_case pc = max_case;
-  constexpr std::size_t OH = pc.oh(), OW = pc.ow(), PT = pc.pad_top(), PL = pc.pad_left(), C = pc.c;
+  constexpr std::size_t OH = pc.oh(), OW = pc.ow(), C = pc.c;
   for (auto _ : state) {
     const float* x = d.x.data();
     const float* t = d.t.data();
@@ -300,17 +299,13 @@ void run_tangent_hand_loop(benchmark::State& state) {
         float best[C], value[C];
         std::fill_n(best, C, -std::numeric_limits<float>::infinity());
         std::fill_n(value, C, 0.f);
-        for (std::size_t u = 0; u < pc.k; ++u)
-          for (std::size_t v = 0; v < pc.k; ++v) {
-            const long r = long(i * pc.s + u) - long(PT), q = long(j * pc.s + v) - long(PL);
-            if (r < 0 || q < 0 || r >= long(pc.h) || q >= long(pc.w)) continue;
-            const std::size_t base = (std::size_t(r) * pc.w + std::size_t(q)) * C;
-            for (std::size_t k = 0; k < C; ++k) {  // selects, so that g++ vectorizes
-              const bool replaces = x[base + k] > best[k];
-              value[k] = replaces ? t[base + k] : value[k];
-              best[k] = replaces ? x[base + k] : best[k];
-            }
+        for_each_max_case_tap(i, j, [&](std::size_t base) {
+          for (std::size_t k = 0; k < C; ++k) {  // selects, so that g++ vectorizes
+            const bool replaces = x[base + k] > best[k];
+            value[k] = replaces ? t[base + k] : value[k];
+            best[k] = replaces ? x[base + k] : best[k];
           }
+        });
         std::copy_n(value, C, d.y.data() + (i * OW + j) * C);
       }
     benchmark::DoNotOptimize(d.y.data());

@@ -194,35 +194,49 @@ TEST_CASE("pooling: eager mode gives the traced result; the listing names TF's o
   CHECK(listing.find("AvgPool[ksize=2,3, strides=2,3, padding=VALID]") != std::string::npos);
 }
 
-TEST_CASE("pooling: 75 channels (whole and single xsimd passes and a scalar rest), forward and gradient") {
-  std::mt19937 rng(12);
-  const auto x = random4<float>({2, 9, 8, 75}, rng);
-  const auto m = random4<float>({2, 5, 4, 75}, rng);
-  auto max_pool = sf::function([](auto a) { return sf::max_pool2d(a, sf::ksize<3>, sf::strides<2>, sf::padding::same); });
-  auto avg_pool = sf::function([](auto a) { return sf::avg_pool2d(a, sf::ksize<3>, sf::strides<2>, sf::padding::same); });
-  CHECK((xt::xtensor<float, 4>(max_pool(x)) == reference_pool(x, true, 3, 3, 2, 2, true)));
-  CHECK(xt::allclose(xt::xtensor<float, 4>(avg_pool(x)), reference_pool(x, false, 3, 3, 2, 2, true), 1e-5, 1e-6));
-  auto grads = sf::grad<0>([](auto a, auto w) {
-    return sf::reduce_sum(sf::max_pool2d(a, sf::ksize<3>, sf::strides<2>, sf::padding::same) * w) +
-           sf::reduce_sum(sf::avg_pool2d(a, sf::ksize<3>, sf::strides<2>, sf::padding::same) * w);
-  });
-  const xt::xtensor<float, 4> dx = grads(x, m);
-  // SAME on 9x8 with 3x3 windows at stride 2: 5x4 outputs; 1 padding row before, 1 column after
-  xt::xtensor<double, 4> expected = xt::zeros<double>({2, 9, 8, 75});
-  for (std::size_t b = 0; b < 2; ++b)
-    for (std::size_t i = 0; i < 5; ++i)
-      for (std::size_t j = 0; j < 4; ++j)
-        for (std::size_t k = 0; k < 75; ++k) {
-          const std::size_t r0 = i == 0 ? 0 : 2 * i - 1, r1 = std::min<std::size_t>(9, 2 * i + 2);
-          const std::size_t c0 = 2 * j, c1 = std::min<std::size_t>(8, 2 * j + 3);
-          std::size_t br = r0, bc = c0;
-          for (std::size_t r = r0; r < r1; ++r)
-            for (std::size_t q = c0; q < c1; ++q)
-              if (x(b, r, q, k) > x(b, br, bc, k)) br = r, bc = q;
-          expected(b, br, bc, k) += m(b, i, j, k);
-          const double share = double(m(b, i, j, k)) / double((r1 - r0) * (c1 - c0));
-          for (std::size_t r = r0; r < r1; ++r)
-            for (std::size_t q = c0; q < c1; ++q) expected(b, r, q, k) += share;
-        }
-  CHECK(xt::allclose(xt::xtensor<double, 4>(dx), expected, 1e-5, 1e-5));
+TEST_CASE("pooling: every channel pass (8, 4 and 1 xsimd batches, a scalar rest), forward, gradient and jvp") {
+  // 75 channels, and 13 batches and 3: one pass of each kind whatever the batch width
+  constexpr std::size_t width = xsimd::batch<float>::size;
+  for (const std::size_t channels : {std::size_t{75}, 13 * width + 3}) {
+    INFO(channels << " channels");
+    std::mt19937 rng(12);
+    const auto x = random4<float>({2, 9, 8, channels}, rng);
+    const auto m = random4<float>({2, 5, 4, channels}, rng);
+    const auto t = random4<float>({2, 9, 8, channels}, rng);
+    auto max_pool = sf::function([](auto a) { return sf::max_pool2d(a, sf::ksize<3>, sf::strides<2>, sf::padding::same); });
+    auto avg_pool = sf::function([](auto a) { return sf::avg_pool2d(a, sf::ksize<3>, sf::strides<2>, sf::padding::same); });
+    CHECK((xt::xtensor<float, 4>(max_pool(x)) == reference_pool(x, true, 3, 3, 2, 2, true)));
+    CHECK(xt::allclose(xt::xtensor<float, 4>(avg_pool(x)), reference_pool(x, false, 3, 3, 2, 2, true), 1e-5, 1e-6));
+    auto grads = sf::grad<0>([](auto a, auto w) {
+      return sf::reduce_sum(sf::max_pool2d(a, sf::ksize<3>, sf::strides<2>, sf::padding::same) * w) +
+             sf::reduce_sum(sf::avg_pool2d(a, sf::ksize<3>, sf::strides<2>, sf::padding::same) * w);
+    });
+    const xt::xtensor<float, 4> dx = grads(x, m);
+    // SAME on 9x8 with 3x3 windows at stride 2: 5x4 outputs; 1 padding row before, 1 column after
+    xt::xtensor<double, 4> expected = xt::zeros<double>(std::array<std::size_t, 4>{2, 9, 8, channels});
+    xt::xtensor<float, 4> t_at_maxima = xt::zeros<float>(std::array<std::size_t, 4>{2, 5, 4, channels});
+    for (std::size_t b = 0; b < 2; ++b)
+      for (std::size_t i = 0; i < 5; ++i)
+        for (std::size_t j = 0; j < 4; ++j)
+          for (std::size_t k = 0; k < channels; ++k) {
+            const std::size_t r0 = i == 0 ? 0 : 2 * i - 1, r1 = std::min<std::size_t>(9, 2 * i + 2);
+            const std::size_t c0 = 2 * j, c1 = std::min<std::size_t>(8, 2 * j + 3);
+            std::size_t br = r0, bc = c0;
+            for (std::size_t r = r0; r < r1; ++r)
+              for (std::size_t q = c0; q < c1; ++q)
+                if (x(b, r, q, k) > x(b, br, bc, k)) br = r, bc = q;
+            expected(b, br, bc, k) += m(b, i, j, k);
+            t_at_maxima(b, i, j, k) = t(b, br, bc, k);
+            const double share = double(m(b, i, j, k)) / double((r1 - r0) * (c1 - c0));
+            for (std::size_t r = r0; r < r1; ++r)
+              for (std::size_t q = c0; q < c1; ++q) expected(b, r, q, k) += share;
+          }
+    CHECK(xt::allclose(xt::xtensor<double, 4>(dx), expected, 1e-5, 1e-5));
+    // MaxPoolGradGrad: the jvp along t reads t at each window's first maximum
+    const auto [value, along_t] = sf::jvp<0>([](auto a) {
+      return sf::max_pool2d(a, sf::ksize<3>, sf::strides<2>, sf::padding::same);
+    })(x, t);
+    CHECK((xt::xtensor<float, 4>(value) == reference_pool(x, true, 3, 3, 2, 2, true)));
+    CHECK((xt::xtensor<float, 4>(along_t) == t_at_maxima));
+  }
 }

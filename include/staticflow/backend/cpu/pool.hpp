@@ -23,9 +23,10 @@ namespace detail {
 
 using graph::replaces_maximum;
 
-/// Runs body(k0, lanes) over the c channels in passes: for floats, passes of 8 and then 1 xsimd
-/// batches (`lanes` a batch_lanes<V>, whose running values stay in registers across the window),
-/// then one scalar pass over the rest (`lanes` a std::size_t count).
+/// Runs body(k0, lanes) over the c channels in passes: for floats, passes of 8, then at most one
+/// of 4, then 1 xsimd batches (`lanes` a batch_lanes<V>, whose running values stay in registers
+/// across the window), then one scalar pass over the rest (`lanes` a std::size_t count). Each pass
+/// walks the window once: 64 channels are one pass of 4 AVX-512 batches rather than four of one.
 template <std::size_t V>
 struct batch_lanes {
   static constexpr std::size_t vectors = V;
@@ -36,6 +37,7 @@ void for_each_channel_pass(std::size_t c, Body body) {
   if constexpr (std::is_floating_point_v<T>) {
     constexpr std::size_t width = batch_t<T>::size;
     for (; k0 + 8 * width <= c; k0 += 8 * width) body(k0, batch_lanes<8>{});
+    if (k0 + 4 * width <= c) body(k0, batch_lanes<4>{}), k0 += 4 * width;
     for (; k0 + width <= c; k0 += width) body(k0, batch_lanes<1>{});
   }
   if (k0 < c) body(k0, c - k0);
@@ -78,51 +80,58 @@ STATICFLOW_INLINE void for_each_tap(const graph::pool_geometry::window& win, Tap
   }
 }
 
-/// y = max_pool or avg_pool (parameters P) of x: one output row (image b, row i) at a time.
-template <class Kind, class P, class T>
-void pool_forward(const graph::pool_geometry& g, const T* x, T* y) {
-  constexpr bool is_max = std::is_same_v<Kind, graph::max_pooling>;
+/// Calls body(win, in, out) for every output position of a pooling: its window, the offset of
+/// its image's element (0, 0, 0) in the input, and its offset in the output; one output row
+/// (image b, row i) at a time, rows split across threads.
+template <class Body>
+void for_each_output_window(const graph::pool_geometry& g, Body body) {
   if (g.outputs() == 0) return;
   parallel_for(g.n * g.oh, threads_for(g.outputs() * g.kh * g.kw), [&](std::size_t begin, std::size_t end) {
     for (std::size_t row = begin; row < end; ++row) {
       const std::size_t b = row / g.oh, i = row % g.oh;
-      for (std::size_t j = 0; j < g.ow; ++j) {
-        const auto win = g.window_of(i, j);
-        const auto at = [&](std::size_t r, std::size_t col) { return x + ((b * g.h + r) * g.w + col) * g.c; };
-        T* out = y + (row * g.ow + j) * g.c;
-        for_each_channel_pass<T>(g.c, [&](std::size_t k0, auto lanes) {
-          if constexpr (std::is_integral_v<decltype(lanes)>) {
-            for (std::size_t k = k0; k < k0 + lanes; ++k) {
-              T acc{};
-              for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
-                const T v = at(r, col)[k];
-                if (first) acc = v;
-                else if constexpr (is_max) acc = replaces_maximum(v, acc) ? v : acc;
-                else acc += v;
-              });
-              if constexpr (is_max) out[k] = acc;
-              else out[k] = acc / T(win.count());
-            }
-          } else {
-            using B = batch_t<T>;
-            constexpr std::size_t V = decltype(lanes)::vectors;
-            pass_values<T, decltype(lanes)> acc;
-            for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
-              const T* in = at(r, col) + k0;
-              if (first) return acc.load(in);
-              for (std::size_t u = 0; u < V; ++u) {
-                const B v = B::load_unaligned(in + u * B::size);
-                if constexpr (is_max) acc.v[u] = simd_op<op::maximum, T>::apply(v, acc.v[u]);
-                else acc.v[u] += v;
-              }
-            });
-            if constexpr (!is_max)
-              for (std::size_t u = 0; u < V; ++u) acc.v[u] /= B(T(win.count()));
-            acc.store(out + k0);
+      for (std::size_t j = 0; j < g.ow; ++j) body(g.window_of(i, j), b * g.h * g.w * g.c, (row * g.ow + j) * g.c);
+    }
+  });
+}
+
+/// y = max_pool or avg_pool (parameters P) of x: one output row (image b, row i) at a time.
+template <class Kind, class P, class T>
+void pool_forward(const graph::pool_geometry& g, const T* x, T* y) {
+  constexpr bool is_max = std::is_same_v<Kind, graph::max_pooling>;
+  for_each_output_window(g, [&](const graph::pool_geometry::window& win, std::size_t image, std::size_t at_out) {
+    const auto at = [&](std::size_t r, std::size_t col) { return x + image + (r * g.w + col) * g.c; };
+    T* out = y + at_out;
+    for_each_channel_pass<T>(g.c, [&](std::size_t k0, auto lanes) {
+      if constexpr (std::is_integral_v<decltype(lanes)>) {
+        for (std::size_t k = k0; k < k0 + lanes; ++k) {
+          T acc{};
+          for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
+            const T v = at(r, col)[k];
+            if (first) acc = v;
+            else if constexpr (is_max) acc = replaces_maximum(v, acc) ? v : acc;
+            else acc += v;
+          });
+          if constexpr (is_max) out[k] = acc;
+          else out[k] = acc / T(win.count());
+        }
+      } else {
+        using B = batch_t<T>;
+        constexpr std::size_t V = decltype(lanes)::vectors;
+        pass_values<T, decltype(lanes)> acc;
+        for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
+          const T* in = at(r, col) + k0;
+          if (first) return acc.load(in);
+          for (std::size_t u = 0; u < V; ++u) {
+            const B v = B::load_unaligned(in + u * B::size);
+            if constexpr (is_max) acc.v[u] = simd_op<op::maximum, T>::apply(v, acc.v[u]);
+            else acc.v[u] += v;
           }
         });
+        if constexpr (!is_max)
+          for (std::size_t u = 0; u < V; ++u) acc.v[u] /= B(T(win.count()));
+        acc.store(out + k0);
       }
-    }
+    });
   });
 }
 
@@ -130,47 +139,40 @@ void pool_forward(const graph::pool_geometry& g, const T* x, T* y) {
 /// (the forward pass's loop, carrying e's value along with the running maximum).
 template <class P, class T>
 void pool_value_at_maximum(const graph::pool_geometry& g, const T* x, const T* e, T* y) {
-  if (g.outputs() == 0) return;
-  parallel_for(g.n * g.oh, threads_for(g.outputs() * g.kh * g.kw), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t row = begin; row < end; ++row) {
-      const std::size_t b = row / g.oh, i = row % g.oh;
-      for (std::size_t j = 0; j < g.ow; ++j) {
-        const auto win = g.window_of(i, j);
-        const auto at = [&](std::size_t r, std::size_t col) { return ((b * g.h + r) * g.w + col) * g.c; };
-        T* out = y + (row * g.ow + j) * g.c;
-        for_each_channel_pass<T>(g.c, [&](std::size_t k0, auto lanes) {
-          if constexpr (std::is_integral_v<decltype(lanes)>) {
-            for (std::size_t k = k0; k < k0 + lanes; ++k) {
-              T best{}, value{};
-              for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
-                const T v = x[at(r, col) + k];
-                if (first || replaces_maximum(v, best)) best = v, value = e[at(r, col) + k];
-              });
-              out[k] = value;
-            }
-          } else {
-            using B = batch_t<T>;
-            constexpr std::size_t V = decltype(lanes)::vectors;
-            pass_values<T, decltype(lanes)> best, value;
-            for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
-              const std::size_t in = at(r, col) + k0;
-              if (first) {
-                best.load(x + in);
-                value.load(e + in);
-                return;
-              }
-              for (std::size_t u = 0; u < V; ++u) {
-                const B v = B::load_unaligned(x + in + u * B::size);
-                const auto replaces = (v > best.v[u]) || (nan_lanes(v) && !nan_lanes(best.v[u]));
-                best.v[u] = xsimd::select(replaces, v, best.v[u]);
-                value.v[u] = xsimd::select(replaces, B::load_unaligned(e + in + u * B::size), value.v[u]);
-              }
-            });
-            value.store(out + k0);
+  for_each_output_window(g, [&](const graph::pool_geometry::window& win, std::size_t image, std::size_t at_out) {
+    const auto at = [&](std::size_t r, std::size_t col) { return image + (r * g.w + col) * g.c; };
+    T* out = y + at_out;
+    for_each_channel_pass<T>(g.c, [&](std::size_t k0, auto lanes) {
+      if constexpr (std::is_integral_v<decltype(lanes)>) {
+        for (std::size_t k = k0; k < k0 + lanes; ++k) {
+          T best{}, value{};
+          for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
+            const T v = x[at(r, col) + k];
+            if (first || replaces_maximum(v, best)) best = v, value = e[at(r, col) + k];
+          });
+          out[k] = value;
+        }
+      } else {
+        using B = batch_t<T>;
+        constexpr std::size_t V = decltype(lanes)::vectors;
+        pass_values<T, decltype(lanes)> best, value;
+        for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
+          const std::size_t in = at(r, col) + k0;
+          if (first) {
+            best.load(x + in);
+            value.load(e + in);
+            return;
+          }
+          for (std::size_t u = 0; u < V; ++u) {
+            const B v = B::load_unaligned(x + in + u * B::size);
+            const auto replaces = (v > best.v[u]) || (nan_lanes(v) && !nan_lanes(best.v[u]));
+            best.v[u] = xsimd::select(replaces, v, best.v[u]);
+            value.v[u] = xsimd::select(replaces, B::load_unaligned(e + in + u * B::size), value.v[u]);
           }
         });
+        value.store(out + k0);
       }
-    }
+    });
   });
 }
 

@@ -26,6 +26,10 @@ struct pool_dims {
   explicit pool_dims(const graph::pool_geometry& g)
       : n(long(g.n)), h(long(g.h)), w(long(g.w)), c(long(g.c)), kh(long(g.kh)), kw(long(g.kw)), oh(long(g.oh)),
         ow(long(g.ow)), sh(long(g.sh)), sw(long(g.sw)), pt(long(g.pad_top)), pl(long(g.pad_left)) {}
+  /// Output element o's image b, row i, column j and channel k.
+  STATICFLOW_HD void output_position(long o, long& b, long& i, long& j, long& k) const {
+    k = o % c, j = o / c % ow, i = o / (c * ow) % oh, b = o / (c * ow * oh);
+  }
   /// Output (i, j)'s window clipped to the input: rows [r0, r1), columns [c0, c1).
   STATICFLOW_HD void window(long i, long j, long& r0, long& r1, long& c0, long& c1) const {
     r0 = i * sh - pt, r1 = r0 + kh, c0 = j * sw - pl, c1 = c0 + kw;
@@ -55,7 +59,8 @@ struct pool_forward_kernel {
   T* y;
   pool_dims d;
   STATICFLOW_HD void operator()(std::size_t e) const {
-    const long k = long(e) % d.c, j = long(e) / d.c % d.ow, i = long(e) / (d.c * d.ow) % d.oh, b = long(e) / (d.c * d.ow * d.oh);
+    long b, i, j, k;
+    d.output_position(long(e), b, i, j, k);
     long r0, r1, c0, c1;
     d.window(i, j, r0, r1, c0, c1);
     T acc = x[((b * d.h + r0) * d.w + c0) * d.c + k];
@@ -108,7 +113,8 @@ struct pool_value_at_maximum_kernel {
   T* y;
   pool_dims d;
   STATICFLOW_HD void operator()(std::size_t o) const {
-    const long k = long(o) % d.c, j = long(o) / d.c % d.ow, i = long(o) / (d.c * d.ow) % d.oh, b = long(o) / (d.c * d.ow * d.oh);
+    long b, i, j, k;
+    d.output_position(long(o), b, i, j, k);
     y[o] = e[first_maximum(x, d, b, i, j, k)];
   }
 };
