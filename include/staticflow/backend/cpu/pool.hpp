@@ -23,6 +23,12 @@ namespace detail {
 
 using graph::replaces_maximum;
 
+/// graph::replaces_maximum lane by lane: the lanes where v replaces the running maximum m.
+template <class B>
+STATICFLOW_INLINE auto replaces_maximum_lanes(const B& v, const B& m) {
+  return (v > m) || (nan_lanes(v) && !nan_lanes(m));
+}
+
 /// Runs body(k0, lanes) over the c channels in passes: for floats, passes of 8, then at most one
 /// of 4, then 1 xsimd batches (`lanes` a batch_lanes<V>, whose running values stay in registers
 /// across the window), then one scalar pass over the rest (`lanes` a std::size_t count). Each pass
@@ -165,7 +171,7 @@ void pool_value_at_maximum(const graph::pool_geometry& g, const T* x, const T* e
           }
           for (std::size_t u = 0; u < V; ++u) {
             const B v = B::load_unaligned(x + in + u * B::size);
-            const auto replaces = (v > best.v[u]) || (nan_lanes(v) && !nan_lanes(best.v[u]));
+            const auto replaces = replaces_maximum_lanes(v, best.v[u]);
             best.v[u] = xsimd::select(replaces, v, best.v[u]);
             value.v[u] = xsimd::select(replaces, B::load_unaligned(e + in + u * B::size), value.v[u]);
           }
@@ -223,7 +229,7 @@ void pool_backward(const graph::pool_geometry& g, const T* x, const T* dy, T* dx
                   } else {
                     for (std::size_t u = 0; u < V; ++u) {
                       const B v = B::load_unaligned(in + u * B::size);
-                      const auto replaces = (v > best.v[u]) || (nan_lanes(v) && !nan_lanes(best.v[u]));
+                      const auto replaces = replaces_maximum_lanes(v, best.v[u]);
                       best.v[u] = xsimd::select(replaces, v, best.v[u]);
                       where.v[u] = xsimd::select(replaces, B(t), where.v[u]);
                     }
