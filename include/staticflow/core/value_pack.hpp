@@ -31,7 +31,7 @@ constexpr auto as_tuple(R&& r) {
 
 template <std::size_t I, class T>
 struct pack_leaf {
-  T value;
+  [[no_unique_address]] T value;  // (a kernel's unused_cursor takes no room)
 };
 template <class Indices, class... T>
 struct pack_storage;
@@ -50,9 +50,40 @@ template <std::size_t I, class T>
 constexpr const T& pack_get(const pack_leaf<I, T>& leaf) {
   return leaf.value;
 }
+template <std::size_t I, class T>
+constexpr T& pack_get(pack_leaf<I, T>& leaf) {
+  return leaf.value;
+}
 template <std::size_t I, class... T>
 constexpr const auto& pack_get(const value_pack<T...>& p) {
   return pack_get<I>(p.storage);
+}
+template <std::size_t I, class... T>
+constexpr auto& pack_get(value_pack<T...>& p) {
+  return pack_get<I>(p.storage);
+}
+
+/// A value_pack of the values (what `std::tuple{v...}` gives, without std::tuple's constructor
+/// overloads and their constraints: the fused loops' cursors, built once per kernel).
+template <class... T>
+constexpr value_pack<T...> pack_values(T... v) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return value_pack<T...>{{pack_leaf<I, T>{v}...}};
+  }(std::index_sequence_for<T...>{});
+}
+
+/// f(values...): std::apply for a value_pack.
+template <class F, class... T>
+constexpr decltype(auto) pack_apply(F&& f, const value_pack<T...>& p) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+    return std::forward<F>(f)(pack_get<I>(p)...);
+  }(std::index_sequence_for<T...>{});
+}
+template <class F, class... T>
+constexpr decltype(auto) pack_apply(F&& f, value_pack<T...>& p) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+    return std::forward<F>(f)(pack_get<I>(p)...);
+  }(std::index_sequence_for<T...>{});
 }
 
 template <class T>

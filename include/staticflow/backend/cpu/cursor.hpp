@@ -6,13 +6,27 @@
 #pragma once
 
 #include <cstddef>
+#include <tuple>
 #include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
 #include "staticflow/core/config.hpp"
+#include "staticflow/core/value_pack.hpp"
 
 namespace staticflow::cpu::detail {
+
+/// Argument I's cursor. The kernels' cursors are value_packs (an aggregate: building a
+/// std::tuple of one cursor per argument, with its constructors' constraints, was a fifth of a
+/// gradient test's compile time); the loops of backend/cpu/control.hpp still pass std::tuples.
+template <std::size_t I, class... C>
+STATICFLOW_INLINE constexpr const auto& cursor_at(const staticflow::detail::value_pack<C...>& c) {
+  return staticflow::detail::pack_get<I>(c);
+}
+template <std::size_t I, class... C>
+STATICFLOW_INLINE constexpr const auto& cursor_at(const std::tuple<C...>& c) {
+  return std::get<I>(c);
+}
 
 /// An argument the graph does not read (or a static value).
 struct unused_cursor {};

@@ -48,7 +48,7 @@ STATICFLOW_INLINE auto shared_flat_cursors(const Views& v, std::index_sequence<I
     else if constexpr (is_static_scalar<entry>()) return broadcast_cursor<typename entry::value_type>{*std::get<K>(v).data};
     else return contiguous_cursor<typename entry::value_type>{std::get<K>(v).data};
   };
-  return std::tuple{one(std::integral_constant<std::size_t, I>{})...};
+  return staticflow::detail::pack_values(one(std::integral_constant<std::size_t, I>{})...);
 }
 
 template <class B, class O, class Cursors>

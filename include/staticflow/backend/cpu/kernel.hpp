@@ -115,7 +115,7 @@ STATICFLOW_INLINE auto flat_cursors(const Views& v, std::index_sequence<I...>) {
     else if constexpr (is_static_scalar<entry>()) return broadcast_cursor<typename entry::value_type>{*std::get<K>(v).data};
     else return contiguous_cursor<typename entry::value_type>{std::get<K>(v).data};
   };
-  return std::tuple{one(std::integral_constant<std::size_t, I>{})...};
+  return staticflow::detail::pack_values(one(std::integral_constant<std::size_t, I>{})...);
 }
 
 /// Whether the flat loop applies: every argument read has the result's size, or is a static
@@ -204,7 +204,7 @@ auto row_cursors(const Views& v, std::index_sequence<I...>) {
       return c;
     }
   };
-  return std::tuple{one(std::integral_constant<std::size_t, I>{})...};
+  return staticflow::detail::pack_values(one(std::integral_constant<std::size_t, I>{})...);
 }
 
 /// The exact overlap test behind output_aliases_input (out of the hot path).
@@ -236,7 +236,7 @@ inline constexpr bool reads_strided_view = []<std::size_t... I>(std::index_seque
 
 template <class Cursors, std::size_t R>
 void seek_all(Cursors& cursors, const std::array<std::size_t, R>& index) {
-  std::apply([&](auto&... c) STATICFLOW_LAMBDA_INLINE {
+  staticflow::detail::pack_apply([&](auto&... c) STATICFLOW_LAMBDA_INLINE {
     ([&]() STATICFLOW_LAMBDA_INLINE {
       if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(c)>, unused_cursor>) c.seek(index);
     }(), ...);
@@ -290,7 +290,7 @@ STATICFLOW_INLINE void run_rows_with(const N& n, const Cursors& all_cursors, con
 /// Whether every cursor moves by 1 along the row (none broadcasts there).
 template <class Cursors>
 bool unit_steps(const Cursors& cursors) {
-  return std::apply([](const auto&... c) {
+  return staticflow::detail::pack_apply([](const auto&... c) {
     return ([&] {
       if constexpr (requires { c.step; }) return c.step == 1;
       else return true;
@@ -312,7 +312,9 @@ STATICFLOW_INLINE void run_rows(const N& n, const Views& views, const extents<R>
   // 1.52 us).
   if constexpr (reads_strided_view<N, Views>) {
     if (unit_steps(cursors)) {
-      run_rows_with(n, std::apply([](const auto&... c) { return std::tuple{with_unit_step(c)...}; }, cursors), ext, out, size);
+      run_rows_with(n, staticflow::detail::pack_apply([](const auto&... c) {
+        return staticflow::detail::pack_values(with_unit_step(c)...);
+      }, cursors), ext, out, size);
       return;
     }
   }

@@ -17,7 +17,7 @@ namespace staticflow::cpu::detail {
 
 template <std::size_t I, class T, class S, class Cursors>
 STATICFLOW_INLINE T scalar_at(const graph::argument<I, T, S>&, const Cursors& c, std::size_t j) {
-  return std::get<I>(c).scalar(j);
+  return cursor_at<I>(c).scalar(j);
 }
 template <class T, class Cursors>
 STATICFLOW_INLINE T scalar_at(const graph::literal<T>& n, const Cursors&, std::size_t) {

@@ -117,7 +117,7 @@ inline constexpr bool takes_simd_path = [] {
 // ---- batch evaluation: B is xsimd::batch<T>, masks are B::batch_bool_type ----
 template <class B, std::size_t I, class T, class S, class Cursors>
 STATICFLOW_INLINE B simd_at(const graph::argument<I, T, S>&, const Cursors& c, std::size_t j) {
-  return std::get<I>(c).template batch<B>(j);
+  return cursor_at<I>(c).template batch<B>(j);
 }
 template <class B, class V, class Cursors>
 STATICFLOW_INLINE auto simd_at(const graph::literal<V>& n, const Cursors&, std::size_t) {
