@@ -440,9 +440,11 @@ void share_views(All& all, std::size_t from) {
   // array: g++ 12 warned of -Warray-bounds without it, inlined with `from` unknown.
   if constexpr (First >= Count) {
     from = from < First - Count ? from : First - Count;
-    const auto address = std::apply(
-        [](const auto&... view) { return std::array<const void*, sizeof...(view)>{static_cast<const void*>(&view)...}; },
-        std::as_const(all));
+    // (an index sequence, not std::apply: its noexcept and invoke machinery cost clang 2 s in a
+    // gradient test's views tuple, one instantiation per repeated slot)
+    const auto address = [&]<std::size_t... A>(std::index_sequence<A...>) {
+      return std::array<const void*, sizeof...(A)>{static_cast<const void*>(&std::get<A>(all))...};
+    }(std::make_index_sequence<std::tuple_size_v<All>>{});
     [&]<std::size_t... V>(std::index_sequence<V...>) {
       ((std::get<First + V>(all) = *static_cast<const std::tuple_element_t<First + V, All>*>(address[from + V])), ...);
     }(std::make_index_sequence<Count>{});
