@@ -29,11 +29,11 @@ int main(int argc, char** argv) {
   xt::random::seed(7);
 
   onnx_runtime_test::export_elementwise(rng);
-  onnx_runtime_test::export_convolutions(rng);
-  onnx_runtime_test::export_ops(rng);
-  onnx_runtime_test::export_control(rng);
-  onnx_runtime_test::export_layer_gradients(rng);
-  onnx_runtime_test::export_window_gradients(rng);
+  onnx_runtime_test::export_convolutions();
+  onnx_runtime_test::export_ops();
+  onnx_runtime_test::export_control();
+  onnx_runtime_test::export_layer_gradients();
+  onnx_runtime_test::export_window_gradients();
 
   const std::string command = std::string("\"") + argv[1] + "\" \"" + argv[2] + "\" \"" + dir + "\"";
   const int status = std::system(command.c_str());

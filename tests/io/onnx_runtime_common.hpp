@@ -55,14 +55,14 @@ xt::xarray<T> nonzero(std::vector<std::size_t> shape, std::mt19937& rng) {  // d
 /// Exports a classifier with variables, the elementwise ops and the math functions.
 void export_elementwise(std::mt19937& rng);
 /// Exports conv2d, its options, conv3d and conv2d_transpose.
-void export_convolutions(std::mt19937& rng);
+void export_convolutions();
 /// Exports pooling, cumsum / cumprod, creation, gathers, masks, unique, statistics, data movement,
 /// sorting, scatters, segment sums and the diagonal ops.
-void export_ops(std::mt19937& rng);
+void export_ops();
 /// Exports integer ops, reductions, shape ops, cond / switch_case and the loops.
-void export_control(std::mt19937& rng);
+void export_control();
 /// Exports value_and_grad of a dense layer and of the convolutions.
-void export_layer_gradients(std::mt19937& rng);
+void export_layer_gradients();
 /// Exports the window ops' and the poolings' gradients and max_pool's jvp.
-void export_window_gradients(std::mt19937& rng);
+void export_window_gradients();
 }  // namespace onnx_runtime_test

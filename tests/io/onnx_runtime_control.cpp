@@ -3,7 +3,7 @@
 #include "onnx_runtime_common.hpp"
 
 namespace onnx_runtime_test {
-void export_control(std::mt19937&) {
+void export_control() {
   auto ints = sf::function<sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int32_t, sf::dyn>>([](auto a, auto b) {
     return std::tuple{a + b, a - b, a * b, a / b, a % b, sf::floordiv(a, b), sf::floormod(a, b), sf::relu(a),
                       sf::abs(a), sf::maximum(a, b), a == b, a != b, sf::logical_and(a > 0, b < 0),

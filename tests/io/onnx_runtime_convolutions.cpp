@@ -3,7 +3,7 @@
 #include "onnx_runtime_common.hpp"
 
 namespace onnx_runtime_test {
-void export_convolutions(std::mt19937&) {
+void export_convolutions() {
   // conv2d (graph/conv.hpp): NHWC x HWIO around ONNX's NCHW Conv, VALID and SAME (auto_pad
   // SAME_UPPER), strides; run-time image extents
   auto conv = sf::function<sf::spec<float, sf::dyn, sf::dyn, sf::dyn, 3>, sf::spec<float, 3, 2, 3, 4>>([](auto x, auto f) {

@@ -3,7 +3,7 @@
 #include "onnx_runtime_common.hpp"
 
 namespace onnx_runtime_test {
-void export_layer_gradients(std::mt19937&) {
+void export_layer_gradients() {
   // A gradient function is a graph like any other: a value_and_grad exports too (the backward
   // pass's broadcasts, reductions and transposed matmuls included).
   auto gradient = sf::function<sf::spec<float, 3, 2>, sf::spec<float, 2>, sf::spec<float, sf::dyn, 3>,

@@ -4,7 +4,7 @@
 #include "onnx_runtime_common.hpp"
 
 namespace onnx_runtime_test {
-void export_ops(std::mt19937&) {
+void export_ops() {
   // max_pool / avg_pool (graph/pool.hpp): 1-D and 2-D around ONNX's MaxPool / AveragePool,
   // VALID and SAME (SAME's padding not counted in the mean), strides; run-time extents
   auto pool = sf::function<sf::spec<float, sf::dyn, sf::dyn, sf::dyn, 3>, sf::spec<float, sf::dyn, sf::dyn, 2>>(

@@ -3,7 +3,7 @@
 #include "onnx_runtime_common.hpp"
 
 namespace onnx_runtime_test {
-void export_window_gradients(std::mt19937&) {
+void export_window_gradients() {
   // ... and the window ops' gradients: SliceGrad (Pad), ConcatGrad (Slice) and x[i]'s (ScatterND;
   // a run-time, negative index), run-time batch extents
   auto window_gradient = sf::function<sf::spec<float, sf::dyn, 5>, sf::spec<float, sf::dyn, 2>, sf::spec<std::int32_t>>(
