@@ -7,6 +7,13 @@
 //   Grouped/...  ResNeXt-50's grouped 3x3, 1x56x56x128 -> 128 in 32 groups of 4 channels, SAME
 //   Small/...    a late ResNet stage's 3x3 at a small size, 1x14x14x64 -> 64, SAME (14 MFLOP:
 //                where a framework's per-call cost is a large part of the time)
+//   SeedLayer/... and ResNetLayer/...: relu(conv2d(x, k) + b), the seed's and ResNet's shapes
+//
+//   Fused             the layer's bias and relu done by the convolution's kernel on each tile it
+//                     finishes (plan/epilogues.hpp)
+//   Apart             the same function with sf::materialize(conv2d(...)): a second pass, as
+//                     before the epilogue
+//   Im2colEigen       (layers) the GEMM below, then Eigen's rowwise bias add and max with 0
 //
 //   Staticflow        fn.call_into(y, x, k), the traced function, one thread (the default)
 //   Staticflow2T      the same with sf::set_num_threads(2)
@@ -27,12 +34,14 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <random>
 #include <vector>
 
+#include <xtensor/xadapt.hpp>
 #include <xtensor/xtensor.hpp>
 
 #include <staticflow/staticflow.hpp>
@@ -187,6 +196,82 @@ void run_im2col_eigen(benchmark::State& state, const conv_case& cc) {
   report(state, cc);
 }
 
+/// A layer: relu(conv2d(x, k) + b), b one bias per output channel. Fused: the bias and the relu
+/// are the convolution's epilogue (plan/epilogues.hpp), done on each tile of pixels the kernel
+/// finishes; Apart: the same function with the convolution materialized first (sf::materialize),
+/// so the bias and relu are a second pass over the result, as before the epilogue; Eigen: the
+/// im2col GEMM above, then Eigen's rowwise bias add and max with 0 (a second pass).
+std::vector<float> layer_bias(const conv_case& cc) {
+  std::vector<float> b(cc.o);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-2, 2);
+  for (auto& v : b) v = u(rng);
+  return b;
+}
+void check_layer(benchmark::State& state, const inputs& in, const std::vector<float>& b, const float* out) {
+  const conv_case& cc = in.cc;
+  std::mt19937 rng(9);
+  for (int s = 0; s < 64; ++s) {
+    const std::size_t i = rng() % cc.oh(), j = rng() % cc.ow(), q = rng() % cc.o;
+    const double want = std::max(0.0, in.reference(i, j, q) + double(b[q])), got = out[(i * cc.ow() + j) * cc.o + q];
+    if (!(std::fabs(got - want) <= 1e-3 * (1 + std::fabs(want)))) {
+      state.SkipWithError("wrong layer output");
+      return;
+    }
+  }
+}
+template <bool Same, bool Fused>
+void run_layer(benchmark::State& state, const conv_case& cc) {
+  inputs in(cc);
+  const std::vector<float> bias = layer_bias(cc);
+  xt::xtensor<float, 1> b = xt::adapt(bias, {cc.o});
+  auto fn = sf::function([](auto x, auto k, auto bb) {
+    const auto conv = [&] {
+      if constexpr (Same) return sf::conv2d(x, k, sf::padding::same);
+      else return sf::conv2d(x, k);
+    }();
+    if constexpr (Fused) return sf::relu(conv + bb);
+    else return sf::relu(sf::materialize(conv) + bb);
+  });
+  fn.call_into(in.y, in.x, in.f, b);
+  for (auto _ : state) {
+    fn.call_into(in.y, in.x, in.f, b);
+    benchmark::DoNotOptimize(in.y.data());
+    benchmark::ClobberMemory();
+  }
+  check_layer(state, in, bias, in.y.data());
+  report(state, cc);
+}
+void run_layer_eigen(benchmark::State& state, const conv_case& cc) {
+  inputs in(cc);
+  const std::vector<float> bias = layer_bias(cc);
+  using row_major = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const std::size_t K = cc.k * cc.k * cc.c, M = cc.oh() * cc.ow();
+  std::vector<float> patches(M * K);
+  Eigen::Map<const Eigen::RowVectorXf> b(bias.data(), long(cc.o));
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < cc.oh(); ++i)
+      for (std::size_t j = 0; j < cc.ow(); ++j) {
+        float* dst = patches.data() + (i * cc.ow() + j) * K;
+        for (std::size_t u = 0; u < cc.k; ++u)
+          for (std::size_t v = 0; v < cc.k; ++v, dst += cc.c) {
+            const long ih = long(i + u) - long(cc.pad()), iw = long(j + v) - long(cc.pad());
+            if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) std::fill_n(dst, cc.c, 0.f);
+            else std::copy_n(&in.x(0, std::size_t(ih), std::size_t(iw), 0), cc.c, dst);
+          }
+      }
+    Eigen::Map<const row_major> p(patches.data(), long(M), long(K));
+    Eigen::Map<const row_major> k(in.f.data(), long(K), long(cc.o));
+    Eigen::Map<row_major> y(in.y.data(), long(M), long(cc.o));
+    y.noalias() = p * k;
+    y = (y.rowwise() + b).cwiseMax(0.f);
+    benchmark::DoNotOptimize(in.y.data());
+    benchmark::ClobberMemory();
+  }
+  check_layer(state, in, bias, in.y.data());
+  report(state, cc);
+}
+
 void run_hand_loop(benchmark::State& state, const conv_case& cc) {
   inputs in(cc);
   for (auto _ : state) {
@@ -232,6 +317,12 @@ void Grouped_Staticflow(benchmark::State& s) { run_staticflow<true>(s, grouped_c
 void Grouped_Staticflow2T(benchmark::State& s) { run_staticflow<true>(s, grouped_case, 2, false); }
 void Grouped_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, grouped_case); }
 void Grouped_HandLoop(benchmark::State& s) { run_hand_loop(s, grouped_case); }
+void SeedLayer_Fused(benchmark::State& s) { run_layer<false, true>(s, seed_case); }
+void SeedLayer_Apart(benchmark::State& s) { run_layer<false, false>(s, seed_case); }
+void SeedLayer_Im2colEigen(benchmark::State& s) { run_layer_eigen(s, seed_case); }
+void ResNetLayer_Fused(benchmark::State& s) { run_layer<true, true>(s, resnet_case); }
+void ResNetLayer_Apart(benchmark::State& s) { run_layer<true, false>(s, resnet_case); }
+void ResNetLayer_Im2colEigen(benchmark::State& s) { run_layer_eigen(s, resnet_case); }
 void Small_Staticflow(benchmark::State& s) { run_staticflow<true>(s, small_case, 1, false); }
 void Small_Im2colEigen(benchmark::State& s) { run_im2col_eigen(s, small_case); }
 void Small_HandLoop(benchmark::State& s) { run_hand_loop(s, small_case); }
@@ -243,6 +334,12 @@ BENCHMARK(Seed_Staticflow2T)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Seed_StaticflowEager)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Seed_Gradient)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Seed_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SeedLayer_Fused)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SeedLayer_Apart)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SeedLayer_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ResNetLayer_Fused)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ResNetLayer_Apart)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ResNetLayer_Im2colEigen)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ResNet_Staticflow)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ResNet_Staticflow2T)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ResNet_Gradient)->Unit(benchmark::kMillisecond)->UseRealTime();

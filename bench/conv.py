@@ -13,7 +13,8 @@ Prints the minimum wall time per call and GFLOP/s (of the forward pass) for
            kernel may refuse groups: then the line says so)
   small:   a 1x14x14x64 image, 64 3x3 filters, SAME (14 MFLOP: TF's per-call cost shows)
 and, for seed and resnet, "gradient": the value and both gradients (image, filter) of
-sum(conv2d(x, k) * m) in a tf.function.
+sum(conv2d(x, k) * m) in a tf.function, and "layer": relu(bias_add(conv2d(x, k), b)) in a
+tf.function (one _FusedConv2D after grappler), bench/conv.cpp's SeedLayer / ResNetLayer.
 """
 import argparse
 import sys
@@ -67,9 +68,17 @@ def main():
             loss, (dx, dk) = value_and_grad(x, k, m)
             return loss.numpy(), dx.numpy(), dk.numpy()
 
+        bias = tf.random.uniform((fs[3],), -2, 2)
+        layer_fn = tf.function(
+            lambda a, b, c: tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(a, b, strides=1, padding=padding, dilations=dilation), c)))
+
+        def layer():  # grappler's remapper makes this one _FusedConv2D (bias and relu as oneDNN post-ops)
+            return layer_fn(x, k, bias).numpy()
+
         runs = [("eager", eager), ("tf.function", function)]
-        if name in ("seed", "resnet"):  # bench/conv.cpp's Gradient rows
+        if name in ("seed", "resnet"):  # bench/conv.cpp's Gradient and SeedLayer / ResNetLayer rows
             runs.append(("gradient", gradient))
+            runs.append(("layer", layer))
         for label, fn in runs:
             try:
                 fn()

@@ -1,6 +1,6 @@
 // The convolutions' variants the backend suite's other files do not reach, on the suite's backend
 // against the CPU backend in the same build (against_cpu.hpp): conv1d, conv2d_transpose (static
-// and sf::shape_of output shapes) and separable_conv2d, values and gradients, and the gradients
+// and sf::shape_of output shapes), separable_conv2d and conv2d's epilogues, values and gradients, and the gradients
 // of tensordot with axis pairs and of 1-D pooling. The other ops: ops_suite.cpp (two TUs, each
 // under the 2 GB compile budget). (Not named test_*.cpp:
 // tests/thrust's own CMakeLists builds it into each suite.)
@@ -18,6 +18,18 @@ TEST_CASE("suite: convolutions' variants agree with the CPU backend", "[suite][c
                     y, f, skip);
   const auto img = random<4>({1, 6, 5, 3}), dw = random<4>({3, 3, 3, 2}), pw = random<4>({1, 1, 6, 4});
   check_against_cpu([](auto a, auto d, auto p) { return sf::separable_conv2d(a, d, p, sf::padding::same); }, img, dw, pw);
+}
+
+TEST_CASE("suite: convolutions with their epilogues agree with the CPU backend", "[suite][conv]") {
+  // bias, scale and activation done by the convolution's slot (plan/epilogues.hpp); a run-time
+  // bias of three over one output channel, which broadcasts the convolution's result
+  const auto x = random<4>({2, 6, 5, 3}), f = random<4>({3, 3, 3, 4}), f1 = random<4>({3, 3, 3, 1});
+  const auto b = random<1>({4}), b3 = random<1>({3});
+  const auto scale = random<4>({1, 1, 1, 4});
+  check_against_cpu([](auto a, auto k, auto c) { return sf::relu(sf::conv2d(a, k, sf::padding::same) + c); }, x, f, b);
+  check_against_cpu([](auto a, auto k, auto c, auto s) { return sf::sigmoid(sf::conv2d(a, k, sf::strides<2>) * s + c * 0.5); }, x, f,
+                    b, scale);
+  check_against_cpu([](auto a, auto k, auto c) { return sf::conv2d(a, k) + c; }, x, f1, b3);
 }
 
 TEST_CASE("suite: the gradients of convolutions' variants agree with the CPU backend", "[suite][conv][gradient]") {

@@ -30,6 +30,7 @@
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/plan/cost_rule.hpp"
 #include "staticflow/plan/repeats.hpp"
+#include "staticflow/plan/epilogues.hpp"
 #include "staticflow/plan/transposed_operands.hpp"
 
 namespace staticflow::plan {
@@ -317,6 +318,15 @@ constexpr void find_shared(const N& n, Ptrs& ptrs) {
     graph::apply_children([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
   }
 }
+/// The outputs as planned before the repeats are marked: transposed operands folded
+/// (plan/transposed_operands.hpp), then convolutions' epilogues (plan/epilogues.hpp), that pass
+/// only where an output holds a conv2d (one copy of the graph otherwise, as before it).
+template <class... O>
+constexpr auto fold_outputs(const std::tuple<O...>& outs) {
+  if constexpr ((holds_producer_v<std::remove_cv_t<O>> || ...)) return fold_output_epilogues(fold_output_transposes(outs));
+  else return fold_output_transposes(outs);
+}
+
 template <class L>
 struct prelude_pointers;
 template <class... S>
@@ -333,10 +343,11 @@ struct evaluation_plan {
 
  private:
   // The outputs as planned: a transposed matrix that feeds a product read in place by it
-  // (plan/transposed_operands.hpp); then each materialized node they read twice or more, whose
+  // (plan/transposed_operands.hpp); the elementwise work that only reads a convolution done by
+  // its kernel (plan/epilogues.hpp); then each materialized node they read twice or more, whose
   // type determines its values, marked shared (plan/repeats.hpp), so that it is one prelude slot by
   // construction.
-  using Planned = detail::marked_outputs_t<detail::folded_outputs_t<Outputs>>;
+  using Planned = detail::marked_outputs_t<decltype(detail::fold_outputs(std::declval<const Outputs&>()))>;
   // The shared nodes (graph/shared.hpp), computed first: slots [0, prelude views).
   using prelude = detail::prelude_of_t<Planned>;
   using prelude_pointers = typename detail::prelude_pointers<prelude>::type;
@@ -396,7 +407,7 @@ struct evaluation_plan {
   std::array<std::size_t, slot_count> same_as{};
 
   constexpr explicit evaluation_plan(const Outputs& outs)
-      : evaluation_plan(planned_tag{}, detail::mark_output_repeats(detail::fold_output_transposes(outs))) {}
+      : evaluation_plan(planned_tag{}, detail::mark_output_repeats(detail::fold_outputs(outs))) {}
 
  private:
   struct planned_tag {};

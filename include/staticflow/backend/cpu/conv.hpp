@@ -19,12 +19,15 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
+#include <utility>
 
 #include "staticflow/backend/cpu/conv_direct.hpp"
 #include "staticflow/backend/cpu/matmul.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/graph/conv.hpp"
+#include "staticflow/graph/epilogue.hpp"
 #include "staticflow/plan/arena.hpp"
 
 namespace staticflow::cpu {
@@ -153,31 +156,46 @@ void conv2d_direct_row(const graph::conv2d_geometry& g, const T* f, std::size_t 
   }
 }
 
+/// finish over all `pixels` outputs of y (O values each), after a kernel that has no blocks of
+/// its own to hand it (the pointwise product), in chunks across threads.
+template <class T, class Finish>
+void finish_all(const Finish& finish, T* y, std::size_t pixels, std::size_t o) {
+  if constexpr (!std::is_same_v<Finish, no_finish>)
+    parallel_for(pixels, threads_for(pixels * o), [&](std::size_t begin, std::size_t end) {
+      finish(y + begin * o, end - begin);
+    });
+}
+
 /// y [N,OH,OW,O] = conv2d(x [N,H,W,C], f [KH,KW,C/G,O]). Group j's outputs are the columns
 /// [j * O/G, (j + 1) * O/G) of y and f: one matmul per group and row block, with f's and y's rows
-/// O apart.
-template <class T>
-void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* y) {
+/// O apart. finish(first, pixels) sees every output pixel once, after its sums are complete.
+template <class T, class Finish = no_finish>
+void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* y, const Finish& finish = {}) {
   const std::size_t K = g.patch(), outputs = g.n * g.oh * g.ow, og = g.group_outputs();
   if (outputs == 0 || g.o == 0) return;
   if (K == 0) {
     std::fill_n(y, outputs * g.o, T(0));
+    finish_all(finish, y, outputs, g.o);
     return;
   }
   if (pointwise(g)) {  // the image's rows are the patch rows
     matmul(x, K, f, g.o, y, g.o, outputs, g.o, K, threads_for(outputs * g.o * K));
+    finish_all(finish, y, outputs, g.o);
     return;
   }
   if (conv_direct_applies<T>(g)) {  // no patch: windows read in place (conv_direct.hpp)
     const plan::arena_scope scratch;
-    conv_direct_forward(direct_geometry::of(g), x, f, y, threads_for(outputs * g.o * K));
+    conv_direct_forward(direct_geometry::of(g), x, f, y, threads_for(outputs * g.o * K), finish);
     return;
   }
   if (g.groups > 1 && og < conv_direct_group_outputs) {  // output rows across threads, one thread each
     parallel_for(g.n * g.oh, threads_for(outputs * g.o * K), [&](std::size_t begin, std::size_t end) {
       const plan::arena_scope scratch;
       expanded_rows<T> rows(g, x);
-      for (std::size_t r = begin; r < end; ++r) conv2d_direct_row(g, f, r / g.oh, r % g.oh, rows, y + r * g.ow * g.o);
+      for (std::size_t r = begin; r < end; ++r) {
+        conv2d_direct_row(g, f, r / g.oh, r % g.oh, rows, y + r * g.ow * g.o);
+        finish(y + r * g.ow * g.o, g.ow);
+      }
     });
     return;
   }
@@ -201,6 +219,7 @@ void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* 
             [&](std::size_t p, std::size_t count) { std::fill_n(patch + p, count, T(0)); });
         matmul(patch, K, f + group * og, g.o, y + (b * g.oh + oh0) * g.ow * g.o + group * og, g.o, m, og, K, 1);
       }
+      finish(y + (b * g.oh + oh0) * g.ow * g.o, m);
     }
   });
 }
@@ -287,6 +306,79 @@ void materialize(const graph::conv2d<X, F, Opt>& n, const Views& views, const ex
   const T* px = detail::contiguous_operand<T, Sig>(n.x, views, ex);
   const T* pf = detail::contiguous_operand<T, Sig>(n.f, views, ef);
   detail::conv2d_forward(g, px, pf, out);
+}
+
+namespace detail {
+/// The epilogue of a convolution (graph/epilogue.hpp): its function over each block of pixels the
+/// kernel finishes, argument 0 read where the kernel wrote it and written back in place, each
+/// operand a per-channel cursor (contiguous over the O channels) or a broadcast value.
+template <class T, class Fn, class Cursors>
+struct epilogue_finish {
+  const Fn& fn;
+  Cursors operands;  // a value_pack, one cursor per operand
+  std::size_t channels;
+  static constexpr bool per_channel = []<std::size_t... I>(std::index_sequence<I...>) {
+    return (!std::is_same_v<std::remove_cvref_t<decltype(staticflow::detail::pack_get<I>(std::declval<const Cursors&>()))>,
+                            broadcast_cursor<T>> || ...);
+  }(std::make_index_sequence<Cursors::size>{});
+  void operator()(T* y, std::size_t pixels) const {
+    const auto run = [&](T* first, std::size_t count) {
+      const auto cursors = staticflow::detail::pack_apply(
+          [&](const auto&... q) { return staticflow::detail::pack_values(contiguous_cursor<T>{first}, q...); }, operands);
+      run_loop(fn, cursors, first, 0, count);
+    };
+    if constexpr (per_channel) {
+      for (std::size_t p = 0; p < pixels; ++p) run(y + p * channels, channels);
+    } else {
+      run(y, pixels * channels);  // nothing varies along the channels: one loop over the block
+    }
+  }
+};
+
+/// An operand of an epilogue as a cursor: a static single value broadcast, anything else read
+/// per channel (a run-time single value spread over the `channels` first).
+template <class T, class Sig, class Q, class Views, class ExtViews>
+auto epilogue_operand(const Q& q, const Views& views, const ExtViews& ext_views, std::size_t channels) {
+  const auto ext = graph::node_extents(q, ext_views);
+  const T* data = contiguous_operand<T, Sig>(q, views, ext);
+  if constexpr (Q::shape_type::is_static && Q::shape_type::size == 1) {
+    return broadcast_cursor<T>{*data};
+  } else {
+    if (staticflow::detail::product(ext) == channels) return contiguous_cursor<T>{data};
+    T* spread = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * channels));
+    std::fill_n(spread, channels, *data);
+    return contiguous_cursor<T>{spread};
+  }
+}
+
+}  // namespace detail
+
+/// A convolution with its epilogue (plan/epilogues.hpp): the function applied to each tile of
+/// pixels the kernel finishes, while it is in cache, instead of in a pass of its own.
+template <class Sig, class X, class F, class Opt, class Fn, class... Q, class Views, std::size_t R, class T>
+void materialize(const graph::epilogue<graph::conv2d<X, F, Opt>, Fn, Q...>& n, const Views& views,
+                 const extents<R>& ext, T* out) {
+  const auto ext_views = staticflow::detail::extents_of_views(views);
+  const auto& conv = n.producer;
+  const auto ex = graph::node_extents(conv.x, ext_views), ef = graph::node_extents(conv.f, ext_views);
+  const auto g = graph::conv2d_geometry_of<Opt>(ex, ef, "conv2d");
+  const T* px = detail::contiguous_operand<T, Sig>(conv.x, views, ex);
+  const T* pf = detail::contiguous_operand<T, Sig>(conv.f, views, ef);
+  const std::size_t channels = ext[R - 1], pixels = g.n * g.oh * g.ow;
+  const auto operands = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return staticflow::detail::pack_values(
+        detail::epilogue_operand<T, Sig>(staticflow::detail::pack_get<I>(n.operands), views, ext_views, channels)...);
+  }(std::index_sequence_for<Q...>{});
+  const detail::epilogue_finish<T, Fn, std::remove_cvref_t<decltype(operands)>> finish{n.fn, operands, channels};
+  if (channels == g.o) {
+    detail::conv2d_forward(g, px, pf, out, finish);
+  } else if (pixels * channels > 0) {
+    // run-time extents only: one output channel that an operand of `channels` values broadcasts
+    T* y = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * pixels));
+    detail::conv2d_forward(g, px, pf, y);
+    for (std::size_t p = 0; p < pixels; ++p) std::fill_n(out + p * channels, channels, y[p]);
+    finish(out, pixels);
+  }
 }
 
 template <class Sig, class Wrt, class X, class F, class G, class Opt, class Views,

@@ -1,0 +1,221 @@
+// Convolution epilogues (plan/epilogues.hpp, graph/epilogue.hpp, backend/cpu/conv.hpp): the
+// elementwise work that only reads a conv2d (a bias, a scale, an activation) done by the
+// convolution's kernel on each tile it finishes. Tested: which graphs fold and which do not (the
+// convolution read elsewhere, operands that vary along other axes, a variable read several times);
+// the values against the same function with the convolution materialized first (bit for bit where
+// the epilogue is exact, within rounding through transcendental functions), for random shapes
+// through every path of the kernel (direct tiles, grouped rows, grouped GEMMs, 1x1 products, no
+// channels, size 0 and 1, two threads), static and run-time shapes, a run-time bias over one
+// output channel; the shape error of a bias that does not fit; gradients of a folded layer.
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <random>
+#include <tuple>
+#include <type_traits>
+
+#include <xtensor/xfixed.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include <staticflow/staticflow.hpp>
+
+#include "../autodiff/gradient_check.hpp"
+
+namespace sf = staticflow;
+
+namespace {
+using X = sf::graph::argument<0, float, sf::shape<1, 6, 6, 3>>;
+using F = sf::graph::argument<1, float, sf::shape<3, 3, 3, 4>>;
+using B = sf::graph::argument<2, float, sf::shape<4>>;
+using S = sf::graph::argument<3, float, sf::shape<1, 1, 1, 4>>;
+using M = sf::graph::argument<4, float, sf::shape<1, 4, 4, 4>>;
+using V = sf::graph::external<float, sf::shape<3, 3, 3, 4>>;  // a variable's read
+
+template <class N>
+inline constexpr bool is_epilogue_v = false;
+template <class P, class Fn, class... Q>
+inline constexpr bool is_epilogue_v<sf::graph::epilogue<P, Fn, Q...>> = true;
+
+template <class... O>
+using plan_of = sf::plan::evaluation_plan<5, std::tuple<std::remove_cv_t<O>...>>;
+template <class Plan, std::size_t K = 0>
+using slot_t = std::tuple_element_t<K, typename Plan::slots_type>;
+/// How many of the plan's slots are epilogues.
+template <class Plan>
+inline constexpr std::size_t epilogues_v = []<std::size_t... K>(std::index_sequence<K...>) {
+  return (std::size_t{0} + ... + std::size_t{is_epilogue_v<slot_t<Plan, K>>});
+}(std::make_index_sequence<Plan::slot_count>{});
+
+template <class T, std::size_t R>
+xt::xtensor<T, R> random_tensor(std::mt19937& rng, const std::array<std::size_t, R>& shape) {
+  xt::xtensor<T, R> t = xt::xtensor<T, R>::from_shape(shape);
+  std::uniform_int_distribution<int> u(-40, 40);
+  for (auto& e : t) e = static_cast<T>(u(rng)) / T(16);
+  return t;
+}
+}  // namespace
+
+TEST_CASE("epilogues: which elementwise work a convolution's kernel takes", "[plan][epilogue]") {
+  const auto conv = sf::conv2d(X{}, F{});
+  // bias and activation: one slot, the convolution with its epilogue
+  using relu_bias = plan_of<decltype(sf::relu(conv + B{}))>;
+  STATIC_REQUIRE(relu_bias::slot_count == 1);
+  STATIC_REQUIRE(is_epilogue_v<slot_t<relu_bias>>);
+  STATIC_REQUIRE(slot_t<relu_bias>::operand_count == 1);
+  STATIC_REQUIRE(std::is_same_v<typename slot_t<relu_bias>::function_type,
+                                decltype(sf::relu(sf::graph::argument<0, float, sf::shape<1, 4, 4, 4>>{} +
+                                                  sf::graph::argument<1, float, sf::shape<4>>{}))>);
+  STATIC_REQUIRE(is_epilogue_v<slot_t<plan_of<decltype(conv + B{})>>>);
+  STATIC_REQUIRE(is_epilogue_v<slot_t<plan_of<decltype(sf::relu(conv))>>>);
+  // a scale and a bias per channel, literals, an activation reading its input three times
+  using scaled = plan_of<decltype(sf::sigmoid(conv * S{} + B{} * 2.f))>;
+  STATIC_REQUIRE(scaled::slot_count == 1);
+  STATIC_REQUIRE(slot_t<scaled>::operand_count == 2);
+  STATIC_REQUIRE(is_epilogue_v<slot_t<plan_of<decltype(sf::leaky_relu(conv + B{}))>>>);
+  // inside a reduction's loop and under a pooling: the epilogue is a slot read by the next kernel
+  using reduced = plan_of<decltype(sf::reduce_sum(sf::relu(conv + B{}) * M{}))>;
+  STATIC_REQUIRE(reduced::slot_count == 2);
+  STATIC_REQUIRE(is_epilogue_v<slot_t<reduced>>);
+  using pooled = plan_of<decltype(sf::max_pool2d(sf::relu(conv + B{}), sf::ksize<2>))>;
+  STATIC_REQUIRE(pooled::slot_count == 2);
+  STATIC_REQUIRE(is_epilogue_v<slot_t<pooled>>);
+  // a convolution of an epilogue's result: both fold
+  const auto f2 = sf::graph::argument<1, float, sf::shape<3, 3, 4, 4>>{};
+  using stacked = plan_of<decltype(sf::relu(sf::conv2d(sf::relu(conv + B{}), f2, sf::padding::same) + B{}))>;
+  STATIC_REQUIRE(stacked::slot_count == 2);
+  STATIC_REQUIRE(is_epilogue_v<slot_t<stacked, 0>>);
+  STATIC_REQUIRE(is_epilogue_v<slot_t<stacked, 1>>);
+
+  // not folded: the convolution read elsewhere too (an output, a gradient's mask)
+  using also_out = plan_of<decltype(sf::relu(conv + B{})), decltype(conv)>;
+  STATIC_REQUIRE(also_out::slot_count == 1);
+  STATIC_REQUIRE_FALSE(is_epilogue_v<slot_t<also_out>>);
+  using masked = plan_of<decltype(sf::relu(conv + B{})), decltype(sf::where(conv + B{} > 0.f, M{}, 0.f))>;
+  STATIC_REQUIRE(epilogues_v<masked> == 0);
+  // an operand that varies along other axes than the channels
+  using full = plan_of<decltype(sf::relu(conv + M{}))>;
+  STATIC_REQUIRE(full::slot_count == 1);
+  STATIC_REQUIRE_FALSE(is_epilogue_v<slot_t<full>>);
+  // a variable's convolution read once is folded whole; read four times (elu), only its sum with
+  // the bias is (two variables of one type could differ, and the function reads one value per
+  // operand type): four equal epilogue slots, which the planner computes once
+  const auto on_variable = sf::conv2d(X{}, V{nullptr});
+  STATIC_REQUIRE(epilogues_v<plan_of<decltype(sf::relu(on_variable + B{}))>> == 1);
+  using elu_args = plan_of<decltype(sf::elu(conv + B{}))>;
+  STATIC_REQUIRE(elu_args::slot_count == 1);
+  STATIC_REQUIRE(epilogues_v<elu_args> == 1);
+  using elu_variable = plan_of<decltype(sf::elu(on_variable + B{}))>;
+  STATIC_REQUIRE(epilogues_v<elu_variable> == 4);
+  STATIC_REQUIRE(std::is_same_v<typename slot_t<elu_variable, 1>::function_type,
+                                decltype(sf::graph::argument<0, float, sf::shape<1, 4, 4, 4>>{} +
+                                         sf::graph::argument<1, float, sf::shape<4>>{})>);
+  // the convolution's own dtype only: a cast to double is the next loop's work
+  using widened = plan_of<decltype(sf::cast<double>(conv) + 1.0)>;
+  STATIC_REQUIRE_FALSE(is_epilogue_v<slot_t<widened>>);
+}
+
+TEST_CASE("epilogues: the values of the convolution materialized first, on every path of the kernel", "[plan][epilogue]") {
+  std::mt19937 rng(20261205);
+  auto fused = sf::function([](auto x, auto f, auto b) { return sf::relu(sf::conv2d(x, f, sf::padding::same) + b); });
+  auto apart = sf::function([](auto x, auto f, auto b) { return sf::relu(sf::materialize(sf::conv2d(x, f, sf::padding::same)) + b); });
+  auto fused_scaled = sf::function([](auto x, auto f, auto b, auto s) {
+    return sf::tanh(sf::conv2d(x, f, sf::strides<2, 1>) * s + b * 0.5);
+  });
+  auto apart_scaled = sf::function([](auto x, auto f, auto b, auto s) {
+    return sf::tanh(sf::materialize(sf::conv2d(x, f, sf::strides<2, 1>)) * s + b * 0.5);
+  });
+  struct shape {
+    std::size_t n, h, w, c, kh, kw, fc, o;
+    const char* path;
+  };
+  const shape shapes[] = {
+      {2, 9, 11, 5, 3, 3, 5, 7, "direct tiles, edges"},
+      {1, 13, 40, 3, 3, 3, 3, 37, "direct, several panels"},
+      {1, 6, 7, 4, 3, 3, 2, 4, "grouped rows (2 groups of 2 outputs)"},
+      {1, 6, 7, 4, 3, 3, 2, 32, "grouped GEMMs (2 groups of 16)"},
+      {2, 5, 6, 8, 1, 1, 8, 9, "1x1: one product"},
+      {1, 4, 5, 0, 3, 3, 0, 3, "no input channels"},
+      {0, 4, 5, 2, 3, 3, 2, 3, "no images"},
+      {1, 1, 1, 1, 1, 1, 1, 1, "one element"},
+      {1, 64, 64, 16, 3, 3, 16, 24, "two threads"},
+  };
+  for (const shape& s : shapes) {
+    INFO(s.path);
+    sf::set_num_threads(std::string(s.path) == "two threads" ? 2 : 1);
+    const auto x = random_tensor<double, 4>(rng, {s.n, s.h, s.w, s.c});
+    const auto f = random_tensor<double, 4>(rng, {s.kh, s.kw, s.fc, s.o});
+    const auto b = random_tensor<double, 1>(rng, {s.o});
+    const auto scale = random_tensor<double, 4>(rng, {1, 1, 1, s.o});
+    CHECK((fused(x, f, b) == apart(x, f, b)));  // exact: the same sums, then max(y + b, 0)
+    const xt::xtensor<double, 4> t = fused_scaled(x, f, b, scale), r = apart_scaled(x, f, b, scale);
+    REQUIRE(t.shape() == r.shape());
+    for (std::size_t i = 0; i < t.size(); ++i) CHECK(t.data()[i] == Approx(r.data()[i]).epsilon(1e-15).margin(1e-15));
+    const xt::xtensor<float, 4> xf = xt::cast<float>(x), ff = xt::cast<float>(f);
+    const xt::xtensor<float, 1> bf = xt::cast<float>(b);
+    CHECK((fused(xf, ff, bf) == apart(xf, ff, bf)));
+  }
+  sf::set_num_threads(1);
+  // static shapes, an operand of one element broadcast, no operand at all
+  auto fused_static = sf::function([](auto x, auto f, auto b) {
+    return std::tuple{sf::relu6(sf::conv2d(x, f) - b), sf::sigmoid(sf::conv2d(x * 2.f, f))};
+  });
+  auto apart_static = sf::function([](auto x, auto f, auto b) {
+    return std::tuple{sf::relu6(sf::materialize(sf::conv2d(x, f)) - b), sf::sigmoid(sf::materialize(sf::conv2d(x * 2.f, f)))};
+  });
+  xt::xtensor_fixed<float, xt::xshape<1, 7, 8, 3>> xs = xt::cast<float>(random_tensor<double, 4>(rng, {1, 7, 8, 3}));
+  xt::xtensor_fixed<float, xt::xshape<3, 2, 3, 5>> fs = xt::cast<float>(random_tensor<double, 4>(rng, {3, 2, 3, 5}));
+  xt::xtensor_fixed<float, xt::xshape<1>> bs{0.25f};
+  using concrete = std::remove_cvref_t<decltype(fused_static.get_concrete_function(xs, fs, bs))>;
+  STATIC_REQUIRE(is_epilogue_v<std::tuple_element_t<0, concrete::plan_type::slots_type>>);
+  const auto [a0, a1] = fused_static(xs, fs, bs);
+  const auto [r0, r1] = apart_static(xs, fs, bs);
+  CHECK((a0 == r0));
+  for (std::size_t i = 0; i < a1.size(); ++i) CHECK(a1.data()[i] == Approx(r1.data()[i]).epsilon(1e-6));
+}
+
+TEST_CASE("epilogues: run-time operand extents", "[plan][epilogue]") {
+  std::mt19937 rng(7);
+  auto fused = sf::function([](auto x, auto f, auto b) { return sf::conv2d(x, f) + b; });
+  auto apart = sf::function([](auto x, auto f, auto b) { return sf::materialize(sf::conv2d(x, f)) + b; });
+  const auto x = random_tensor<double, 4>(rng, {2, 5, 5, 3});
+  // one output channel and a bias of three: the bias broadcasts the convolution's result
+  const auto f1 = random_tensor<double, 4>(rng, {2, 2, 3, 1});
+  const auto b3 = random_tensor<double, 1>(rng, {3});
+  const xt::xtensor<double, 4> wide = fused(x, f1, b3);
+  CHECK((wide.shape() == std::array<std::size_t, 4>{2, 4, 4, 3}));
+  CHECK((wide == apart(x, f1, b3)));
+  // a bias of one value over four channels
+  const auto f4 = random_tensor<double, 4>(rng, {2, 2, 3, 4});
+  const auto b1 = random_tensor<double, 1>(rng, {1});
+  CHECK((fused(x, f4, b1) == apart(x, f4, b1)));
+  // a bias that fits neither: the shape error of the graph as written, before any write
+  const auto b5 = random_tensor<double, 1>(rng, {5});
+  std::string fused_error, apart_error;
+  try {
+    fused(x, f4, b5);
+  } catch (const sf::shape_error& e) {
+    fused_error = e.what();
+  }
+  try {
+    apart(x, f4, b5);
+  } catch (const sf::shape_error& e) {
+    apart_error = e.what();
+  }
+  CHECK(fused_error == "staticflow: shapes (2, 4, 4, 4) and (5,) do not broadcast");
+  CHECK(fused_error == apart_error);
+}
+
+TEST_CASE("epilogues: a folded forward layer and its gradient against central differences", "[plan][epilogue][gradient]") {
+  // check_gradients compares value_and_grad's value with the forward function's (folded), and the
+  // gradients with central differences of the forward function. In the gradient's own graph the
+  // convolution is a shared node that the backward pass reads too: not folded (plan/epilogues.hpp)
+  const auto layer = [](auto x, auto f, auto b) { return sf::tanh(sf::conv2d(x, f, sf::padding::same) + b); };
+  auto forward = sf::function(layer);
+  auto vg = sf::value_and_grad<0, 1, 2>([&](auto x, auto f, auto b) { return sf::reduce_sum(layer(x, f, b)); });
+  const auto x = gradient_check::random_tensor<4>({1, 4, 5, 2});
+  const auto f = gradient_check::random_tensor<4>({3, 3, 2, 3}, -0.5, 0.5);
+  const auto b = gradient_check::random_tensor<1>({3});
+  STATIC_REQUIRE(epilogues_v<typename std::remove_cvref_t<decltype(forward.get_concrete_function(x, f, b))>::plan_type> == 1);
+  STATIC_REQUIRE(epilogues_v<typename std::remove_cvref_t<decltype(vg.get_concrete_function(x, f, b))>::plan_type> == 0);
+  CHECK(gradient_check::check_gradients(layer, x, f, b) == 40 + 54 + 3);
+}
