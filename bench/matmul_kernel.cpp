@@ -21,12 +21,20 @@
 //   MatmulCopied/w        the transpose copied first, then cpu::matmul (the plan before session 44)
 //   EigenTransposed/w     Eigen's product of a .transpose() (row-major maps, one thread)
 //
+// (e) A dense layer's forward pass, relu(x·w + b), batch 256, 784 -> 256, float32, one thread:
+//   DenseFused            sf::function of it: the bias and relu done by the blocked kernel on each
+//                         panel of rows it finishes (plan/epilogues.hpp)
+//   DenseApart            the same with sf::materialize(sf::matmul(x, w)): the product, then a
+//                         second pass for the bias and relu (the plan before session 61)
+//   EigenDense            y.noalias() = x * w, then y = (y.rowwise() + b).cwiseMax(0)
+//
 // Counter FLOPS = 2·n³ per product. Large products are timed in real time (the threaded one
 // works on two threads). Results are checked against a double-precision reference after timing.
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -34,6 +42,8 @@
 #include <vector>
 
 #include <staticflow/backend/cpu/matmul.hpp>
+#include <staticflow/staticflow.hpp>
+#include <xtensor/xtensor.hpp>
 
 #include "bench_common.hpp"
 
@@ -312,6 +322,82 @@ void EigenTransposed(benchmark::State& state) {
   in.check(state, in.c.data());
 }
 
+// ----------------------------------------------------------------------------- dense layer
+
+struct dense_inputs {
+  static constexpr std::size_t batch = 256, in = 784, out = 256;
+  xt::xtensor<float, 2> x = xt::xtensor<float, 2>::from_shape({batch, in});
+  xt::xtensor<float, 2> w = xt::xtensor<float, 2>::from_shape({in, out});
+  xt::xtensor<float, 1> b = xt::xtensor<float, 1>::from_shape({out});
+  xt::xtensor<float, 2> y = xt::zeros<float>({batch, out});
+  dense_inputs() {
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (auto& v : x) v = u(rng);
+    for (auto& v : w) v = u(rng) * 0.05f;
+    for (auto& v : b) v = u(rng);
+  }
+  void check(benchmark::State& state) const {
+    std::mt19937 rng(8);
+    for (int s = 0; s < 64; ++s) {
+      const std::size_t i = rng() % batch, j = rng() % out;
+      double acc = b(j);
+      for (std::size_t p = 0; p < in; ++p) acc += double(x(i, p)) * double(w(p, j));
+      const double want = std::max(acc, 0.0);
+      if (!(std::fabs(y(i, j) - want) <= 1e-4 * (1 + std::fabs(want)))) {
+        state.SkipWithError("wrong dense layer output");
+        return;
+      }
+    }
+  }
+  void flops(benchmark::State& state) const {
+    state.counters["FLOPS"] = benchmark::Counter(2.0 * batch * in * out * double(state.iterations()), benchmark::Counter::kIsRate);
+  }
+};
+
+template <bool Fused>
+void dense_layer(benchmark::State& state) {
+  namespace sf = staticflow;
+  dense_inputs in;
+  auto layer = sf::function([](auto x, auto w, auto b) {
+    if constexpr (Fused) return sf::relu(sf::matmul(x, w) + b);
+    else return sf::relu(sf::materialize(sf::matmul(x, w)) + b);
+  });
+  layer.call_into(in.y, in.x, in.w, in.b);
+  for (auto _ : state) {
+    layer.call_into(in.y, in.x, in.w, in.b);
+    benchmark::DoNotOptimize(in.y.data());
+    benchmark::ClobberMemory();
+  }
+  in.check(state);
+  in.flops(state);
+}
+void DenseFused(benchmark::State& state) { dense_layer<true>(state); }
+void DenseApart(benchmark::State& state) { dense_layer<false>(state); }
+
+void EigenDense(benchmark::State& state) {
+  Eigen::setNbThreads(1);
+  using rmat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  dense_inputs in;
+  const auto batch = Eigen::Index(in.batch), n_in = Eigen::Index(in.in), n_out = Eigen::Index(in.out);
+  Eigen::Map<const rmat> x(in.x.data(), batch, n_in), w(in.w.data(), n_in, n_out);
+  Eigen::Map<const Eigen::RowVectorXf> b(in.b.data(), n_out);
+  Eigen::Map<rmat> y(in.y.data(), batch, n_out);
+  for (auto _ : state) {
+    y.noalias() = x * w;
+    y = (y.rowwise() + b).cwiseMax(0.f);
+    benchmark::DoNotOptimize(in.y.data());
+    benchmark::ClobberMemory();
+  }
+  in.check(state);
+  in.flops(state);
+}
+
+void dense_setup(benchmark::internal::Benchmark* b) {
+  b->Unit(benchmark::kMicrosecond)->UseRealTime();
+  sf_bench::add_min(b);
+}
+
 void backward_setup(benchmark::internal::Benchmark* b) {
   b->Arg(0)->Arg(1);
   b->Unit(benchmark::kMicrosecond);
@@ -346,3 +432,6 @@ BENCHMARK(MatmulThreads)->Apply(threads_setup);
 BENCHMARK(MatmulTransposed)->Apply(backward_setup);
 BENCHMARK(MatmulCopied)->Apply(backward_setup);
 BENCHMARK(EigenTransposed)->Apply(backward_setup);
+BENCHMARK(DenseFused)->Apply(dense_setup);
+BENCHMARK(DenseApart)->Apply(dense_setup);
+BENCHMARK(EigenDense)->Apply(dense_setup);

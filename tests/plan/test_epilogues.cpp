@@ -1,11 +1,13 @@
-// Convolution epilogues (plan/epilogues.hpp, graph/epilogue.hpp, backend/cpu/conv.hpp): the
-// elementwise work that only reads a conv2d (a bias, a scale, an activation) done by the
+// Epilogues (plan/epilogues.hpp, graph/epilogue.hpp, backend/cpu/epilogue.hpp): the elementwise
+// work that only reads a conv2d, a conv3d or a matmul (a bias, a scale, an activation) done by the
 // convolution's kernel on each tile it finishes. Tested: which graphs fold and which do not (the
 // convolution read elsewhere, operands that vary along other axes, a variable read several times);
 // the values against the same function with the convolution materialized first (bit for bit where
 // the epilogue is exact, within rounding through transcendental functions), for random shapes
 // through every path of the kernel (direct tiles, grouped rows, grouped GEMMs, 1x1 products, no
-// channels, size 0 and 1, two threads), static and run-time shapes, a run-time bias over one
+// channels, size 0 and 1, two threads), conv3d's (direct, grouped), matmul's (blocked, few rows,
+// narrow, integers, a transposed operand, batches, the unrolled static product, threads splitting
+// rows or column panels), static and run-time shapes, a run-time bias over one
 // output channel; the shape error of a bias that does not fit; gradients of a folded layer.
 #include <catch2/catch.hpp>
 
@@ -109,6 +111,17 @@ TEST_CASE("epilogues: which elementwise work a convolution's kernel takes", "[pl
   STATIC_REQUIRE(std::is_same_v<typename slot_t<elu_variable, 1>::function_type,
                                 decltype(sf::graph::argument<0, float, sf::shape<1, 4, 4, 4>>{} +
                                          sf::graph::argument<1, float, sf::shape<4>>{})>);
+  // a dense layer's; not a matrix x vector product, whose last axis is the matrix's rows
+  using XM = sf::graph::argument<0, float, sf::shape<5, 3>>;
+  using WM = sf::graph::argument<1, float, sf::shape<3, 4>>;
+  STATIC_REQUIRE(epilogues_v<plan_of<decltype(sf::relu(sf::matmul(XM{}, WM{}) + B{}))>> == 1);
+  using VM = sf::graph::argument<1, float, sf::shape<3>>;
+  using BM = sf::graph::argument<2, float, sf::shape<5>>;
+  STATIC_REQUIRE(epilogues_v<plan_of<decltype(sf::relu(sf::matmul(XM{}, VM{}) + BM{}))>> == 0);
+  // conv3d's too
+  using X3 = sf::graph::argument<0, float, sf::shape<1, 4, 6, 6, 3>>;
+  using F3 = sf::graph::argument<1, float, sf::shape<2, 3, 3, 3, 4>>;
+  STATIC_REQUIRE(epilogues_v<plan_of<decltype(sf::relu(sf::conv3d(X3{}, F3{}) + B{}))>> == 1);
   // the convolution's own dtype only: a cast to double is the next loop's work
   using widened = plan_of<decltype(sf::cast<double>(conv) + 1.0)>;
   STATIC_REQUIRE_FALSE(is_epilogue_v<slot_t<widened>>);
@@ -171,6 +184,77 @@ TEST_CASE("epilogues: the values of the convolution materialized first, on every
   const auto [r0, r1] = apart_static(xs, fs, bs);
   CHECK((a0 == r0));
   for (std::size_t i = 0; i < a1.size(); ++i) CHECK(a1.data()[i] == Approx(r1.data()[i]).epsilon(1e-6));
+}
+
+TEST_CASE("epilogues: conv3d's, on the direct kernel and through grouped planes", "[plan][epilogue]") {
+  std::mt19937 rng(3);
+  auto fused = sf::function([](auto x, auto f, auto b) { return sf::elu(sf::conv3d(x, f, sf::padding::same) * 0.5 + b); });
+  auto apart = sf::function([](auto x, auto f, auto b) { return sf::elu(sf::materialize(sf::conv3d(x, f, sf::padding::same)) * 0.5 + b); });
+  const std::size_t shapes[][4] = {{3, 3, 3, 5}, {4, 2, 1, 6}};  // channels, filter channels, depth taps, outputs
+  for (const auto& s : shapes) {
+    INFO("channels " << s[0] << ", filter channels " << s[1]);
+    const auto x = random_tensor<double, 5>(rng, {2, 4, 5, 6, s[0]});
+    const auto f = random_tensor<double, 5>(rng, {s[2], 3, 3, s[1], s[3]});
+    const auto b = random_tensor<double, 1>(rng, {s[3]});
+    using concrete = std::remove_cvref_t<decltype(fused.get_concrete_function(x, f, b))>;
+    STATIC_REQUIRE(epilogues_v<typename concrete::plan_type> == 1);
+    const xt::xtensor<double, 5> t = fused(x, f, b), r = apart(x, f, b);
+    REQUIRE(t.shape() == r.shape());
+    for (std::size_t i = 0; i < t.size(); ++i) CHECK(t.data()[i] == Approx(r.data()[i]).epsilon(1e-15).margin(1e-15));
+  }
+}
+
+TEST_CASE("epilogues: a dense layer's bias and activation, on every path of the product", "[plan][epilogue][matmul]") {
+  std::mt19937 rng(11);
+  auto fused = sf::function([](auto x, auto w, auto b) { return sf::relu(sf::matmul(x, w) + b); });
+  auto apart = sf::function([](auto x, auto w, auto b) { return sf::relu(sf::materialize(sf::matmul(x, w)) + b); });
+  auto fused_t = sf::function([](auto x, auto w, auto b) { return sf::sigmoid(sf::matmul(x, w, sf::transpose_b) - b); });
+  auto apart_t = sf::function([](auto x, auto w, auto b) {
+    return sf::sigmoid(sf::materialize(sf::matmul(x, w, sf::transpose_b)) - b);
+  });
+  struct shape {
+    std::size_t m, k, n;
+    const char* path;
+  };
+  const shape shapes[] = {
+      {40, 30, 70, "blocked, partial panels"}, {3, 20, 50, "few rows"}, {30, 20, 3, "narrow"},
+      {0, 5, 4, "no rows"},                    {5, 0, 4, "no contracted axis"}, {1, 1, 1, "one element"},
+      {20, 30, 700, "blocked, two column blocks"},
+      // with MR = 12 and two batches of columns per tile: five row tiles, two or four column tiles
+      {300, 64, 200, "two threads, rows"},     {60, 100, 64, "two threads, column panels"},
+  };
+  for (const shape& s : shapes) {
+    INFO(s.path);
+    sf::set_num_threads(std::string(s.path).starts_with("two threads") ? 2 : 1);
+    const auto x = random_tensor<double, 2>(rng, {s.m, s.k});
+    const auto w = random_tensor<double, 2>(rng, {s.k, s.n});
+    const auto wt = random_tensor<double, 2>(rng, {s.n, s.k});
+    const auto b = random_tensor<double, 1>(rng, {s.n});
+    using concrete = std::remove_cvref_t<decltype(fused.get_concrete_function(x, w, b))>;
+    STATIC_REQUIRE(epilogues_v<typename concrete::plan_type> == 1);
+    CHECK((fused(x, w, b) == apart(x, w, b)));
+    const xt::xtensor<double, 2> t = fused_t(x, wt, b), r = apart_t(x, wt, b);
+    REQUIRE(t.shape() == r.shape());
+    for (std::size_t i = 0; i < t.size(); ++i) CHECK(t.data()[i] == Approx(r.data()[i]).epsilon(1e-15).margin(1e-15));
+    const xt::xtensor<float, 2> xf = xt::cast<float>(x), wf = xt::cast<float>(w);
+    const xt::xtensor<float, 1> bf = xt::cast<float>(b);
+    CHECK((fused(xf, wf, bf) == apart(xf, wf, bf)));
+    const xt::xtensor<int, 2> xi = xt::cast<int>(x * 16.0), wi = xt::cast<int>(w * 16.0);
+    const xt::xtensor<int, 1> bi = xt::cast<int>(b * 16.0);
+    CHECK((fused(xi, wi, bi) == apart(xi, wi, bi)));
+  }
+  sf::set_num_threads(1);
+  // batches of products; the unrolled static product
+  const auto xb = random_tensor<double, 3>(rng, {3, 5, 6});
+  const auto w = random_tensor<double, 2>(rng, {6, 7});
+  const auto b = random_tensor<double, 1>(rng, {7});
+  CHECK((fused(xb, w, b) == apart(xb, w, b)));
+  xt::xtensor_fixed<float, xt::xshape<3, 4>> xs = xt::cast<float>(random_tensor<double, 2>(rng, {3, 4}));
+  xt::xtensor_fixed<float, xt::xshape<4, 5>> ws = xt::cast<float>(random_tensor<double, 2>(rng, {4, 5}));
+  xt::xtensor_fixed<float, xt::xshape<5>> bs = xt::cast<float>(random_tensor<double, 1>(rng, {5}));
+  using concrete = std::remove_cvref_t<decltype(fused.get_concrete_function(xs, ws, bs))>;
+  STATIC_REQUIRE(epilogues_v<typename concrete::plan_type> == 1);
+  CHECK((fused(xs, ws, bs) == apart(xs, ws, bs)));
 }
 
 TEST_CASE("epilogues: run-time operand extents", "[plan][epilogue]") {

@@ -20,7 +20,7 @@ TEST_CASE("suite: convolutions' variants agree with the CPU backend", "[suite][c
   check_against_cpu([](auto a, auto d, auto p) { return sf::separable_conv2d(a, d, p, sf::padding::same); }, img, dw, pw);
 }
 
-TEST_CASE("suite: convolutions with their epilogues agree with the CPU backend", "[suite][conv]") {
+TEST_CASE("suite: convolutions and products with their epilogues agree with the CPU backend", "[suite][conv]") {
   // bias, scale and activation done by the convolution's slot (plan/epilogues.hpp); a run-time
   // bias of three over one output channel, which broadcasts the convolution's result
   const auto x = random<4>({2, 6, 5, 3}), f = random<4>({3, 3, 3, 4}), f1 = random<4>({3, 3, 3, 1});
@@ -30,6 +30,10 @@ TEST_CASE("suite: convolutions with their epilogues agree with the CPU backend",
   check_against_cpu([](auto a, auto k, auto c, auto s) { return sf::sigmoid(sf::conv2d(a, k, sf::strides<2>) * s + c * 0.5); }, x, f,
                     b, scale);
   check_against_cpu([](auto a, auto k, auto c) { return sf::conv2d(a, k) + c; }, x, f1, b3);
+  const auto x3 = random<5>({1, 3, 4, 5, 2}), f3 = random<5>({2, 3, 3, 2, 4});
+  check_against_cpu([](auto a, auto k, auto c) { return sf::tanh(sf::conv3d(a, k, sf::padding::same) + c); }, x3, f3, b);
+  const auto xm = random<2>({6, 5}), wm = random<2>({5, 4});
+  check_against_cpu([](auto a, auto w, auto c) { return sf::relu(sf::matmul(a, w) + c); }, xm, wm, b);
 }
 
 TEST_CASE("suite: the gradients of convolutions' variants agree with the CPU backend", "[suite][conv][gradient]") {

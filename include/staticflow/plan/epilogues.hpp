@@ -1,5 +1,5 @@
-// staticflow/plan/epilogues.hpp -- the elementwise work that only reads a convolution's result
-// (a bias, an activation) is done by the convolution's kernel on each block of the result as
+// staticflow/plan/epilogues.hpp -- the elementwise work that only reads a convolution's or a
+// product's result (a bias, an activation) is done by its kernel on each block of the result as
 // soon as it is computed, not by a second pass over the whole result.
 //
 // As traced, `relu(conv2d(x, f) + b)` is a materialized node (the convolution, a slot of its
@@ -9,7 +9,8 @@
 // `_FusedConv2D` with a bias and an activation; oneDNN calls it post-ops, cuDNN and CUTLASS an
 // epilogue. Here, before planning, a maximal elementwise subgraph E (unary, binary, select, cast
 // nodes) whose leaves are
-//  * one convolution P (conv2d, of E's dtype and shape),
+//  * one producer P of E's dtype and shape: a conv2d, a conv3d, or a matmul whose last axis is
+//    its second operand's columns (a dense layer's `relu(x . w + b)`),
 //  * operands that vary along the last axis only ([O], [1, ..., O] or one element, static or
 //    run-time extents: a bias, a scale, a mask per channel), of E's dtype,
 //  * literals,
@@ -38,9 +39,11 @@
 #include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/conv.hpp"
+#include "staticflow/graph/conv3d.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/epilogue.hpp"
 #include "staticflow/graph/leaf.hpp"
+#include "staticflow/graph/matmul.hpp"
 #include "staticflow/graph/shared.hpp"
 #include "staticflow/graph/traversal.hpp"
 
@@ -51,6 +54,11 @@ template <class N>
 inline constexpr bool is_epilogue_producer_v = false;
 template <class X, class F, class Opt>
 inline constexpr bool is_epilogue_producer_v<graph::conv2d<X, F, Opt>> = true;
+template <class X, class F, class Opt>
+inline constexpr bool is_epilogue_producer_v<graph::conv3d<X, F, Opt>> = true;
+// (a product whose last axis is B's columns: not matrix x vector, whose last axis is A's rows)
+template <class A, class B>
+inline constexpr bool is_epilogue_producer_v<graph::matmul<A, B>> = B::shape_type::rank >= 2;
 
 /// The nodes an epilogue is made of.
 template <class N>

@@ -19,15 +19,13 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <type_traits>
-#include <utility>
 
 #include "staticflow/backend/cpu/conv_direct.hpp"
+#include "staticflow/backend/cpu/epilogue.hpp"
 #include "staticflow/backend/cpu/matmul.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/graph/conv.hpp"
-#include "staticflow/graph/epilogue.hpp"
 #include "staticflow/plan/arena.hpp"
 
 namespace staticflow::cpu {
@@ -308,51 +306,6 @@ void materialize(const graph::conv2d<X, F, Opt>& n, const Views& views, const ex
   detail::conv2d_forward(g, px, pf, out);
 }
 
-namespace detail {
-/// The epilogue of a convolution (graph/epilogue.hpp): its function over each block of pixels the
-/// kernel finishes, argument 0 read where the kernel wrote it and written back in place, each
-/// operand a per-channel cursor (contiguous over the O channels) or a broadcast value.
-template <class T, class Fn, class Cursors>
-struct epilogue_finish {
-  const Fn& fn;
-  Cursors operands;  // a value_pack, one cursor per operand
-  std::size_t channels;
-  static constexpr bool per_channel = []<std::size_t... I>(std::index_sequence<I...>) {
-    return (!std::is_same_v<std::remove_cvref_t<decltype(staticflow::detail::pack_get<I>(std::declval<const Cursors&>()))>,
-                            broadcast_cursor<T>> || ...);
-  }(std::make_index_sequence<Cursors::size>{});
-  void operator()(T* y, std::size_t pixels) const {
-    const auto run = [&](T* first, std::size_t count) {
-      const auto cursors = staticflow::detail::pack_apply(
-          [&](const auto&... q) { return staticflow::detail::pack_values(contiguous_cursor<T>{first}, q...); }, operands);
-      run_loop(fn, cursors, first, 0, count);
-    };
-    if constexpr (per_channel) {
-      for (std::size_t p = 0; p < pixels; ++p) run(y + p * channels, channels);
-    } else {
-      run(y, pixels * channels);  // nothing varies along the channels: one loop over the block
-    }
-  }
-};
-
-/// An operand of an epilogue as a cursor: a static single value broadcast, anything else read
-/// per channel (a run-time single value spread over the `channels` first).
-template <class T, class Sig, class Q, class Views, class ExtViews>
-auto epilogue_operand(const Q& q, const Views& views, const ExtViews& ext_views, std::size_t channels) {
-  const auto ext = graph::node_extents(q, ext_views);
-  const T* data = contiguous_operand<T, Sig>(q, views, ext);
-  if constexpr (Q::shape_type::is_static && Q::shape_type::size == 1) {
-    return broadcast_cursor<T>{*data};
-  } else {
-    if (staticflow::detail::product(ext) == channels) return contiguous_cursor<T>{data};
-    T* spread = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * channels));
-    std::fill_n(spread, channels, *data);
-    return contiguous_cursor<T>{spread};
-  }
-}
-
-}  // namespace detail
-
 /// A convolution with its epilogue (plan/epilogues.hpp): the function applied to each tile of
 /// pixels the kernel finishes, while it is in cache, instead of in a pass of its own.
 template <class Sig, class X, class F, class Opt, class Fn, class... Q, class Views, std::size_t R, class T>
@@ -364,21 +317,8 @@ void materialize(const graph::epilogue<graph::conv2d<X, F, Opt>, Fn, Q...>& n, c
   const auto g = graph::conv2d_geometry_of<Opt>(ex, ef, "conv2d");
   const T* px = detail::contiguous_operand<T, Sig>(conv.x, views, ex);
   const T* pf = detail::contiguous_operand<T, Sig>(conv.f, views, ef);
-  const std::size_t channels = ext[R - 1], pixels = g.n * g.oh * g.ow;
-  const auto operands = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return staticflow::detail::pack_values(
-        detail::epilogue_operand<T, Sig>(staticflow::detail::pack_get<I>(n.operands), views, ext_views, channels)...);
-  }(std::index_sequence_for<Q...>{});
-  const detail::epilogue_finish<T, Fn, std::remove_cvref_t<decltype(operands)>> finish{n.fn, operands, channels};
-  if (channels == g.o) {
-    detail::conv2d_forward(g, px, pf, out, finish);
-  } else if (pixels * channels > 0) {
-    // run-time extents only: one output channel that an operand of `channels` values broadcasts
-    T* y = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * pixels));
-    detail::conv2d_forward(g, px, pf, y);
-    for (std::size_t p = 0; p < pixels; ++p) std::fill_n(out + p * channels, channels, y[p]);
-    finish(out, pixels);
-  }
+  detail::run_epilogue<Sig>(n, views, ext, out, g.n * g.oh * g.ow, g.o,
+                            [&](T* y, const auto& finish) { detail::conv2d_forward(g, px, pf, y, finish); });
 }
 
 template <class Sig, class Wrt, class X, class F, class G, class Opt, class Views,

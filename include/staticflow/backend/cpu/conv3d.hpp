@@ -108,23 +108,45 @@ T* arena_buffer(std::size_t elements) {
 }
 }  // namespace detail
 
+namespace detail {
+/// y [N,OD,OH,OW,O] = conv3d(x, f); finish(first, pixels) sees every output pixel once, after its
+/// sums are complete (an epilogue, backend/cpu/epilogue.hpp).
+template <class T, class Finish = no_finish>
+void conv3d_forward(const graph::conv3d_geometry& g, const T* x, const T* f, T* y, const Finish& finish = {}) {
+  if (g.n * g.od * g.plane.oh * g.plane.ow * g.plane.o == 0) return;
+  const plan::arena_scope scratch;
+  if (const auto direct = conv3d_direct_geometry<T>(g)) {  // windows read in place
+    conv_direct_forward(*direct, x, f, y, threads_for(conv3d_work(g)), finish);
+    return;
+  }
+  T* windows = arena_buffer<T>(g.patches_size());
+  T* folded = arena_buffer<T>(g.folded_filter_size());
+  depth_windows(g, x, windows);
+  fold_conv3d_filter<false>(g, f, folded);
+  conv2d_forward(g.plane, windows, folded, y, finish);
+}
+}  // namespace detail
+
 template <class Sig, class X, class F, class Opt, class Views, std::size_t R, class T>
-void materialize(const graph::conv3d<X, F, Opt>& n, const Views& views, const extents<R>& out_ext, T* out) {
+void materialize(const graph::conv3d<X, F, Opt>& n, const Views& views, const extents<R>&, T* out) {
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
   const auto g = graph::detail::conv3d_geometry_of<Opt>(ex, ef, "conv3d");
-  if (staticflow::detail::product(out_ext) == 0) return;
-  const plan::arena_scope scratch;
-  if (const auto direct = detail::conv3d_direct_geometry<T>(g)) {  // windows read in place
-    detail::conv_direct_forward(*direct, detail::contiguous_operand<T, Sig>(n.x, views, ex),
-                                detail::contiguous_operand<T, Sig>(n.f, views, ef), out, threads_for(detail::conv3d_work(g)));
-    return;
-  }
-  T* windows = detail::arena_buffer<T>(g.patches_size());
-  T* folded = detail::arena_buffer<T>(g.folded_filter_size());
-  detail::depth_windows(g, detail::contiguous_operand<T, Sig>(n.x, views, ex), windows);
-  detail::fold_conv3d_filter<false>(g, detail::contiguous_operand<T, Sig>(n.f, views, ef), folded);
-  detail::conv2d_forward(g.plane, windows, folded, out);
+  detail::conv3d_forward(g, detail::contiguous_operand<T, Sig>(n.x, views, ex), detail::contiguous_operand<T, Sig>(n.f, views, ef), out);
+}
+
+/// A conv3d with its epilogue (plan/epilogues.hpp), as conv2d's (backend/cpu/conv.hpp).
+template <class Sig, class X, class F, class Opt, class Fn, class... Q, class Views, std::size_t R, class T>
+void materialize(const graph::epilogue<graph::conv3d<X, F, Opt>, Fn, Q...>& n, const Views& views,
+                 const extents<R>& ext, T* out) {
+  const auto ext_views = staticflow::detail::extents_of_views(views);
+  const auto& conv = n.producer;
+  const auto ex = graph::node_extents(conv.x, ext_views), ef = graph::node_extents(conv.f, ext_views);
+  const auto g = graph::detail::conv3d_geometry_of<Opt>(ex, ef, "conv3d");
+  const T* px = detail::contiguous_operand<T, Sig>(conv.x, views, ex);
+  const T* pf = detail::contiguous_operand<T, Sig>(conv.f, views, ef);
+  detail::run_epilogue<Sig>(n, views, ext, out, g.n * g.od * g.plane.oh * g.plane.ow, g.plane.o,
+                            [&](T* y, const auto& finish) { detail::conv3d_forward(g, px, pf, y, finish); });
 }
 
 template <class Sig, class Wrt, class X, class F, class G, class Opt, class Views, std::size_t R, class T>

@@ -196,17 +196,10 @@ bool conv_direct_applies(const graph::conv2d_geometry& g) {
   return simd_gemm_type<T> && g.groups == 1 && g.c > 0 && g.o > 0;
 }
 
-/// What a forward kernel does with each block of outputs it has finished: nothing, or an
-/// epilogue's function (backend/cpu/conv.hpp, graph/epilogue.hpp) while the block is in cache.
-/// Called as finish(first, pixels) for `pixels` consecutive output pixels of O values each.
-struct no_finish {
-  template <class T>
-  void operator()(T*, std::size_t) const {}
-};
-
 /// y = the convolution of x [N,(D,)H,W,C] with f [(KD,)KH,KW,C,O], ungrouped, placed in y as
-/// dg says ([N,(OD,)OH,OW,O] by default); output rows across threads. finish sees each tile of
-/// pixels once its sums are complete (the default placement only: pixels O apart).
+/// dg says ([N,(OD,)OH,OW,O] by default); output rows across threads. finish(first, pixels)
+/// (matmul.hpp's no_finish, or an epilogue) sees each tile of pixels once its sums are complete
+/// (the default placement only: pixels O apart).
 template <class T, class Finish = no_finish>
 void conv_direct_forward(const direct_geometry& dg, const T* x, const T* f, T* y, std::size_t threads,
                          const Finish& finish = {}) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "staticflow/backend/cpu/epilogue.hpp"
 #include "staticflow/backend/cpu/matmul.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
@@ -34,22 +35,23 @@ STATICFLOW_INLINE const T* static_operand(const T* p, bool transposed, T (&local
   transposed_copy(p, Rows, Rows, Cols, local);
   return local;
 }
-}  // namespace detail
 
-template <class Sig, class A, class B, class Views, std::size_t R, class T>
-void materialize(const graph::matmul<A, B>& n, const Views& views, const extents<R>& out_ext, T* out) {
+/// C = the product n (batches of matrices, NumPy's rules); finish (matmul.hpp) sees each block of
+/// each batch's C once its sums are complete.
+template <class Sig, class A, class B, class Views, std::size_t R, class T, class Finish>
+void matmul_forward(const graph::matmul<A, B>& n, const Views& views, const extents<R>& out_ext, T* out, const Finish& finish) {
   using node = graph::matmul<A, B>;
   constexpr std::size_t ra = node::ra, rb = node::rb, br = node::batch_rank;
-  using stored_a = detail::stored_operand<A>;
-  using stored_b = detail::stored_operand<B>;
-  constexpr detail::operand_order order{stored_a::transposed, stored_b::transposed};
+  using stored_a = stored_operand<A>;
+  using stored_b = stored_operand<B>;
+  constexpr operand_order order{stored_a::transposed, stored_b::transposed};
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ea = graph::node_extents(n.a, ext_views);
   const auto eb = graph::node_extents(n.b, ext_views);
   const auto& a_stored = stored_a::of(n.a);
   const auto& b_stored = stored_b::of(n.b);
-  const T* pa = detail::contiguous_operand<T, Sig>(a_stored, views, graph::node_extents(a_stored, ext_views));
-  const T* pb = detail::contiguous_operand<T, Sig>(b_stored, views, graph::node_extents(b_stored, ext_views));
+  const T* pa = contiguous_operand<T, Sig>(a_stored, views, graph::node_extents(a_stored, ext_views));
+  const T* pb = contiguous_operand<T, Sig>(b_stored, views, graph::node_extents(b_stored, ext_views));
   const std::size_t m = ra >= 2 ? ea[ra - 2] : 1, k = ea[ra - 1], cols = rb >= 2 ? eb[rb - 1] : 1;
   // rows apart as stored: a transposed A lies k × m, a transposed B n × k
   const std::size_t lda = order.a_transposed ? m : k;
@@ -63,14 +65,15 @@ void materialize(const graph::matmul<A, B>& n, const Views& views, const extents
     if constexpr (M <= 8 && N <= 8 && K <= 8 && rb >= 2) {
       // small static shapes: no loop at run time (a transposed operand copied on the stack first)
       T local_a[M * K > 0 ? M * K : 1], local_b[K * N > 0 ? K * N : 1];
-      matmul_static<T, M, N, K>(detail::static_operand<T, M, K>(pa, order.a_transposed, local_a),
-                                detail::static_operand<T, K, N>(pb, order.b_transposed, local_b), out);
+      matmul_static<T, M, N, K>(static_operand<T, M, K>(pa, order.a_transposed, local_a),
+                                static_operand<T, K, N>(pb, order.b_transposed, local_b), out);
+      finish(out, M, N, std::size_t{0}, N);
       return;
     }
   }
   const std::size_t threads = threads_for(m * cols * k);
   if constexpr (br == 0) {
-    matmul(pa, lda, pb, ldb, out, cols, m, cols, k, threads, order);
+    matmul(pa, lda, pb, ldb, out, cols, m, cols, k, threads, order, finish);
   } else {
     // batch index -> offsets into A and B (a broadcast batch axis has stride 0)
     std::array<std::size_t, br> stride_a{}, stride_b{};
@@ -90,13 +93,31 @@ void materialize(const graph::matmul<A, B>& n, const Views& views, const extents
     for (std::size_t bi = 0; bi < batches; ++bi) {
       std::size_t oa = 0, ob = 0;
       for (std::size_t i = 0; i < br; ++i) oa += index[i] * stride_a[i], ob += index[i] * stride_b[i];
-      matmul(pa + oa, lda, pb + ob, ldb, out + bi * m * cols, cols, m, cols, k, threads, order);
+      matmul(pa + oa, lda, pb + ob, ldb, out + bi * m * cols, cols, m, cols, k, threads, order, finish);
       for (std::size_t i = br; i-- > 0;) {
         if (++index[i] < out_ext[i]) break;
         index[i] = 0;
       }
     }
   }
+}
+}  // namespace detail
+
+template <class Sig, class A, class B, class Views, std::size_t R, class T>
+void materialize(const graph::matmul<A, B>& n, const Views& views, const extents<R>& out_ext, T* out) {
+  detail::matmul_forward<Sig>(n, views, out_ext, out, detail::no_finish{});
+}
+
+/// A product with its epilogue (plan/epilogues.hpp: a dense layer's bias and activation), applied
+/// to each panel of rows the blocked kernel finishes (backend/cpu/epilogue.hpp).
+template <class Sig, class A, class B, class Fn, class... Q, class Views, std::size_t R, class T>
+void materialize(const graph::epilogue<graph::matmul<A, B>, Fn, Q...>& n, const Views& views, const extents<R>& ext,
+                 T* out) {
+  const std::size_t channels = ext[R - 1], pixels = channels ? staticflow::detail::product(ext) / channels : 0;
+  const auto producer_ext = graph::node_extents(n.producer, staticflow::detail::extents_of_views(views));
+  detail::run_epilogue<Sig>(n, views, ext, out, pixels, producer_ext[R - 1], [&](T* y, const auto& finish) {
+    detail::matmul_forward<Sig>(n.producer, views, producer_ext, y, finish);
+  });
 }
 
 }  // namespace staticflow::cpu

@@ -97,6 +97,15 @@ STATICFLOW_INLINE V fmadd(const V& a, const V& b, const V& c) {
 template <class T>
 inline constexpr bool simd_gemm_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
+/// What a kernel does with each block of its result whose values are complete: nothing, or an
+/// epilogue's function while the block is in cache (backend/cpu/epilogue.hpp, graph/epilogue.hpp).
+/// The matmul kernels call finish(c, rows, ldc, col0, cols) for rows of `cols` values `ldc`
+/// apart, the first one column col0 of the product; the convolutions finish(first, pixels).
+struct no_finish {
+  template <class... A>
+  void operator()(A&&...) const {}
+};
+
 /// Register tile and cache blocks of the float/double kernel.
 template <class T>
 struct gemm_blocking {
@@ -266,9 +275,9 @@ struct operand_order {
 
 /// The float/double kernel on one thread; `buf` holds gemm_buffer_size(n, k) elements, 64-byte
 /// aligned. Requires m, n, k > 0.
-template <class T>
+template <class T, class Finish = no_finish>
 void gemm_blocked(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
-                  std::size_t m, std::size_t n, std::size_t k, T* buf, operand_order order = {}) {
+                  std::size_t m, std::size_t n, std::size_t k, T* buf, operand_order order = {}, const Finish& finish = {}) {
   using G = gemm_blocking<T>;
   constexpr std::size_t MR = G::MR, NR = G::NR;
   T* const bp = buf;
@@ -294,6 +303,7 @@ void gemm_blocked(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c
         for (jr = nfull; jr < nc; jr += NR) {
           gemm_tile(mr, std::min(NR, nc - jr), kc, ap, bp + (jr - nfull) * kc, NR, crow + jr, ldc, pc > 0);
         }
+        if (pc + kc == k) finish(crow, mr, ldc, jc, nc);  // the panel's sums are complete
       }
     }
   }
@@ -404,9 +414,9 @@ inline constexpr std::size_t narrow_max = 4;
 /// The float/double kernel on one thread. `narrow` (decided once per matmul call, so that every
 /// thread of a call takes the same path) selects the dot-product path; the others compute the
 /// same chains, so the choice between them may depend on the thread's share of the rows.
-template <class T>
+template <class T, class Finish = no_finish>
 void gemm_serial(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
-                 std::size_t m, std::size_t n, std::size_t k, bool narrow, operand_order order) {
+                 std::size_t m, std::size_t n, std::size_t k, bool narrow, operand_order order, const Finish& finish = {}) {
   if (narrow) {
     with_scratch<T>(n * k, [&](T* bt) {
       for (std::size_t p = 0; p < k; ++p)
@@ -415,12 +425,14 @@ void gemm_serial(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c,
         (void)((n == J + 1 && (gemm_narrow<T, J + 1>(a, lda, bt, c, ldc, m, k), true)) || ...);
       }(std::make_index_sequence<narrow_max>{});
     });
+    finish(c, m, ldc, std::size_t{0}, n);
   } else if (m <= few_rows_max) {
     [&]<std::size_t... R>(std::index_sequence<R...>) {
       (void)((m == R + 1 && (gemm_few_rows<T, R + 1>(a, lda, b, ldb, c, ldc, n, k), true)) || ...);
     }(std::make_index_sequence<few_rows_max>{});
+    finish(c, m, ldc, std::size_t{0}, n);
   } else {
-    with_scratch<T>(gemm_buffer_size<T>(n, k), [&](T* buf) { gemm_blocked(a, lda, b, ldb, c, ldc, m, n, k, buf, order); });
+    with_scratch<T>(gemm_buffer_size<T>(n, k), [&](T* buf) { gemm_blocked(a, lda, b, ldb, c, ldc, m, n, k, buf, order, finish); });
   }
 }
 
@@ -452,25 +464,29 @@ void transposed_copy(const T* src, std::size_t ld, std::size_t rows, std::size_t
     for (std::size_t r = 0; r < rows; ++r) dst[r * cols + c] = src[c * ld + r];
 }
 
-template <class T>
+template <class T, class Finish = no_finish>
 void gemm_dispatch(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc,
-                   std::size_t m, std::size_t n, std::size_t k, bool narrow, operand_order order) {
+                   std::size_t m, std::size_t n, std::size_t k, bool narrow, operand_order order, const Finish& finish = {}) {
   // Only the blocked kernel reads a transposed operand where it lies; the other paths get a copy
   // in the usual layout (they serve small products: few rows, or narrow ones).
   if (order.a_transposed && !(simd_gemm_type<T> && !narrow && m > few_rows_max)) {
     return with_scratch<T>(m * k, [&](T* copy) {
       transposed_copy(a, lda, m, k, copy);
-      gemm_dispatch(copy, k, b, ldb, c, ldc, m, n, k, narrow, operand_order{false, order.b_transposed});
+      gemm_dispatch(copy, k, b, ldb, c, ldc, m, n, k, narrow, operand_order{false, order.b_transposed}, finish);
     });
   }
   if (order.b_transposed && !(simd_gemm_type<T> && !narrow && m > few_rows_max)) {
     return with_scratch<T>(k * n, [&](T* copy) {
       transposed_copy(b, ldb, k, n, copy);
-      gemm_dispatch(a, lda, copy, n, c, ldc, m, n, k, narrow, operand_order{order.a_transposed, false});
+      gemm_dispatch(a, lda, copy, n, c, ldc, m, n, k, narrow, operand_order{order.a_transposed, false}, finish);
     });
   }
-  if constexpr (simd_gemm_type<T>) gemm_serial(a, lda, b, ldb, c, ldc, m, n, k, narrow, order);
-  else gemm_integer(a, lda, b, ldb, c, ldc, m, n, k);
+  if constexpr (simd_gemm_type<T>) {
+    gemm_serial(a, lda, b, ldb, c, ldc, m, n, k, narrow, order, finish);
+  } else {
+    gemm_integer(a, lda, b, ldb, c, ldc, m, n, k);
+    finish(c, m, ldc, std::size_t{0}, n);
+  }
 }
 
 }  // namespace detail
@@ -483,14 +499,18 @@ void gemm_dispatch(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* 
 /// the pool of parallel.hpp, at most one share per MR-row or NR-column tile; the result is the
 /// same bit for bit as with one thread.
 /// T: float, double (xsimd kernel) or an integer type (wrapping arithmetic).
-template <class T>
+/// finish(c, rows, ldc, col0, cols) sees every block of C once its sums are complete (an
+/// epilogue: backend/cpu/epilogue.hpp; col0 is the block's first column in C).
+template <class T, class Finish = detail::no_finish>
 void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc, std::size_t m,
-            std::size_t n, std::size_t k, std::size_t threads = 1, detail::operand_order order = {}) {
+            std::size_t n, std::size_t k, std::size_t threads = 1, detail::operand_order order = {},
+            const Finish& finish = {}) {
   static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same_v<T, bool>),
                 "staticflow: matmul supports float, double and integer element types");
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (std::size_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, T(0));
+    finish(c, m, ldc, std::size_t{0}, n);
     return;
   }
   // Split along M in MR-row tiles or along N in NR-column tiles, whichever leaves the busiest
@@ -507,7 +527,7 @@ void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std:
   const std::size_t col_tiles = col_unit ? (n + col_unit - 1) / col_unit : 1;
   threads = std::max<std::size_t>(1, std::min(threads, std::max(row_tiles, col_tiles)));
   if (threads == 1) {
-    detail::gemm_dispatch(a, lda, b, ldb, c, ldc, m, n, k, narrow, order);
+    detail::gemm_dispatch(a, lda, b, ldb, c, ldc, m, n, k, narrow, order, finish);
     return;
   }
   const auto busiest = [&](std::size_t tiles) { return (tiles + threads - 1) / threads; };
@@ -515,13 +535,20 @@ void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std:
     parallel_for(row_tiles, threads, [&](std::size_t begin, std::size_t end) {
       const std::size_t r0 = begin * row_unit, r1 = std::min(m, end * row_unit);
       detail::gemm_dispatch(a + (order.a_transposed ? r0 : r0 * lda), lda, b, ldb, c + r0 * ldc, ldc, r1 - r0, n, k,
-                            narrow, order);
+                            narrow, order, finish);
     });
   } else {
     parallel_for(col_tiles, threads, [&](std::size_t begin, std::size_t end) {
       const std::size_t c0 = begin * col_unit, c1 = std::min(n, end * col_unit);
-      detail::gemm_dispatch(a, lda, b + (order.b_transposed ? c0 * ldb : c0), ldb, c + c0, ldc, m, c1 - c0, k, false,
-                            order);
+      const T* const b0 = b + (order.b_transposed ? c0 * ldb : c0);
+      if constexpr (std::is_same_v<Finish, detail::no_finish>) {
+        detail::gemm_dispatch(a, lda, b0, ldb, c + c0, ldc, m, c1 - c0, k, false, order);
+      } else {  // (a share's columns start at column c0 of C)
+        const auto shifted = [&](T* p, std::size_t rows, std::size_t ld, std::size_t col0, std::size_t cols) {
+          finish(p, rows, ld, c0 + col0, cols);
+        };
+        detail::gemm_dispatch(a, lda, b0, ldb, c + c0, ldc, m, c1 - c0, k, false, order, shifted);
+      }
     });
   }
 }

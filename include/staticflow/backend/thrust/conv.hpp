@@ -13,20 +13,16 @@
 #pragma once
 
 #include <cstddef>
-#include <tuple>
-#include <type_traits>
-#include <utility>
 
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 
-#include "staticflow/backend/thrust/kernel.hpp"
+#include "staticflow/backend/thrust/epilogue.hpp"
 #include "staticflow/backend/thrust/linalg.hpp"
 #include "staticflow/backend/thrust/operand.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/core/config.hpp"
 #include "staticflow/graph/conv.hpp"
-#include "staticflow/graph/epilogue.hpp"
 
 namespace staticflow::thrust_backend {
 namespace detail {
@@ -131,29 +127,11 @@ void materialize(const graph::conv2d<X, F, Opt>& n, const Views& views, const ex
   detail::run_conv_kernel(detail::conv_forward_kernel<T>{x, f, out, d}, staticflow::detail::product(out_ext));
 }
 
-/// A convolution with its epilogue (plan/epilogues.hpp): the convolution, then the function
-/// over its result in place as one elementwise kernel, the result read as [pixels, O] and each
-/// operand as [1, its size]. (One thread per element computes a whole sum here: there are no
-/// blocks to finish while they are in cache, so the epilogue saves the slot's buffer only.)
+/// A convolution with its epilogue (plan/epilogues.hpp): backend/thrust/epilogue.hpp.
 template <class X, class F, class Opt, class Fn, class... Q, class Views, std::size_t R, class T>
 void materialize(const graph::epilogue<graph::conv2d<X, F, Opt>, Fn, Q...>& n, const Views& views,
                  const extents<R>& out_ext, T* out) {
-  const auto ext_views = staticflow::detail::extents_of_views(views);
-  const auto& conv = n.producer;
-  const auto conv_ext = conv.result_extents(graph::node_extents(conv.x, ext_views), graph::node_extents(conv.f, ext_views));
-  const std::size_t size = staticflow::detail::product(out_ext), channels = out_ext[R - 1], o = conv_ext[R - 1];
-  if (size == 0) return;
-  // o == channels, or (run-time extents) one channel that an operand broadcasts
-  T* y = o == channels ? out : static_cast<T*>(device_arena::local().allocate(sizeof(T) * (size / channels)));
-  materialize(conv, views, conv_ext, y);
-  const auto operand = [&](const auto& q) {
-    const auto qe = graph::node_extents(q, ext_views);
-    return tensor_view<T, 2>{detail::contiguous_operand<T>(q, views, qe), extents<2>{1, staticflow::detail::product(qe)}};
-  };
-  const auto fn_views = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return std::tuple{tensor_view<T, 2>{y, extents<2>{size / channels, o}}, operand(staticflow::detail::pack_get<I>(n.operands))...};
-  }(std::index_sequence_for<Q...>{});
-  evaluate_into(n.fn, fn_views, extents<2>{size / channels, channels}, out);
+  detail::run_epilogue(n, views, out_ext, out, [&](T* y, const extents<R>& e) { materialize(n.producer, views, e, y); });
 }
 
 template <class Wrt, class X, class F, class G, class Opt, class Views, std::size_t R,

@@ -7,6 +7,7 @@
 
 #include "staticflow/backend/thrust/arena.hpp"
 #include "staticflow/backend/thrust/conv.hpp"
+#include "staticflow/backend/thrust/epilogue.hpp"
 #include "staticflow/backend/thrust/operand.hpp"
 #include "staticflow/core/config.hpp"
 #include "staticflow/graph/conv3d.hpp"
@@ -97,6 +98,13 @@ void materialize(const graph::conv3d<X, F, Opt>& n, const Views& views, const ex
                           g.patches_size());
   detail::fold_conv3d_filter<false>(g, detail::contiguous_operand<T>(n.f, views, ef), folded);
   detail::run_conv_kernel(detail::conv_forward_kernel<T>{windows, folded, out, detail::conv_dims(g.plane)}, total);
+}
+
+/// A conv3d with its epilogue (plan/epilogues.hpp): backend/thrust/epilogue.hpp.
+template <class X, class F, class Opt, class Fn, class... Q, class Views, std::size_t R, class T>
+void materialize(const graph::epilogue<graph::conv3d<X, F, Opt>, Fn, Q...>& n, const Views& views,
+                 const extents<R>& out_ext, T* out) {
+  detail::run_epilogue(n, views, out_ext, out, [&](T* y, const extents<R>& e) { materialize(n.producer, views, e, y); });
 }
 
 template <class Wrt, class X, class F, class G, class Opt, class Views, std::size_t R, class T>

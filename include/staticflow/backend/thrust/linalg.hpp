@@ -11,6 +11,7 @@
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 
+#include "staticflow/backend/thrust/epilogue.hpp"
 #include "staticflow/backend/thrust/operand.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/core/config.hpp"
@@ -113,6 +114,13 @@ void materialize(const graph::matmul<A, B>& n, const Views& views, const extents
     }
   }
   ::thrust::for_each_n(async_policy(), ::thrust::counting_iterator<std::size_t>(0), total, kernel);
+}
+
+/// A product with its epilogue (plan/epilogues.hpp): backend/thrust/epilogue.hpp.
+template <class A, class B, class Fn, class... Q, class Views, std::size_t R, class T>
+void materialize(const graph::epilogue<graph::matmul<A, B>, Fn, Q...>& n, const Views& views,
+                 const extents<R>& out_ext, T* out) {
+  detail::run_epilogue(n, views, out_ext, out, [&](T* y, const extents<R>& e) { materialize(n.producer, views, e, y); });
 }
 
 }  // namespace staticflow::thrust_backend
