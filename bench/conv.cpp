@@ -166,6 +166,23 @@ void run_gradient(benchmark::State& state, const conv_case& cc) {
   report(state, cc);
 }
 
+/// The whole-image im2col of group g: patch row (i * OW + j) holds the window of output (i, j),
+/// K = KH * KW * C/G values (zeros in the padding).
+void im2col(const inputs& in, std::size_t g, float* patches) {
+  const conv_case& cc = in.cc;
+  const std::size_t K = cc.k * cc.k * cc.cg();
+  for (std::size_t i = 0; i < cc.oh(); ++i)
+    for (std::size_t j = 0; j < cc.ow(); ++j) {
+      float* dst = patches + (i * cc.ow() + j) * K;
+      for (std::size_t u = 0; u < cc.k; ++u)
+        for (std::size_t v = 0; v < cc.k; ++v, dst += cc.cg()) {
+          const long ih = long(i + u * cc.dilation) - long(cc.pad()), iw = long(j + v * cc.dilation) - long(cc.pad());
+          if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) std::fill_n(dst, cc.cg(), 0.f);
+          else std::copy_n(&in.x(0, std::size_t(ih), std::size_t(iw), g * cc.cg()), cc.cg(), dst);
+        }
+    }
+}
+
 void run_im2col_eigen(benchmark::State& state, const conv_case& cc) {
   inputs in(cc);
   using row_major = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -174,16 +191,7 @@ void run_im2col_eigen(benchmark::State& state, const conv_case& cc) {
   std::vector<float> patches(M * K);
   for (auto _ : state) {
     for (std::size_t g = 0; g < cc.groups; ++g) {
-      for (std::size_t i = 0; i < cc.oh(); ++i)
-        for (std::size_t j = 0; j < cc.ow(); ++j) {
-          float* dst = patches.data() + (i * cc.ow() + j) * K;
-          for (std::size_t u = 0; u < cc.k; ++u)
-            for (std::size_t v = 0; v < cc.k; ++v, dst += cc.cg()) {
-              const long ih = long(i + u * cc.dilation) - long(cc.pad()), iw = long(j + v * cc.dilation) - long(cc.pad());
-              if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) std::fill_n(dst, cc.cg(), 0.f);
-              else std::copy_n(&in.x(0, std::size_t(ih), std::size_t(iw), g * cc.cg()), cc.cg(), dst);
-            }
-        }
+      im2col(in, g, patches.data());
       Eigen::Map<const row_major> p(patches.data(), long(M), long(K));
       Eigen::Map<const row_major, 0, strided> k(in.f.data() + g * cc.og(), long(K), long(cc.og()), strided(long(cc.o)));
       Eigen::Map<row_major, 0, strided> y(in.y.data() + g * cc.og(), long(M), long(cc.og()), strided(long(cc.o)));
@@ -250,16 +258,7 @@ void run_layer_eigen(benchmark::State& state, const conv_case& cc) {
   std::vector<float> patches(M * K);
   Eigen::Map<const Eigen::RowVectorXf> b(bias.data(), long(cc.o));
   for (auto _ : state) {
-    for (std::size_t i = 0; i < cc.oh(); ++i)
-      for (std::size_t j = 0; j < cc.ow(); ++j) {
-        float* dst = patches.data() + (i * cc.ow() + j) * K;
-        for (std::size_t u = 0; u < cc.k; ++u)
-          for (std::size_t v = 0; v < cc.k; ++v, dst += cc.c) {
-            const long ih = long(i + u) - long(cc.pad()), iw = long(j + v) - long(cc.pad());
-            if (ih < 0 || iw < 0 || ih >= long(cc.h) || iw >= long(cc.w)) std::fill_n(dst, cc.c, 0.f);
-            else std::copy_n(&in.x(0, std::size_t(ih), std::size_t(iw), 0), cc.c, dst);
-          }
-      }
+    im2col(in, 0, patches.data());
     Eigen::Map<const row_major> p(patches.data(), long(M), long(K));
     Eigen::Map<const row_major> k(in.f.data(), long(K), long(cc.o));
     Eigen::Map<row_major> y(in.y.data(), long(M), long(cc.o));

@@ -160,13 +160,13 @@ template <class T, class Finish>
 void finish_all(const Finish& finish, T* y, std::size_t pixels, std::size_t o) {
   if constexpr (!std::is_same_v<Finish, no_finish>)
     parallel_for(pixels, threads_for(pixels * o), [&](std::size_t begin, std::size_t end) {
-      finish(y + begin * o, end - begin);
+      finish(y + begin * o, end - begin, o, std::size_t{0}, o);
     });
 }
 
 /// y [N,OH,OW,O] = conv2d(x [N,H,W,C], f [KH,KW,C/G,O]). Group j's outputs are the columns
 /// [j * O/G, (j + 1) * O/G) of y and f: one matmul per group and row block, with f's and y's rows
-/// O apart. finish(first, pixels) sees every output pixel once, after its sums are complete.
+/// O apart. finish (matmul.hpp) sees every output pixel once, after its sums are complete.
 template <class T, class Finish = no_finish>
 void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* y, const Finish& finish = {}) {
   const std::size_t K = g.patch(), outputs = g.n * g.oh * g.ow, og = g.group_outputs();
@@ -192,7 +192,7 @@ void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* 
       expanded_rows<T> rows(g, x);
       for (std::size_t r = begin; r < end; ++r) {
         conv2d_direct_row(g, f, r / g.oh, r % g.oh, rows, y + r * g.ow * g.o);
-        finish(y + r * g.ow * g.o, g.ow);
+        finish(y + r * g.ow * g.o, g.ow, g.o, std::size_t{0}, g.o);
       }
     });
     return;
@@ -217,7 +217,7 @@ void conv2d_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* 
             [&](std::size_t p, std::size_t count) { std::fill_n(patch + p, count, T(0)); });
         matmul(patch, K, f + group * og, g.o, y + (b * g.oh + oh0) * g.ow * g.o + group * og, g.o, m, og, K, 1);
       }
-      finish(y + (b * g.oh + oh0) * g.ow * g.o, m);
+      finish(y + (b * g.oh + oh0) * g.ow * g.o, m, g.o, std::size_t{0}, g.o);
     }
   });
 }

@@ -109,7 +109,7 @@ T* arena_buffer(std::size_t elements) {
 }  // namespace detail
 
 namespace detail {
-/// y [N,OD,OH,OW,O] = conv3d(x, f); finish(first, pixels) sees every output pixel once, after its
+/// y [N,OD,OH,OW,O] = conv3d(x, f); finish (matmul.hpp) sees every output pixel once, after its
 /// sums are complete (an epilogue, backend/cpu/epilogue.hpp).
 template <class T, class Finish = no_finish>
 void conv3d_forward(const graph::conv3d_geometry& g, const T* x, const T* f, T* y, const Finish& finish = {}) {

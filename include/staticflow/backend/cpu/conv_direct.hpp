@@ -197,9 +197,8 @@ bool conv_direct_applies(const graph::conv2d_geometry& g) {
 }
 
 /// y = the convolution of x [N,(D,)H,W,C] with f [(KD,)KH,KW,C,O], ungrouped, placed in y as
-/// dg says ([N,(OD,)OH,OW,O] by default); output rows across threads. finish(first, pixels)
-/// (matmul.hpp's no_finish, or an epilogue) sees each tile of pixels once its sums are complete
-/// (the default placement only: pixels O apart).
+/// dg says ([N,(OD,)OH,OW,O] by default); output rows across threads. finish (matmul.hpp's
+/// no_finish, or an epilogue's block_finish) sees each tile of pixels once its sums are complete.
 template <class T, class Finish = no_finish>
 void conv_direct_forward(const direct_geometry& dg, const T* x, const T* f, T* y, std::size_t threads,
                          const Finish& finish = {}) {
@@ -257,7 +256,7 @@ void conv_direct_forward(const direct_geometry& dg, const T* x, const T* f, T* y
             }
           }
         }
-        finish(yrow + ow0 * ldy, r);
+        finish(yrow + ow0 * ldy, r, ldy, std::size_t{0}, O);
       };
       // Tiles never straddle the inner range's bounds, so that a tile is all inner or all edge.
       balanced_tiles<MR>(0, inner_begin, tile);

@@ -30,12 +30,11 @@ STATICFLOW_INLINE broadcast_cursor<T> from_column(const broadcast_cursor<T>& c, 
   return c;
 }
 
-/// What a producer's kernel calls for each block of its result whose values are complete: the
-/// epilogue's function over the block, argument 0 read where the kernel wrote it and written back
-/// in place, each operand a per-channel cursor (contiguous along the last axis) or a broadcast
-/// value. finish(c, rows, ldc, col0, cols): rows of `cols` values `ldc` apart, starting at
-/// channel col0 (the matmul kernel's blocks); finish(first, pixels): `pixels` whole rows of
-/// `channels` values (the convolutions' tiles).
+/// What a producer's kernel calls (through a block_finish, matmul.hpp) for each block of its
+/// result whose values are complete: the epilogue's function over the block, argument 0 read
+/// where the kernel wrote it and written back in place, each operand a per-channel cursor
+/// (contiguous along the last axis) or a broadcast value. finish(c, rows, ldc, col0, cols): rows
+/// of `cols` values `ldc` apart, starting at channel col0.
 template <class T, class Fn, class Cursors>
 struct epilogue_finish {
   const Fn& fn;
@@ -58,7 +57,6 @@ struct epilogue_finish {
       for (std::size_t r = 0; r < rows; ++r) run(c + r * ldc, cols, col0);
     }
   }
-  void operator()(T* y, std::size_t pixels) const { (*this)(y, pixels, channels, 0, channels); }
 };
 
 /// An operand of an epilogue as a cursor: a static single value broadcast, anything else read
@@ -78,7 +76,9 @@ auto epilogue_operand(const Q& q, const Views& views, const ExtViews& ext_views,
 }
 
 /// Epilogue n into out (extents ext), given the producer's forward pass forward(y, finish) over
-/// `pixels` output pixels (rows of the result's last axis) of `o` channels. Where an operand of run-time extent k broadcasts a
+/// `pixels` output pixels (rows of the result's last axis) of `o` channels: finish a no_finish or a
+/// block_finish<T>, so that the producer's kernel is instantiated twice per dtype at most, however
+/// many epilogues a program has. Where an operand of run-time extent k broadcasts a
 /// result of one channel (ext's channels k, o 1), the producer's values are computed into scratch
 /// and spread over the k channels first.
 template <class Sig, class P, class Fn, class... Q, class Views, std::size_t R, class T, class Forward>
@@ -92,12 +92,12 @@ void run_epilogue(const graph::epilogue<P, Fn, Q...>& n, const Views& views, con
   }(std::index_sequence_for<Q...>{});
   const epilogue_finish<T, Fn, std::remove_cvref_t<decltype(operands)>> finish{n.fn, operands, channels};
   if (channels == o) {
-    forward(out, finish);
+    forward(out, block_finish<T>::of(finish));
   } else if (pixels * channels > 0) {
     T* y = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * pixels));
     forward(y, no_finish{});
     for (std::size_t p = 0; p < pixels; ++p) std::fill_n(out + p * channels, channels, y[p]);
-    finish(out, pixels);
+    finish(out, pixels, channels, 0, channels);
   }
 }
 

@@ -99,11 +99,28 @@ inline constexpr bool simd_gemm_type = std::is_same_v<T, float> || std::is_same_
 
 /// What a kernel does with each block of its result whose values are complete: nothing, or an
 /// epilogue's function while the block is in cache (backend/cpu/epilogue.hpp, graph/epilogue.hpp).
-/// The matmul kernels call finish(c, rows, ldc, col0, cols) for rows of `cols` values `ldc`
-/// apart, the first one column col0 of the product; the convolutions finish(first, pixels).
+/// The kernels call finish(c, rows, ldc, col0, cols) for `rows` rows of `cols` values `ldc`
+/// apart, the first one at column col0 of the result (a convolution's rows are its pixels).
 struct no_finish {
-  template <class... A>
-  void operator()(A&&...) const {}
+  template <class T>
+  void operator()(T*, std::size_t, std::size_t, std::size_t, std::size_t) const {}
+};
+/// An epilogue's finish, type-erased: every epilogue shares one instantiation of a kernel (the
+/// GEMM's and the convolutions' kernels are large), at the price of one indirect call per block.
+template <class T>
+struct block_finish {
+  const void* context;
+  void (*call)(const void* context, T* c, std::size_t rows, std::size_t ldc, std::size_t col0, std::size_t cols);
+  void operator()(T* c, std::size_t rows, std::size_t ldc, std::size_t col0, std::size_t cols) const {
+    call(context, c, rows, ldc, col0, cols);
+  }
+  /// The one for callable f (which must outlive it).
+  template <class F>
+  static block_finish of(const F& f) {
+    return {&f, [](const void* ctx, T* c, std::size_t rows, std::size_t ldc, std::size_t col0, std::size_t cols) {
+              (*static_cast<const F*>(ctx))(c, rows, ldc, col0, cols);
+            }};
+  }
 };
 
 /// Register tile and cache blocks of the float/double kernel.
@@ -547,7 +564,8 @@ void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std:
         const auto shifted = [&](T* p, std::size_t rows, std::size_t ld, std::size_t col0, std::size_t cols) {
           finish(p, rows, ld, c0 + col0, cols);
         };
-        detail::gemm_dispatch(a, lda, b0, ldb, c + c0, ldc, m, c1 - c0, k, false, order, shifted);
+        detail::gemm_dispatch(a, lda, b0, ldb, c + c0, ldc, m, c1 - c0, k, false, order,
+                              detail::block_finish<T>::of(shifted));
       }
     });
   }
