@@ -27,8 +27,8 @@
 //    each of the four sums `conv2d(x, f) + b` is the region (one slot: the planner finds the four
 //    equal), and elu is the next loop's work;
 //  * shared nodes (graph/shared.hpp) are not looked into.
-// The graph as traced is unchanged (listings, gradients, ONNX); a function without a conv2d pays
-// one constant per node type.
+// The graph as traced is unchanged (listings, gradients, ONNX); a function without a producer
+// pays one constant per node type.
 #pragma once
 
 #include <cstddef>
