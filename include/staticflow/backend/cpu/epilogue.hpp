@@ -39,7 +39,6 @@ template <class T, class Fn, class Cursors>
 struct epilogue_finish {
   const Fn& fn;
   Cursors operands;  // a value_pack, one cursor per operand
-  std::size_t channels;
   static constexpr bool per_channel = []<std::size_t... I>(std::index_sequence<I...>) {
     return (!std::is_same_v<std::remove_cvref_t<decltype(staticflow::detail::pack_get<I>(std::declval<const Cursors&>()))>,
                             broadcast_cursor<T>> || ...);
@@ -90,7 +89,7 @@ void run_epilogue(const graph::epilogue<P, Fn, Q...>& n, const Views& views, con
     return staticflow::detail::pack_values(
         epilogue_operand<T, Sig>(staticflow::detail::pack_get<I>(n.operands), views, ext_views, channels)...);
   }(std::index_sequence_for<Q...>{});
-  const epilogue_finish<T, Fn, std::remove_cvref_t<decltype(operands)>> finish{n.fn, operands, channels};
+  const epilogue_finish<T, Fn, std::remove_cvref_t<decltype(operands)>> finish{n.fn, operands};
   if (channels == o) {
     forward(out, block_finish<T>::of(finish));
   } else if (pixels * channels > 0) {
