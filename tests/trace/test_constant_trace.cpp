@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
+#include <vector>
 
 #include <staticflow/staticflow.hpp>
 
@@ -52,7 +54,7 @@ TEST_CASE("a stateless lambda is traced by the compiler too, and its calls evalu
 
   for (std::int64_t n = 1; n <= 3000; ++n) REQUIRE(collatz(n) == hand_collatz(n));
   CHECK(collatz(std::int64_t{27}) == 111);
-  CHECK(collatz.tracing_count() == 1);  // the run-time trace still happens, once
+  CHECK(collatz.tracing_count() == 1);  // one trace per signature, as TensorFlow counts them
 
   // the plan calls use is the compiler's constant, not the object's own
   const auto& concrete = collatz.get_concrete_function(std::int64_t{1});
@@ -162,4 +164,49 @@ TEST_CASE("the compiler traces every op and combinator", "[constant_trace]") {
                             sf::tensor_array<float>{});
     return ta.stack();
   }));
+}
+
+TEST_CASE("a function the compiler traced makes its graph only when asked for, once, on any thread", "[constant_trace]") {
+  // a gradient: the run-time trace (the adjoint's walk) is the largest code such a function
+  // would compile, and calls never need it (they evaluate the compiler's plan)
+  constexpr auto loss = [](auto w, auto x) { return sf::reduce_sum(sf::tanh(x * w) * x); };
+  auto vg = sf::value_and_grad<0>(loss);
+  auto vg_captured = sf::value_and_grad<0>([loss](auto w, auto x) { return loss(w, x); });  // (has state)
+  const vec4f w = {0.5f, -1.0f, 2.0f, 0.25f}, x = {1.0f, 2.0f, -0.5f, 3.0f};
+  STATIC_REQUIRE(decltype(vg)::concrete_type<vec4f, vec4f>::traced_at_compile_time);
+  STATIC_REQUIRE_FALSE(decltype(vg_captured)::concrete_type<vec4f, vec4f>::traced_at_compile_time);
+  const auto [value, dw] = vg(w, x);
+  const auto [value_captured, dw_captured] = vg_captured(w, x);
+  CHECK(value == value_captured);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const float t = std::tanh(x(i) * w(i));
+    CHECK(dw(i) == Approx((1 - t * t) * x(i) * x(i)).epsilon(1e-5));
+    CHECK(dw(i) == dw_captured(i));
+  }
+
+  // four threads ask for the listing at once: one graph, made once, listed alike
+  const auto& concrete = vg.get_concrete_function(w, x);
+  std::vector<std::string> listings(4);
+  std::vector<const void*> graphs(4);
+  {
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        graphs[t] = &concrete.graph();
+        listings[t] = concrete.graph_string();
+      });
+    for (auto& th : threads) th.join();
+  }
+  for (std::size_t t = 1; t < 4; ++t) {
+    CHECK(graphs[t] == graphs[0]);
+    CHECK(listings[t] == listings[0]);
+  }
+  // the graph a trace at run time makes (the one the first call made before)
+  using C = decltype(vg)::concrete_type<vec4f, vec4f>;
+  const auto traced = sf::detail::constant_trace<decltype(sf::value_and_grad_fn<0>(loss)), C::signature_type>();
+  auto listing = sf::detail::parameter_listing<C::signature_type>();
+  std::apply([&](const auto&... out) { (listing.add_output(out), ...); }, traced);
+  CHECK(listings[0] == listing.jaxpr());
+  CHECK(listings[0].find("tanh") != std::string::npos);
+  CHECK(vg.tracing_count() == 1);
 }

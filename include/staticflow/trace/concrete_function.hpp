@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "staticflow/backend/backend.hpp"
@@ -163,9 +164,26 @@ class concrete_function final : public concrete_function_base {
   }();
 
   explicit concrete_function(Result graph)
-      : concrete_function_base(&detail::type_key<Sig>), graph_(std::move(graph)), plan_(output_values()) {}
+      : concrete_function_base(&detail::type_key<Sig>), graph_(std::move(graph)), plan_(run_time_plan()) {}
+  /// A function the compiler traced (traced_at_compile_time): calls need no graph at all, so the
+  /// lambda is traced again at run time only when the graph is asked for (graph(), the listings).
+  /// Until then the run-time trace is not even compiled: for a gradient function, the adjoint's
+  /// walk, a fifth of its translation unit's compile time (docs/architecture.md).
+  explicit concrete_function(detail::traced_by_compiler_t) : concrete_function_base(&detail::type_key<Sig>) {
+    static_assert(traced_at_compile_time);
+  }
 
-  const Result& graph() const { return graph_; }
+  /// The graph the lambda returned while tracing.
+  const Result& graph() const {
+    if constexpr (traced_at_compile_time) {
+      // (a lambda the compiler traced has no state and its trace no side effect: this trace is
+      // the one the first call would have made)
+      std::call_once(graph_once_, [&] {
+        if (!graph_) graph_.emplace(detail::constant_trace<Fn, Sig>());
+      });
+    }
+    return *graph_;
+  }
 
   /// Whether a call reads or makes strings: it then runs in a string_scope (core/string.hpp) and
   /// its string results come back as std::string.
@@ -620,14 +638,22 @@ class concrete_function final : public concrete_function_base {
     }(std::make_index_sequence<output_count>{});
   }
 
-  STATICFLOW_INLINE auto nodes() const { return detail::output_nodes(graph_); }
+  STATICFLOW_INLINE auto nodes() const { return detail::output_nodes(graph()); }
 
   STATICFLOW_INLINE const plan_type& plan() const {
     if constexpr (traced_at_compile_time) return detail::constant_plan_v<plan_type, output_values_type, Fn, Sig>;
     else return plan_;
   }
 
-  output_values_type output_values() const { return detail::output_values_of<output_values_type>(graph_); }
+  output_values_type output_values() const { return detail::output_values_of<output_values_type>(*graph_); }
+
+  /// The plan of the run-time trace, kept only where the compiler made none (plan() returns that).
+  struct no_run_time_plan {};
+  using run_time_plan_type = std::conditional_t<traced_at_compile_time, no_run_time_plan, plan_type>;
+  run_time_plan_type run_time_plan() const {
+    if constexpr (traced_at_compile_time) return {};
+    else return plan_type(output_values());
+  }
 
   /// Computes the materialized nodes (slots) in order, then runs f over the views of the
   /// arguments followed by the slots'. With no slot, f sees the argument views as they are.
@@ -727,8 +753,11 @@ class concrete_function final : public concrete_function_base {
     return l;
   }
 
-  Result graph_;
-  plan_type plan_;
+  // (engaged from the start, except in a function the compiler traced: see graph())
+  mutable std::optional<Result> graph_;
+  struct no_once_flag {};
+  [[no_unique_address]] mutable std::conditional_t<traced_at_compile_time, std::once_flag, no_once_flag> graph_once_;
+  [[no_unique_address]] run_time_plan_type plan_;
 };
 
 /// The specialization for lambdas that return nothing (they exist for their effects).

@@ -8,7 +8,9 @@
 // in a constant expression: calls then evaluate that constant plan, in which every literal is a
 // constant (`m % 2 == 0` becomes a bit test, `m / 2` a shift), as if the lambda had been written
 // with static values (`2_c`). Lambdas that do not qualify simply keep the run-time plan; both
-// plans are made from the same lambda and are equal.
+// plans are made from the same lambda and are equal. A lambda the compiler traced has no C++ side
+// effect to run, so its first call does not trace it again: its concrete function traces it at run
+// time only if its graph is asked for (trace/concrete_function.hpp's graph()).
 #pragma once
 
 #include <concepts>
@@ -57,6 +59,12 @@ template <class Plan, class Values, class Fn, class Sig>
 concept constant_plan_possible =
     std::is_empty_v<Fn> && std::default_initializable<Fn> &&
     requires { typename std::bool_constant<(make_constant_plan<Plan, Values, Fn, Sig>(), true)>; };
+
+/// Constructs a concrete function the compiler traced, without a run-time trace.
+struct traced_by_compiler_t {
+  explicit traced_by_compiler_t() = default;
+};
+inline constexpr traced_by_compiler_t traced_by_compiler{};
 
 /// The plan made by the compiler (only named when constant_plan_possible holds).
 template <class Plan, class Values, class Fn, class Sig>

@@ -553,6 +553,11 @@ class polymorphic_function {
       if constexpr (std::is_void_v<typename detail::traced_result<Fn, Sig>::type>) {
         fn_(detail::symbolic_argument<I, std::tuple_element_t<I, Sig>>()...);
         return std::make_unique<C>();
+      } else if constexpr (requires { requires C::traced_at_compile_time; }) {
+        // The compiler traced the lambda (trace/constant_trace.hpp): it has no state and its trace
+        // no C++ side effect, so nothing is traced now; the concrete function traces it again if
+        // its graph is asked for.
+        return std::make_unique<C>(detail::traced_by_compiler);
       } else {
         return std::make_unique<C>(fn_(detail::symbolic_argument<I, std::tuple_element_t<I, Sig>>()...));
       }
