@@ -1,7 +1,8 @@
 """Checks that docs/ops.md names every public function of the op headers, that its ONNX column
 names only ONNX ops the exporter writes, that its grad column says of each elementwise function
-what autodiff/rules.hpp does (a rule, a zero rule, none), and that its dtypes column says which
-dtypes the function's op tag takes.
+what autodiff/rules.hpp does (a rule, a zero rule, none), that its dtypes column says which
+dtypes the function's op tag takes, and that the grad column of every other function agrees with
+the nodes the function builds (each has a gradient rule, or makes integers).
 
 Usage: ops_table.py REPO. Reads graph/operators.hpp, graph/math.hpp, graph/activations.hpp and
 graph/creation.hpp, graph/conv.hpp, graph/conv3d.hpp, graph/depthwise_conv.hpp, graph/pool.hpp, graph/cumulative.hpp, graph/gather.hpp, graph/scatter.hpp, graph/random.hpp, graph/statistics.hpp, graph/data_movement.hpp, graph/slicing.hpp, graph/sorting.hpp, graph/unique.hpp, graph/einsum.hpp, graph/linalg.hpp, graph/segment.hpp, graph/masking.hpp, graph/strings.hpp and graph/strings_regex.hpp: the names their function macros define (STATICFLOW_UNARY_FUNCTION(name, ...),
@@ -126,5 +127,58 @@ print(f"{dtype_rows} dtypes cells of the elementwise functions checked against t
       + (f"; no op tag found for {untagged}" if untagged else ""))
 for w in wrong_dtypes:
     print(f"  wrong dtypes: {w}")
-sys.exit(1 if missing or unknown or wrong or wrong_dtypes or untagged or len(names) < 60 or cells < 100
-         or checked < len(tags) or dtype_rows < 30 else 0)
+
+# The grad column of every other function: a row that says the function is differentiable ("yes",
+# "same", "float to float", "through ...") must build only nodes the adjoint can walk: each node
+# template it constructs (in its body, or in the staticflow functions its body calls) has a
+# child_adjoint overload in autodiff/rules.hpp, is walked by autodiff/backprop.hpp,
+# loop_backprop.hpp or custom_gradient.hpp themselves (conds, loops, shared nodes, custom
+# gradients), or makes integers (positions, indices: no gradient flows there, as in TF). A row
+# that says it is not ("-", "none", "—") must build some node that has no rule or makes integers.
+include = repo / "include" / "staticflow"
+texts = {h: h.read_text() for h in include.rglob("*.hpp")}
+ruled = set(re.findall(r"child_adjoint\(const graph::(\w+)<", rules))
+walked = set()
+for walker in ["backprop.hpp", "loop_backprop.hpp", "custom_gradient.hpp"]:
+    walked |= set(re.findall(r"graph::(\w+)<", (include / "autodiff" / walker).read_text()))
+node_value_types = {}
+for text in texts.values():
+    for m in re.finditer(r"^struct (\w+)\b[^{;]*?\bnode<\1\b[^{]*\{(.*?)^\};", text, re.M | re.S):
+        value_type = re.search(r"using value_type = ([^;]+);", m.group(2))
+        node_value_types[m.group(1)] = value_type.group(1).strip() if value_type else ""
+leaves = {"argument", "literal", "static_literal", "extent_query", "sequence", "external_leaf"}
+def makes_integers(node):
+    return re.fullmatch(r"(std::)?(u?int(8|16|32|64)_t|bool)", node_value_types.get(node, "")) is not None
+bodies = {}
+for path, text in texts.items():
+    if path.parent.name in ("graph", "control"):
+        for m in re.finditer(r"^(?:constexpr |inline |\[\[nodiscard\]\] )*auto (\w+)\((.*?)^\}", text, re.M | re.S):
+            bodies[m.group(1)] = bodies.get(m.group(1), "") + m.group(2)
+def nodes_built(name, seen):
+    if name in seen:
+        return set()
+    seen.add(name)
+    body = bodies.get(name, "")
+    built = {n for n in re.findall(r"\b(\w+)<", body) if n in node_value_types and n != "node"}
+    for callee in set(re.findall(r"\b(\w+)\s*[<(]", body)):
+        if callee in bodies:
+            built |= nodes_built(callee, seen)
+    return built
+wrong_grad, grad_rows = [], 0
+for row, cell in rows_with("grad"):
+    differentiable = re.match(r"(yes|same|float to float|through)", cell) is not None
+    for name in re.findall(r"`sf::(\w+)(?![\w:])", row[0]):
+        built = nodes_built(name, set()) - leaves
+        if name in tags or not built:
+            continue  # the elementwise functions are checked above; a function building no node: nothing to say
+        grad_rows += 1
+        no_rule = sorted(n for n in built if n not in ruled and n not in walked and not makes_integers(n))
+        if differentiable and no_rule:
+            wrong_grad.append(f"sf::{name}: docs/ops.md says {cell[:50]!r}, but no gradient rule walks {', '.join(no_rule)}")
+        if not differentiable and not no_rule and not any(makes_integers(n) for n in built):
+            wrong_grad.append(f"sf::{name}: docs/ops.md says {cell[:50]!r}, but every node it builds ({', '.join(sorted(built))}) has a rule")
+print(f"{grad_rows} grad cells of the other functions checked against the nodes they build; {len(wrong_grad)} wrong")
+for w in wrong_grad:
+    print(f"  wrong grad: {w}")
+sys.exit(1 if missing or unknown or wrong or wrong_dtypes or untagged or wrong_grad or len(names) < 60 or cells < 100
+         or checked < len(tags) or dtype_rows < 30 or grad_rows < 50 else 0)
