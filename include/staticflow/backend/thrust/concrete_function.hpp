@@ -10,6 +10,8 @@
 
 #include <array>
 #include <cstddef>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -28,6 +30,7 @@
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/interop/device.hpp"
 #include "staticflow/plan/plan.hpp"
+#include "staticflow/trace/constant_trace.hpp"
 #include "staticflow/trace/concrete_function.hpp"
 
 namespace staticflow {
@@ -95,9 +98,23 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   explicit concrete_function(Result graph)
       : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>),
         graph_(std::move(graph)),
-        plan_(output_values()) {}
+        plan_(run_time_plan()) {}
+  /// A function the compiler traced (as the CPU backend's, trace/concrete_function.hpp): calls
+  /// evaluate the compiler's plan, and the lambda is traced at run time only for graph().
+  explicit concrete_function(detail::traced_by_compiler_t)
+      : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>) {
+    static_assert(traced_at_compile_time);
+  }
 
-  const Result& graph() const { return graph_; }
+  /// The graph the lambda returned while tracing.
+  const Result& graph() const {
+    if constexpr (traced_at_compile_time) {
+      std::call_once(graph_once_, [&] {
+        if (!graph_) graph_.emplace(detail::constant_trace<Fn, Sig>());
+      });
+    }
+    return *graph_;
+  }
 
   template <std::size_t K>
   using output_node = std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>;
@@ -109,7 +126,15 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   using output_values_type = typename detail::decayed_tuple<nodes_type>::type;
   using plan_type = plan::evaluation_plan<std::tuple_size_v<Sig>, output_values_type>;
   static constexpr std::size_t materialized_count = plan_type::slot_count;
-  const plan_type& evaluation_plan() const { return plan_; }
+  /// Whether the plan was made by the compiler (trace/constant_trace.hpp), as on the CPU backend.
+  static constexpr bool traced_at_compile_time = [] {
+    if constexpr (std::is_void_v<Fn>) return false;
+    else return detail::constant_plan_possible<plan_type, output_values_type, Fn, Sig>;
+  }();
+  const plan_type& evaluation_plan() const {
+    if constexpr (traced_at_compile_time) return detail::constant_plan_v<plan_type, output_values_type, Fn, Sig>;
+    else return plan_;
+  }
 
   /// Evaluates the graph; results come back as sf::device_tensor (a std::tuple of them for
   /// several outputs), still being computed under CUDA until read. The function's effects
@@ -219,13 +244,13 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   auto output_extents(const Views& views) const {
     const auto arg_ext = detail::extents_of_views(views);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{graph::node_extents(std::get<K>(plan_.outputs), arg_ext)...};
+      return std::tuple{graph::node_extents(std::get<K>(evaluation_plan().outputs), arg_ext)...};
     }(std::make_index_sequence<output_count>{});
   }
 
-  auto nodes() const { return detail::output_nodes(graph_); }
+  auto nodes() const { return detail::output_nodes(graph()); }
   output_values_type output_values() const {
-    return std::apply([](const auto&... n) { return output_values_type{n...}; }, nodes());
+    return std::apply([](const auto&... n) { return output_values_type{n...}; }, detail::output_nodes(*graph_));
   }
 
   /// Computes the slots (device buffers), then runs f over the argument views followed by the
@@ -233,12 +258,12 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   template <class Views, class F>
   decltype(auto) with_slots(const Views& views, F&& f) const {
     thrust_backend::device_arena::scope scope;  // the slots' buffers go back when the call ends
-    return thrust_backend::with_slots<arg_count>(plan_, views, std::forward<F>(f));
+    return thrust_backend::with_slots<arg_count>(evaluation_plan(), views, std::forward<F>(f));
   }
 
   template <std::size_t K, class Views, std::size_t R, class T>
   void evaluate(const Views& views, const extents<R>& ext, T* out) const {
-    thrust_backend::evaluate_into(std::get<K>(plan_.outputs), views, ext, out);
+    thrust_backend::evaluate_into(std::get<K>(evaluation_plan().outputs), views, ext, out);
   }
 
   template <std::size_t K, class O, std::size_t R>
@@ -306,8 +331,19 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     return l;
   }
 
-  Result graph_;
-  plan_type plan_;
+  /// The plan of the run-time trace, kept only where the compiler made none.
+  struct no_run_time_plan {};
+  using run_time_plan_type = std::conditional_t<traced_at_compile_time, no_run_time_plan, plan_type>;
+  run_time_plan_type run_time_plan() const {
+    if constexpr (traced_at_compile_time) return {};
+    else return plan_type(output_values());
+  }
+
+  // (engaged from the start, except in a function the compiler traced: see graph())
+  mutable std::optional<Result> graph_;
+  struct no_once_flag {};
+  [[no_unique_address]] mutable std::conditional_t<traced_at_compile_time, std::once_flag, no_once_flag> graph_once_;
+  [[no_unique_address]] run_time_plan_type plan_;
 };
 
 /// The Thrust backend's concrete function of a lambda that returns nothing.
