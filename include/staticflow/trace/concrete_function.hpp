@@ -8,7 +8,6 @@
 #include <type_traits>
 #include <utility>
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include "staticflow/backend/backend.hpp"
@@ -173,17 +172,10 @@ class concrete_function final : public concrete_function_base {
     static_assert(traced_at_compile_time);
   }
 
-  /// The graph the lambda returned while tracing.
-  const Result& graph() const {
-    if constexpr (traced_at_compile_time) {
-      // (a lambda the compiler traced has no state and its trace no side effect: this trace is
-      // the one the first call would have made)
-      std::call_once(graph_once_, [&] {
-        if (!graph_) graph_.emplace(detail::constant_trace<Fn, Sig>());
-      });
-    }
-    return *graph_;
-  }
+  /// The graph the lambda returned while tracing (for a function the compiler traced: traced now
+  /// if not yet; such a lambda has no state and its trace no side effect, so this is the trace the
+  /// first call would have made).
+  const Result& graph() const { return graph_.get(); }
 
   /// Whether a call reads or makes strings: it then runs in a string_scope (core/string.hpp) and
   /// its string results come back as std::string.
@@ -645,7 +637,7 @@ class concrete_function final : public concrete_function_base {
     else return plan_;
   }
 
-  output_values_type output_values() const { return detail::output_values_of<output_values_type>(*graph_); }
+  output_values_type output_values() const { return detail::output_values_of<output_values_type>(graph()); }
 
   /// The plan of the run-time trace, kept only where the compiler made none (plan() returns that).
   struct no_run_time_plan {};
@@ -753,10 +745,7 @@ class concrete_function final : public concrete_function_base {
     return l;
   }
 
-  // (engaged from the start, except in a function the compiler traced: see graph())
-  mutable std::optional<Result> graph_;
-  struct no_once_flag {};
-  [[no_unique_address]] mutable std::conditional_t<traced_at_compile_time, std::once_flag, no_once_flag> graph_once_;
+  detail::traced_graph<Result, Fn, Sig, traced_at_compile_time> graph_;
   [[no_unique_address]] run_time_plan_type plan_;
 };
 

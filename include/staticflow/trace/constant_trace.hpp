@@ -15,6 +15,8 @@
 
 #include <concepts>
 #include <cstddef>
+#include <mutex>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -65,6 +67,33 @@ struct traced_by_compiler_t {
   explicit traced_by_compiler_t() = default;
 };
 inline constexpr traced_by_compiler_t traced_by_compiler{};
+
+/// A concrete function's graph: the run-time trace it was made from or, for a function the
+/// compiler traced (Lazy), the lambda traced again at run time the first time the graph is asked
+/// for, once, on whichever thread asks. Calls never need it, so a program that never asks never
+/// compiles that trace.
+template <class Result, class Fn, class Sig, bool Lazy>
+class traced_graph {
+ public:
+  explicit traced_graph(Result graph) : graph_(std::move(graph)) {}
+  traced_graph()
+    requires Lazy
+  = default;
+
+  const Result& get() const {
+    if constexpr (Lazy) {
+      std::call_once(once_, [&] {
+        if (!graph_) graph_.emplace(constant_trace<Fn, Sig>());
+      });
+    }
+    return *graph_;
+  }
+
+ private:
+  struct no_once_flag {};
+  mutable std::optional<Result> graph_;
+  [[no_unique_address]] mutable std::conditional_t<Lazy, std::once_flag, no_once_flag> once_;
+};
 
 /// The plan made by the compiler (only named when constant_plan_possible holds).
 template <class Plan, class Values, class Fn, class Sig>

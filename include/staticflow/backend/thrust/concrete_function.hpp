@@ -10,8 +10,6 @@
 
 #include <array>
 #include <cstddef>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -106,15 +104,8 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     static_assert(traced_at_compile_time);
   }
 
-  /// The graph the lambda returned while tracing.
-  const Result& graph() const {
-    if constexpr (traced_at_compile_time) {
-      std::call_once(graph_once_, [&] {
-        if (!graph_) graph_.emplace(detail::constant_trace<Fn, Sig>());
-      });
-    }
-    return *graph_;
-  }
+  /// The graph the lambda returned while tracing (traced now if the compiler traced it).
+  const Result& graph() const { return graph_.get(); }
 
   template <std::size_t K>
   using output_node = std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>;
@@ -250,7 +241,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
 
   auto nodes() const { return detail::output_nodes(graph()); }
   output_values_type output_values() const {
-    return std::apply([](const auto&... n) { return output_values_type{n...}; }, detail::output_nodes(*graph_));
+    return std::apply([](const auto&... n) { return output_values_type{n...}; }, detail::output_nodes(graph()));
   }
 
   /// Computes the slots (device buffers), then runs f over the argument views followed by the
@@ -339,10 +330,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     else return plan_type(output_values());
   }
 
-  // (engaged from the start, except in a function the compiler traced: see graph())
-  mutable std::optional<Result> graph_;
-  struct no_once_flag {};
-  [[no_unique_address]] mutable std::conditional_t<traced_at_compile_time, std::once_flag, no_once_flag> graph_once_;
+  detail::traced_graph<Result, Fn, Sig, traced_at_compile_time> graph_;
   [[no_unique_address]] run_time_plan_type plan_;
 };
 
