@@ -156,7 +156,7 @@ class collective_effect final : public staticflow::detail::effect {
   collective_effect(Comm& comm, reduce_op op, int root, std::shared_ptr<results_type> results, const G&... g)
       : comm_(&comm), op_(op), root_(root), results_(std::move(results)), graphs_(g...), leaves_(g...) {
     std::apply([&](auto&... r) {
-      ((r.allocate = [c = comm_](std::size_t n) { return collective_memory<typename std::remove_cvref_t<decltype(r)>::value_type>(*c, n); },
+      ((r.allocate = [c = comm_](std::size_t elements) { return collective_memory<typename std::remove_cvref_t<decltype(r)>::value_type>(*c, elements); },
         r.source.device_memory = on_device_memory), ...);
     }, *results_);
   }
@@ -217,7 +217,7 @@ class collective_effect final : public staticflow::detail::effect {
       evaluate(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
         using T = typename std::tuple_element_t<K, std::tuple<G...>>::value_type;
         std::get<K>(*results_).reserve_gathered(ext, processes);
-        return std::get<K>(staging_).resize(staticflow::detail::product(ext), [&](std::size_t n) { return collective_memory<T>(*comm_, n); });
+        return std::get<K>(staging_).resize(staticflow::detail::product(ext), [&](std::size_t elements) { return collective_memory<T>(*comm_, elements); });
       });
       [&]<std::size_t... K>(std::index_sequence<K...>) {
         (comm_->all_gather(std::get<K>(staging_).data.get(), std::get<K>(staging_).size, std::get<K>(*results_).get()), ...);
@@ -244,7 +244,7 @@ class collective_effect final : public staticflow::detail::effect {
     } else if constexpr (tensors > 1) {
       std::size_t total = 0;
       for_each_of<T>([&](auto& r, std::size_t count) { (void)r, total += count; });
-      T* flat = std::get<scratch<T>>(flat_).resize(total, [&](std::size_t n) { return collective_memory<T>(*comm_, n); });
+      T* flat = std::get<scratch<T>>(flat_).resize(total, [&](std::size_t elements) { return collective_memory<T>(*comm_, elements); });
       std::size_t at = 0;
       for_each_of<T>([&](auto& r, std::size_t count) { copy(flat + at, r.get(), count), at += count; });
       collective(flat, total);

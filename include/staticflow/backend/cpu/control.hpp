@@ -29,6 +29,8 @@
 #include "staticflow/core/config.hpp"
 #include "staticflow/core/errors.hpp"
 
+STATICFLOW_DETAIL_INTRINSICS_BEGIN
+
 namespace staticflow::cpu {
 namespace detail {
 
@@ -835,3 +837,5 @@ struct slot_evaluator<graph::ta_write<A, I, V>> {
 };
 
 }  // namespace staticflow::cpu
+
+STATICFLOW_DETAIL_INTRINSICS_END

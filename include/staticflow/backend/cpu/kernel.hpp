@@ -17,6 +17,8 @@
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/interop/xtensor.hpp"
 
+STATICFLOW_DETAIL_INTRINSICS_BEGIN
+
 namespace staticflow::cpu {
 
 /// Which loop a graph compiles to; tests assert it (`kernel_kind_v<Graph> == kernel_kind::simd`).
@@ -440,3 +442,5 @@ STATICFLOW_INLINE bool output_aliases_input(const N&, const Views& views, const 
 }
 
 }  // namespace staticflow::cpu
+
+STATICFLOW_DETAIL_INTRINSICS_END

@@ -45,6 +45,8 @@
 #include "staticflow/backend/cpu/simd_eval.hpp"
 #include "staticflow/core/config.hpp"
 
+STATICFLOW_DETAIL_INTRINSICS_BEGIN
+
 namespace staticflow::cpu {
 
 namespace detail {
@@ -712,3 +714,5 @@ STATICFLOW_INLINE void matmul_static(const T* a, const T* b, T* c) {
 }
 
 }  // namespace staticflow::cpu
+
+STATICFLOW_DETAIL_INTRINSICS_END

@@ -13,10 +13,13 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "staticflow/core/config.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/backend/cpu/simd_ops.hpp"
 #include "staticflow/graph/pool.hpp"
+
+STATICFLOW_DETAIL_INTRINSICS_BEGIN
 
 namespace staticflow::cpu {
 namespace detail {
@@ -287,3 +290,5 @@ void materialize(const graph::max_pool_gradient_gradient<X, E, P>& n, const View
 }
 
 }  // namespace staticflow::cpu
+
+STATICFLOW_DETAIL_INTRINSICS_END

@@ -255,12 +255,12 @@ void reduce_broadcast_rows(const N& input, const Views& views, const extents<R>&
   using V = typename N::value_type;
   constexpr std::size_t block = reduction_block;
   const auto cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
-  auto block_value = [&](std::size_t first, std::size_t n) {
+  auto block_value = [&](std::size_t first, std::size_t length) {
     alignas(64) V buf[block];
-    evaluate_rows(input, cursors, ext, first, n, buf);
+    evaluate_rows(input, cursors, ext, first, length, buf);
     using arg = graph::argument<0, V, shape<dyn>>;
     const arg node{};
-    return reduce_block<Op>(fused_source<arg, std::tuple<contiguous_cursor<V>>>{node, {contiguous_cursor<V>{buf}}}, 0, n);
+    return reduce_block<Op>(fused_source<arg, std::tuple<contiguous_cursor<V>>>{node, {contiguous_cursor<V>{buf}}}, 0, length);
   };
   auto span_value = [&](std::size_t o, std::size_t threads) {
     if (count <= block) return block_value(o * count, count);
@@ -311,10 +311,10 @@ struct static_reduction {
       return std::size_t{0};
     } else {
       constexpr auto mask = graph::detail::reduced_axes<Axes, rank>::mask;
-      std::size_t n = 1;
+      std::size_t kept = 1;
       for (std::size_t i = 0; i < rank; ++i)
-        if (!mask[i]) n *= A::shape_type::dims[i];
-      return n;
+        if (!mask[i]) kept *= A::shape_type::dims[i];
+      return kept;
     }
   }();
   static constexpr std::size_t count = out_size ? total / out_size : 0;

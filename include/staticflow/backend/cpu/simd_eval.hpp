@@ -21,6 +21,8 @@
 #include "staticflow/backend/cpu/scalar_eval.hpp"
 #include "staticflow/backend/cpu/simd_ops.hpp"
 
+STATICFLOW_DETAIL_INTRINSICS_BEGIN
+
 namespace staticflow::cpu::detail {
 
 // ---- which graphs vectorize (for lane dtype T) ----
@@ -183,3 +185,5 @@ STATICFLOW_INLINE auto simd_at(const graph::broadcast_as<A, R>& n, const Cursors
 }
 
 }  // namespace staticflow::cpu::detail
+
+STATICFLOW_DETAIL_INTRINSICS_END

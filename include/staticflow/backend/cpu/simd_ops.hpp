@@ -17,6 +17,8 @@
 #include "staticflow/graph/scalar_ops.hpp"
 #include "staticflow/graph/shape_ops.hpp"
 
+STATICFLOW_DETAIL_INTRINSICS_BEGIN
+
 namespace staticflow::cpu::detail {
 
 /// The instruction set the fused loops use: xsimd's best for this translation unit's -march,
@@ -354,3 +356,5 @@ STATICFLOW_COSTLY(exp2) STATICFLOW_COSTLY(erf) STATICFLOW_COSTLY(erfc) STATICFLO
 // out-of-range rule needs a compare per lane either way.
 
 }  // namespace staticflow::cpu::detail
+
+STATICFLOW_DETAIL_INTRINSICS_END

@@ -25,11 +25,14 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "staticflow/core/config.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/backend/cpu/simd_eval.hpp"
 #include "staticflow/graph/composites.hpp"
 #include "staticflow/plan/arena.hpp"
+
+STATICFLOW_DETAIL_INTRINSICS_BEGIN
 
 namespace staticflow::cpu {
 namespace detail {
@@ -260,3 +263,5 @@ void materialize(const graph::softmax_node<Kind, A, K>& n, const Views& views, c
 }
 
 }  // namespace staticflow::cpu
+
+STATICFLOW_DETAIL_INTRINSICS_END
