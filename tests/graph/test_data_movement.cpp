@@ -1,8 +1,8 @@
 // sf::reverse, roll, tile, repeat, pad, split and unstack (graph/data_movement.hpp,
 // backend/cpu/data_movement.hpp): NumPy's values (np.flip / roll / tile / repeat / pad, whose
 // semantics tf.reverse / roll / tile / repeat / pad share), np.flip and np.repeat (xtensor's), np.roll,
-// np.tile and np.pad (written out) on random shapes with extents 0 and 1, static and run-time shapes, threads, eager mode, the listing, and the
-// run-time errors thrown before any effect.
+// np.tile and np.pad (written out) on random shapes with extents 0 and 1, static and run-time shapes, threads, the listing, and the
+// run-time errors thrown before any effect (eager mode: test_eager_parity.cpp).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -222,7 +222,8 @@ TEST_CASE("data movement: random run-time shapes (extents 0 and 1 included) agai
   }
 }
 
-TEST_CASE("data movement: integer and bool tensors, threads, eager mode and the listing", "[graph][data_movement]") {
+TEST_CASE("data movement: integer and bool tensors, threads and the listing", "[graph][data_movement]") {
+  // (eager mode: graph/test_eager_parity.cpp)
   auto f = sf::function([](auto a, auto b) {
     return std::tuple{sf::pad(sf::reverse(a, sf::axes<0>{}), sf::paddings<0, 1>{}, 9), sf::tile(b, sf::multiples<2>{})};
   });
@@ -251,12 +252,6 @@ TEST_CASE("data movement: integer and bool tensors, threads, eager mode and the 
   CHECK((std::get<1>(two) == xt::xtensor<float, 2>(xt::flip(big, 1))));
   CHECK((std::get<0>(one) == mapped(rolled(big, 0, 7), 703, 308, [](auto i) { return mirror(i - 1, 700, false); },
                                     [](auto j) { return mirror(j - 3, 301, false); })));
-
-  sf::run_functions_eagerly(true);
-  const auto [ei, eb] = f(ints, bools);
-  sf::run_functions_eagerly(false);
-  CHECK(flat(ei) == std::vector<std::int64_t>{3, 2, 1, 9});
-  CHECK(flat(eb) == std::vector<bool>{true, false, true, false});
 }
 
 TEST_CASE("data movement: run-time misuse throws before any effect", "[graph][data_movement]") {

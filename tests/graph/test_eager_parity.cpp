@@ -1,40 +1,25 @@
 // Eager mode (sf::run_functions_eagerly, op by op on the CPU backend) gives the traced values for
 // the ops whose own test files run traced only (compiled with STATICFLOW_EAGER_MODE=0 to keep
-// them cheap): slicing (graph/slicing.hpp), statistics (graph/statistics.hpp), activations
-// (graph/activations.hpp) and where(condition) (graph/masking.hpp).
+// them cheap: a file that turns eager mode on compiles the eager branch of every call in it, a
+// third of test_math.cpp's compile time and 40 % of test_strings.cpp's): slicing, statistics,
+// activations, where(condition), creation, data movement and strings (the math functions, einsum
+// and random numbers: test_eager_parity_math.cpp; two files keep each under 2 GB of compiler).
 #include <catch2/catch.hpp>
 
-#include <cstddef>
 #include <cstdint>
+#include <sstream>
+#include <string>
 #include <tuple>
-#include <type_traits>
-#include <utility>
 
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
 
 #include <staticflow/staticflow.hpp>
 
-namespace sf = staticflow;
+#include "eager_parity.hpp"
 
-namespace {
-/// f(args...) traced, then eagerly: each output equal (exact, or close for float math).
-template <class F, class... A>
-void check_parity(F& f, bool exact, const A&... args) {
-  const auto traced = f(args...);
-  sf::run_functions_eagerly(true);
-  const auto eager = f(args...);
-  sf::run_functions_eagerly(false);
-  const auto one = [&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
-    INFO("output " << K);
-    if (exact) CHECK((std::get<K>(eager) == std::get<K>(traced)));
-    else CHECK(xt::allclose(std::get<K>(eager), std::get<K>(traced), 1e-6, 1e-7));
-  };
-  [&]<std::size_t... K>(std::index_sequence<K...>) { (one(std::integral_constant<std::size_t, K>{}), ...); }(
-      std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(traced)>>>{});
-}
-}  // namespace
+namespace sf = staticflow;
+using staticflow_test::check_parity;
 
 TEST_CASE("eager slicing gives the traced values", "[graph][eager][slicing]") {
   auto f = sf::function([](auto a) {
@@ -75,4 +60,45 @@ TEST_CASE("eager where(condition) gives the traced coordinates", "[graph][eager]
   const xt::xtensor<int, 3> x{{{1, 2}, {4, 5}}, {{6, 7}, {8, 8}}};
   check_parity(f, true, x);
   CHECK((std::get<1>(f(x)) == xt::xtensor<int, 1>{5, 6, 7, 8, 8}));
+}
+
+TEST_CASE("eager zeros, ones, fill, range, linspace and eye give the traced values", "[graph][eager][creation]") {
+  using namespace sf::literals;
+  auto f = sf::function([](auto x) {
+    return std::tuple{sf::zeros(sf::shape_of(x)), sf::ones<std::int64_t>(sf::shape_of(x)), sf::fill(sf::shape_of(x), 2.5),
+                      sf::fill<float>(sf::shape_of(x), 7) + x};
+  });
+  check_parity(f, true, xt::xtensor<std::int32_t, 2>{{1, 2, 3}});
+  CHECK((std::get<3>(f(xt::xtensor<std::int32_t, 2>{{1, 2, 3}})) == xt::xtensor<float, 2>{{8, 9, 10}}));
+  auto g = sf::function([](auto x) { return std::tuple{x * sf::range<float>(3_c), x + sf::linspace(1.f, 2.f, 3_c), sf::eye(2_c, 3_c) * x}; });
+  check_parity(g, true, xt::xtensor_fixed<float, xt::xshape<3>>{1, 2, 3});
+}
+
+TEST_CASE("eager data movement on integer and bool tensors gives the traced values", "[graph][eager][data_movement]") {
+  auto f = sf::function([](auto a, auto b) {
+    return std::tuple{sf::pad(sf::reverse(a, sf::axes<0>{}), sf::paddings<0, 1>{}, 9), sf::tile(b, sf::multiples<2>{})};
+  });
+  const xt::xtensor_fixed<std::int64_t, xt::xshape<3>> ints{1, 2, 3};
+  const xt::xtensor_fixed<bool, xt::xshape<2>> bools{true, false};
+  check_parity(f, true, ints, bools);
+  CHECK((std::get<0>(f(ints, bools)) == xt::xtensor<std::int64_t, 1>{3, 2, 1, 9}));
+}
+
+TEST_CASE("eager mode computes the same strings and prints them as an eager tf.Tensor", "[graph][eager][strings]") {
+  std::ostringstream log;
+  auto dbl = sf::function([&](auto a) {
+    log << a << "\n";
+    return std::tuple{a + a, sf::strings::length(a)};
+  });
+  const xt::xtensor<std::string, 1> v = {"a", "bc"};
+  const auto traced = dbl(v);
+  sf::run_functions_eagerly_scope eager;
+  const auto [twice, length] = dbl(v);
+  CHECK((twice == std::get<0>(traced)));
+  CHECK((length == std::get<1>(traced)));
+  CHECK(std::get<0>(dbl("a")) == "aa");
+  CHECK(log.str() ==
+        "Tensor(\"arg0:0\", shape=(None,), dtype=string)\n"
+        "tf.Tensor([b'a' b'bc'], shape=(2,), dtype=string)\n"
+        "tf.Tensor(b'a', shape=(), dtype=string)\n");
 }

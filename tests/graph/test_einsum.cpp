@@ -2,7 +2,7 @@
 // label's values: random extents (0 and 1 included), static shapes, numpy's implicit output, the
 // two paths' listings (one dot_general; a fused multiply and reduction), size-1 broadcasting and
 // the run-time errors. Diagonals, '...' and more operands: test_einsum_forms.cpp; gradients:
-// tests/autodiff/test_einsum.cpp.
+// tests/autodiff/test_einsum.cpp; eager mode: test_eager_parity.cpp.
 #include <catch2/catch.hpp>
 
 #include <xtensor/xfixed.hpp>
@@ -115,23 +115,6 @@ TEST_CASE("einsum on integers and on a variable", "[graph][einsum]") {
   sf::variable<float, 2, 2> w{{{1.f, 2.f}, {3.f, 4.f}}};
   auto layer = sf::function([&](auto x) { return sf::einsum<"bi,io->bo">(x, w); });
   CHECK((layer(xt::xtensor<float, 2>{{1, 1}}) == xt::xtensor<float, 2>{{4, 6}}));
-}
-
-TEST_CASE("einsum in eager mode gives the traced values", "[graph][einsum]") {
-  auto f = sf::function([](auto a, auto b) {
-    return std::tuple{sf::einsum<"bij,bkj->bki">(a, b), sf::einsum<"bij,bij->bj">(a, a), sf::einsum<"bij->jb">(b)};
-  });
-  const auto a = random_tensor<3>({2, 3, 4});
-  const auto b = random_tensor<3>({2, 5, 4});
-  const auto [traced_bki, traced_bj, traced_jb] = f(a, b);
-  sf::run_functions_eagerly(true);
-  const auto [eager_bki, eager_bj, eager_jb] = f(a, b);
-  sf::run_functions_eagerly(false);
-  CHECK((eager_bki == traced_bki));  // small integers: exact in any order
-  CHECK((eager_bj == traced_bj));
-  CHECK((eager_jb == traced_jb));
-  CHECK((xt::xarray<double>(eager_bki) == reference_einsum("bij,bkj->bki", {a, b})));
-  CHECK((xt::xarray<double>(eager_jb) == reference_einsum("bij->jb", {b})));
 }
 
 TEST_CASE("einsum over a static extent 0: an empty sum is 0", "[graph][einsum]") {

@@ -1,7 +1,7 @@
 // Tests for graph/math.hpp and graph/math_ops.hpp: every math function against the C library on
 // random inputs (float32 and float64, run-time lengths that leave SIMD tails, a static shape), the
 // edges TensorFlow defines (rounding half to even, NaN, infinities, signed zeros, out-of-range
-// shifts), the bitwise ops and operators, folding on constants, eager mode.
+// shifts), the bitwise ops and operators, folding on constants (eager mode: test_eager_parity.cpp).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -218,17 +218,6 @@ TEST_CASE("math functions print with their names and fold on constants", "[graph
   const xt::xtensor<double, 1> x{0.5, -1.0};
   const auto r = f(x);
   CHECK(r(0) == Approx(std::atan2(std::sin(0.5), std::erf(0.5)) - 1));
-}
-
-TEST_CASE("eager mode computes the math functions as the traced function does", "[graph][math][eager]") {
-  auto f = sf::function(wide);
-  const auto x = uniform<float>(37, -3, 3, 5);
-  const auto traced = f(x);
-  sf::run_functions_eagerly_scope eager;
-  const auto eager_result = f(x);
-  std::apply([&](const auto&... t) {
-    std::apply([&](const auto&... e) { CHECK(((xt::allclose(t, e, 1e-6, 1e-6)) && ...)); }, eager_result);
-  }, traced);
 }
 
 TEST_CASE("misuse: math functions on the wrong dtype are compile errors", "[graph][math]") {

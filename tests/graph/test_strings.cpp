@@ -185,25 +185,6 @@ TEST_CASE("strings in cond branches and while_loop variables", "[strings]") {
   CHECK(repeat("ab", 0) == "ab");
 }
 
-TEST_CASE("eager mode computes the same strings and prints them as an eager tf.Tensor", "[strings][eager]") {
-  std::ostringstream log;
-  auto dbl = sf::function([&](auto a) {
-    log << a << "\n";
-    return std::tuple{a + a, sf::strings::length(a)};
-  });
-  const strings1 v = {"a", "bc"};
-  const auto traced = dbl(v);
-  sf::run_functions_eagerly_scope eager;
-  const auto [twice, length] = dbl(v);
-  CHECK((twice == std::get<0>(traced)));
-  CHECK((length == std::get<1>(traced)));
-  CHECK(std::get<0>(dbl("a")) == "aa");
-  CHECK(log.str() ==
-        "Tensor(\"arg0:0\", shape=(None,), dtype=string)\n"
-        "tf.Tensor([b'a' b'bc'], shape=(2,), dtype=string)\n"
-        "tf.Tensor(b'a', shape=(), dtype=string)\n");
-}
-
 TEST_CASE("sf::print writes a string scalar as it is and a string tensor's elements quoted", "[strings][print]") {
   std::ostringstream out;
   auto f = sf::function([&](auto s) {
