@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "staticflow/core/config.hpp"
@@ -32,13 +33,23 @@ template <class T> struct is_shape : std::false_type {};
 template <std::size_t... D> struct is_shape<shape<D...>> : std::true_type {};
 
 /// TensorFlow's spelling of a shape: (), (2,), (2, None).
+/// open + the dimensions (None for dyn) joined by separator + close.
+inline std::string dims_text(const std::size_t* dims, std::size_t rank, std::string_view open,
+                             std::string_view separator, std::string_view close) {
+  std::string out(open);
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (i) out += separator;
+    out += dims[i] == dyn ? std::string("None") : std::to_string(dims[i]);
+  }
+  return out += close;
+}
+
 template <std::size_t... D>
 std::string shape_string(shape<D...>) {
-  std::string out = "(";
-  std::size_t i = 0;
-  ((out += (i++ ? ", " : "") + (D == dyn ? std::string("None") : std::to_string(D))), ...);
-  if (sizeof...(D) == 1) out += ",";
-  return out + ")";
+  // the text is built by one non-template function: a fold of string temporaries per shape
+  // inlined kilobytes of code into every signature that prints one
+  static constexpr std::size_t dims[] = {D..., 0};
+  return dims_text(dims, sizeof...(D), "(", ", ", sizeof...(D) == 1 ? ",)" : ")");
 }
 
 template <std::size_t N>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "staticflow/core/dtype.hpp"
 #include "staticflow/core/shape.hpp"
@@ -32,20 +33,28 @@ concept spec_type = detail::is_spec<T>::value;
 template <class T, class S>
 using spec_of_t = typename detail::spec_of_shape<T, S>::type;
 
+namespace detail {
+inline std::string tensor_spec_text(const std::string& shape, std::string_view dtype) {
+  std::string s = "TensorSpec(shape=";
+  s += shape;
+  s += ", dtype=tf.";
+  s += dtype;
+  return s += ", name=None)";
+}
+}  // namespace detail
+
 /// `TensorSpec(shape=(2,), dtype=tf.int32, name=None)`, as TensorFlow prints it.
 template <spec_type S>
 std::string tensor_spec_string() {
-  return "TensorSpec(shape=" + detail::shape_string(typename S::shape_type{}) + ", dtype=tf." +
-         std::string(dtype_name<typename S::value_type>) + ", name=None)";
+  return detail::tensor_spec_text(detail::shape_string(typename S::shape_type{}), dtype_name<typename S::value_type>);
 }
 
 /// The short form used in graph listings: `int32[2]`, `float32[None,3]`, `float32[]`.
 template <class T, std::size_t... D>
 std::string short_spec_string(spec<T, D...>) {
-  std::string out = std::string(dtype_name<T>) + "[";
-  std::size_t i = 0;
-  ((out += (i++ ? "," : "") + (D == dyn ? std::string("None") : std::to_string(D))), ...);
-  return out + "]";
+  static constexpr std::size_t dims[] = {D..., 0};
+  std::string out(dtype_name<T>);
+  return out += detail::dims_text(dims, sizeof...(D), "[", ",", "]");
 }
 
 }  // namespace staticflow

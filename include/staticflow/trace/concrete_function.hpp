@@ -443,7 +443,8 @@ class concrete_function final : public concrete_function_base {
     } else {
       s += "Tuple[";
       [&]<std::size_t... K>(std::index_sequence<K...>) {
-        ((s += (K ? ", " : "") + tensor_spec_string<output_spec<K>>()), ...);
+        const std::string outputs[] = {tensor_spec_string<output_spec<K>>()...};
+        s += detail::joined(outputs, output_count, ", ");
       }(std::make_index_sequence<output_count>{});
       s += "]";
     }

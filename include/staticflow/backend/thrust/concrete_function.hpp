@@ -165,7 +165,10 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     } else {
       s += "Tuple[";
       [&]<std::size_t... K>(std::index_sequence<K...>) {
-        ((s += (K ? ", " : "") + tensor_spec_string<output_spec<K>>()), ...);
+        if constexpr (output_count > 0) {
+          const std::string outputs[] = {tensor_spec_string<output_spec<K>>()...};
+          s += detail::joined(outputs, output_count, ", ");
+        }
       }(std::make_index_sequence<output_count>{});
       s += "]";
     }
