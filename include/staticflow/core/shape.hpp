@@ -32,8 +32,9 @@ namespace detail {
 template <class T> struct is_shape : std::false_type {};
 template <std::size_t... D> struct is_shape<shape<D...>> : std::true_type {};
 
-/// TensorFlow's spelling of a shape: (), (2,), (2, None).
-/// open + the dimensions (None for dyn) joined by separator + close.
+/// open + the dimensions (None for dyn) joined by separator + close. One non-template function
+/// builds every shape's text: a fold of string temporaries per shape inlined kilobytes of code
+/// into each signature that prints one.
 inline std::string dims_text(const std::size_t* dims, std::size_t rank, std::string_view open,
                              std::string_view separator, std::string_view close) {
   std::string out(open);
@@ -44,20 +45,16 @@ inline std::string dims_text(const std::size_t* dims, std::size_t rank, std::str
   return out += close;
 }
 
+/// TensorFlow's spelling of a shape: (), (2,), (2, None).
 template <std::size_t... D>
 std::string shape_string(shape<D...>) {
-  // the text is built by one non-template function: a fold of string temporaries per shape
-  // inlined kilobytes of code into every signature that prints one
   static constexpr std::size_t dims[] = {D..., 0};
   return dims_text(dims, sizeof...(D), "(", ", ", sizeof...(D) == 1 ? ",)" : ")");
 }
 
 template <std::size_t N>
 std::string extents_string(const extents<N>& e) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < N; ++i) out += (i ? ", " : "") + std::to_string(e[i]);
-  if (N == 1) out += ",";
-  return out + ")";
+  return dims_text(e.data(), N, "(", ", ", N == 1 ? ",)" : ")");
 }
 
 // The two below are on every call's path: forced inline, as in a translation unit with many

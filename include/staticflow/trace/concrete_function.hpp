@@ -444,7 +444,7 @@ class concrete_function final : public concrete_function_base {
       s += "Tuple[";
       [&]<std::size_t... K>(std::index_sequence<K...>) {
         const std::string outputs[] = {tensor_spec_string<output_spec<K>>()...};
-        s += detail::joined(outputs, output_count, ", ");
+        for (std::size_t k = 0; k < output_count; ++k) (s += k ? ", " : "") += outputs[k];
       }(std::make_index_sequence<output_count>{});
       s += "]";
     }

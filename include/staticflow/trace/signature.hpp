@@ -6,7 +6,6 @@
 #include <concepts>
 #include <cstddef>
 #include <string>
-#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -126,16 +125,6 @@ inline std::string input_parameters_lines(const std::string* entries, std::size_
     s += " (POSITIONAL_ONLY): ";
     s += entries[i];
     s += '\n';
-  }
-  return s;
-}
-
-/// The texts joined by separator (a signature's output types).
-inline std::string joined(const std::string* texts, std::size_t count, std::string_view separator) {
-  std::string s;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (i) s += separator;
-    s += texts[i];
   }
   return s;
 }

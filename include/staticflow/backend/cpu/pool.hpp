@@ -13,10 +13,10 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "staticflow/core/config.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/backend/cpu/simd_ops.hpp"
+#include "staticflow/core/config.hpp"
 #include "staticflow/graph/pool.hpp"
 
 STATICFLOW_DETAIL_INTRINSICS_BEGIN

@@ -25,10 +25,10 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include "staticflow/core/config.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/backend/cpu/simd_eval.hpp"
+#include "staticflow/core/config.hpp"
 #include "staticflow/graph/composites.hpp"
 #include "staticflow/plan/arena.hpp"
 

@@ -167,7 +167,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
       [&]<std::size_t... K>(std::index_sequence<K...>) {
         if constexpr (output_count > 0) {
           const std::string outputs[] = {tensor_spec_string<output_spec<K>>()...};
-          s += detail::joined(outputs, output_count, ", ");
+          for (std::size_t k = 0; k < output_count; ++k) (s += k ? ", " : "") += outputs[k];
         }
       }(std::make_index_sequence<output_count>{});
       s += "]";
