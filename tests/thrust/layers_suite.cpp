@@ -1,6 +1,6 @@
 // The convolutions' variants the backend suite's other files do not reach, on the suite's backend
 // against the CPU backend in the same build (against_cpu.hpp): conv1d, conv2d_transpose (static
-// and sf::shape_of output shapes), separable_conv2d and conv2d's epilogues, values and gradients, and the gradients
+// and sf::shape_of output shapes), separable_conv2d and the epilogues of conv2d, depthwise_conv2d and pooling, values and gradients, and the gradients
 // of tensordot with axis pairs and of 1-D pooling. The other ops: ops_suite.cpp (two TUs, each
 // under the 2 GB compile budget). (Not named test_*.cpp:
 // tests/thrust's own CMakeLists builds it into each suite.)
@@ -34,6 +34,13 @@ TEST_CASE("suite: convolutions and products with their epilogues agree with the 
   check_against_cpu([](auto a, auto k, auto c) { return sf::tanh(sf::conv3d(a, k, sf::padding::same) + c); }, x3, f3, b);
   const auto xm = random<2>({6, 5}), wm = random<2>({5, 4});
   check_against_cpu([](auto a, auto w, auto c) { return sf::relu(sf::matmul(a, w) + c); }, xm, wm, b);
+  // a depthwise convolution's scale, shift and relu6; a pooling's epilogue over a convolution's
+  const auto fd = random<4>({3, 3, 3, 2});
+  const auto s6 = random<1>({6});
+  check_against_cpu([](auto a, auto k, auto s) { return sf::relu6(sf::depthwise_conv2d(a, k, sf::padding::same) * s + 0.25); }, x, fd, s6);
+  check_against_cpu([](auto a, auto k, auto c) {
+    return sf::sigmoid(sf::max_pool2d(sf::relu(sf::conv2d(a, k, sf::padding::same) + c), sf::ksize<2>) - c);
+  }, x, f, b);
 }
 
 TEST_CASE("suite: the gradients of convolutions' variants agree with the CPU backend", "[suite][conv][gradient]") {

@@ -43,6 +43,7 @@ struct equation {
   std::vector<block> subgraphs;
   std::string subgraph_key;  // the sub-graphs listed with canonical names: equal keys, equal programs
   std::string note;          // a line listed with the sub-graphs (a loop's: why it was not unrolled)
+  std::string epilogue_of;   // the producer whose kernel computes it (plan/epilogue_listing.hpp)
 };
 
 /// SSA names: a, b, ..., z, aa, ab, ... (jaxpr uses the same letters, with a different carry).
@@ -72,7 +73,8 @@ inline bool reads(const equation& e, const std::string& name) {
 
 /// For each equation of b, the loops that compute it when it is fused: the materialized nodes
 /// and the block outputs its value flows into through fused nodes only (a value two consumers
-/// read is recomputed in each consumer's loop). Empty for materialized nodes and views.
+/// read is recomputed in each consumer's loop), or the epilogue of the producer that computes
+/// it. Empty for materialized nodes and views.
 inline std::vector<std::vector<std::string>> fused_loops(const block& b, const std::string& output_prefix) {
   std::vector<std::vector<std::string>> loops(b.eqns.size());
   const auto add = [](std::vector<std::string>& to, const std::string& loop) {
@@ -83,6 +85,10 @@ inline std::vector<std::vector<std::string>> fused_loops(const block& b, const s
   for (std::size_t i = b.eqns.size(); i-- > 0;) {
     const equation& e = b.eqns[i];
     if (e.how != evaluation::fused) continue;
+    if (!e.epilogue_of.empty()) {
+      loops[i].push_back("the epilogue of " + e.epilogue_of);
+      continue;
+    }
     for (std::size_t k = 0; k < b.outputs.size(); ++k)
       if (b.outputs[k] == e.name) add(loops[i], output_prefix + "output " + std::to_string(k));
     for (std::size_t j = i + 1; j < b.eqns.size(); ++j) {
@@ -95,6 +101,13 @@ inline std::vector<std::vector<std::string>> fused_loops(const block& b, const s
     }
   }
   return loops;
+}
+
+/// How a materialized equation is evaluated: with an epilogue when b's equations name it.
+inline const char* materialized_text(const block& b, const equation& e) {
+  for (const auto& other : b.eqns)
+    if (other.epilogue_of == e.name) return "materialized with an epilogue";
+  return "materialized";
 }
 
 inline std::string joined(const std::vector<std::string>& parts, const char* separator) {
@@ -169,7 +182,7 @@ struct dot_writer {
       const equation& e = b.eqns[i];
       std::string how;
       const char* fill = "#a5d8ff";
-      if (e.how == evaluation::materialized) how = "materialized", fill = "#ffc078";
+      if (e.how == evaluation::materialized) how = materialized_text(b, e), fill = "#ffc078";
       else if (e.how == evaluation::view) how = "view", fill = "#e9ecef";
       else how = "fused into " + joined(loops[i], ", ");
       s.append(indent, ' ').append(e.name).append(" [label=\"").append(e.op).append("\\n").append(e.spec).append("\\n")
@@ -271,7 +284,7 @@ struct code_writer {
       s.append(indent, ' ').append("auto ").append(e.name).append(" = ");
       write_expression(e, indent);
       s.append(";  // ").append(e.spec).append(": ");
-      if (e.how == evaluation::materialized) s += "materialized";
+      if (e.how == evaluation::materialized) s += materialized_text(b, e);
       else if (e.how == evaluation::view) s += "a view";
       else s += "fused into " + joined(loops[i], ", ");
       s += "\n";

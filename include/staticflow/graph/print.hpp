@@ -64,6 +64,12 @@ class listing {
     root_.outputs.push_back(std::move(name));
   }
   const block& root() const { return root_; }
+  /// Marks the function's equation `name` as computed by the epilogue of equation `producer`
+  /// (plan/epilogue_listing.hpp).
+  void mark_epilogue(const std::string& name, const std::string& producer) {
+    for (auto& e : root_.eqns)
+      if (e.name == name) e.epilogue_of = producer;
+  }
 
   std::string jaxpr() const { return jaxpr_text(root_, function_name_); }
   std::string dot() const { return dot_text(root_, function_name_); }
@@ -104,7 +110,7 @@ class listing {
       return name;
     } else {
       constexpr bool holds_subgraphs = requires { n.for_each_subgraph(std::declval<subgraph_lister&>()); };
-      equation e{{}, op_name(n), {}, spec_text<N>(), how<N>(), {}, {}, {}};
+      equation e{{}, op_name(n), {}, spec_text<N>(), how<N>(), {}, {}, {}, {}};
       apply_children([&](const auto&... kid) { (e.operands.push_back(emit(kid)), ...); }, children(n));
       if constexpr (holds_subgraphs) {
         listing canonical = *this;  // the sub-graphs under names no real value has: the key

@@ -9,8 +9,10 @@
 // `_FusedConv2D` with a bias and an activation; oneDNN calls it post-ops, cuDNN and CUTLASS an
 // epilogue. Here, before planning, a maximal elementwise subgraph E (unary, binary, select, cast
 // nodes) whose leaves are
-//  * one producer P of E's dtype and shape: a conv2d, a conv3d, or a matmul whose last axis is
-//    its second operand's columns (a dense layer's `relu(x . w + b)`),
+//  * one producer P of E's dtype and shape: a conv2d, a conv3d, a depthwise_conv2d (MobileNet's
+//    `relu6(depthwise_conv2d(x, f) * scale + shift)`, a batch normalization folded into a scale
+//    and a shift), a max_pool / avg_pool (1-D or 2-D), or a matmul whose last axis is its second
+//    operand's columns (a dense layer's `relu(x . w + b)`),
 //  * operands that vary along the last axis only ([O], [1, ..., O] or one element, static or
 //    run-time extents: a bias, a scale, a mask per channel), of E's dtype,
 //  * literals,
@@ -40,10 +42,12 @@
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/conv.hpp"
 #include "staticflow/graph/conv3d.hpp"
+#include "staticflow/graph/depthwise_conv.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/epilogue.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/matmul.hpp"
+#include "staticflow/graph/pool.hpp"
 #include "staticflow/graph/shared.hpp"
 #include "staticflow/graph/traversal.hpp"
 
@@ -56,6 +60,10 @@ template <class X, class F, class Opt>
 inline constexpr bool is_epilogue_producer_v<graph::conv2d<X, F, Opt>> = true;
 template <class X, class F, class Opt>
 inline constexpr bool is_epilogue_producer_v<graph::conv3d<X, F, Opt>> = true;
+template <class X, class F, class Opt>
+inline constexpr bool is_epilogue_producer_v<graph::depthwise_conv2d<X, F, Opt>> = true;
+template <class Kind, class X, class P>
+inline constexpr bool is_epilogue_producer_v<graph::pool<Kind, X, P>> = true;
 // (a product whose last axis is B's columns: not matrix x vector, whose last axis is A's rows)
 template <class A, class B>
 inline constexpr bool is_epilogue_producer_v<graph::matmul<A, B>> = B::shape_type::rank >= 2;

@@ -23,6 +23,7 @@
 #include "staticflow/backend/eager/evaluate.hpp"
 #include "staticflow/graph/print.hpp"
 #include "staticflow/plan/arena.hpp"
+#include "staticflow/plan/epilogue_listing.hpp"
 #include "staticflow/plan/plan.hpp"
 #include "staticflow/trace/constant_trace.hpp"
 #include "staticflow/trace/signature.hpp"
@@ -742,7 +743,11 @@ class concrete_function final : public concrete_function_base {
 
   graph::detail::listing make_listing() const {
     auto l = detail::parameter_listing<Sig>(listing_names());
-    if constexpr (output_count > 0) std::apply([&](const auto&... n) { (l.add_output(n), ...); }, nodes());
+    if constexpr (output_count > 0) {
+      const auto outs = nodes();
+      std::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
+      plan::detail::mark_output_epilogues<output_values_type>(l, outs);
+    }
     return l;
   }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "staticflow/backend/cpu/epilogue.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/graph/depthwise_conv.hpp"
@@ -103,19 +104,55 @@ void depthwise_filter_gradient_tap(const graph::conv2d_geometry& g, const T* x, 
 }
 }  // namespace detail
 
+namespace detail {
+/// The forward pass into y, output row by output row; finish (a no_finish or an epilogue's
+/// block_finish, backend/cpu/epilogue.hpp) runs on each row as soon as it is summed, in cache.
+template <std::size_t StaticC, std::size_t StaticM, class T, class Finish>
+void depthwise_forward(const graph::conv2d_geometry& g, const T* x, const T* f, T* y, const Finish& finish) {
+  const std::size_t row_size = g.ow * g.c * g.o;
+  if (g.n * g.oh * row_size == 0) return;
+  parallel_for(g.n * g.oh, threads_for(g.n * g.oh * row_size * g.kh * g.kw), [&](std::size_t b, std::size_t e) {
+    for (std::size_t r = b; r < e; ++r) {
+      depthwise_row<StaticC, StaticM>(g, x, f, r / g.oh, r % g.oh, y + r * row_size);
+      finish(y + r * row_size, g.ow, g.c * g.o, 0, g.c * g.o);
+    }
+  });
+}
+
+template <class X, class F, class Opt, class Sig, class Views, class T>
+struct depthwise_operands {
+  static constexpr std::size_t static_c = X::shape_type::dims[3] == dyn ? 0 : X::shape_type::dims[3];
+  static constexpr std::size_t static_m = F::shape_type::dims[3] == dyn ? 0 : F::shape_type::dims[3];
+  graph::conv2d_geometry g;
+  const T* x = nullptr;
+  const T* f = nullptr;
+  depthwise_operands(const graph::depthwise_conv2d<X, F, Opt>& n, const Views& views) {
+    const auto ext_views = staticflow::detail::extents_of_views(views);
+    const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
+    g = graph::detail::depthwise_geometry_of<Opt>(ex, ef, "depthwise_conv2d");
+    if (g.n * g.oh * g.ow * g.c * g.o == 0) return;
+    x = contiguous_operand<T, Sig>(n.x, views, ex);
+    f = contiguous_operand<T, Sig>(n.f, views, ef);
+  }
+};
+}  // namespace detail
+
 template <class Sig, class X, class F, class Opt, class Views, std::size_t R, class T>
-void materialize(const graph::depthwise_conv2d<X, F, Opt>& n, const Views& views, const extents<R>& out_ext, T* out) {
-  const auto ext_views = staticflow::detail::extents_of_views(views);
-  const auto ex = graph::node_extents(n.x, ext_views), ef = graph::node_extents(n.f, ext_views);
-  const graph::conv2d_geometry g = graph::detail::depthwise_geometry_of<Opt>(ex, ef, "depthwise_conv2d");
-  if (staticflow::detail::product(out_ext) == 0) return;
-  const T* x = detail::contiguous_operand<T, Sig>(n.x, views, ex);
-  const T* f = detail::contiguous_operand<T, Sig>(n.f, views, ef);
-  const std::size_t rows = g.n * g.oh;
-  parallel_for(rows, threads_for(staticflow::detail::product(out_ext) * g.kh * g.kw), [&](std::size_t b, std::size_t e) {
-    constexpr std::size_t c = X::shape_type::dims[3], m = F::shape_type::dims[3];
-    for (std::size_t r = b; r < e; ++r)
-      detail::depthwise_row<c == dyn ? 0 : c, m == dyn ? 0 : m>(g, x, f, r / g.oh, r % g.oh, out + r * g.ow * g.c * g.o);
+void materialize(const graph::depthwise_conv2d<X, F, Opt>& n, const Views& views, const extents<R>&, T* out) {
+  using operands = detail::depthwise_operands<X, F, Opt, Sig, Views, T>;
+  const operands d(n, views);
+  detail::depthwise_forward<operands::static_c, operands::static_m>(d.g, d.x, d.f, out, detail::no_finish{});
+}
+
+/// A depthwise convolution with its epilogue (plan/epilogues.hpp: MobileNet's scale, shift and
+/// relu6): the function applied to each output row as soon as it is summed.
+template <class Sig, class X, class F, class Opt, class Fn, class... Q, class Views, std::size_t R, class T>
+void materialize(const graph::epilogue<graph::depthwise_conv2d<X, F, Opt>, Fn, Q...>& n, const Views& views,
+                 const extents<R>& ext, T* out) {
+  using operands = detail::depthwise_operands<X, F, Opt, Sig, Views, T>;
+  const operands d(n.producer, views);
+  detail::run_epilogue<Sig>(n, views, ext, out, d.g.n * d.g.oh * d.g.ow, d.g.c * d.g.o, [&](T* y, const auto& finish) {
+    detail::depthwise_forward<operands::static_c, operands::static_m>(d.g, d.x, d.f, y, finish);
   });
 }
 

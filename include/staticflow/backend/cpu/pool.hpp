@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "staticflow/backend/cpu/epilogue.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/backend/cpu/simd_ops.hpp"
@@ -91,22 +92,31 @@ STATICFLOW_INLINE void for_each_tap(const graph::pool_geometry::window& win, Tap
 
 /// Calls body(win, in, out) for every output position of a pooling: its window, the offset of
 /// its image's element (0, 0, 0) in the input, and its offset in the output; one output row
-/// (image b, row i) at a time, rows split across threads.
-template <class Body>
-void for_each_output_window(const graph::pool_geometry& g, Body body) {
+/// (image b, row i) at a time, rows split across threads; row_done(row) after each row.
+template <class Body, class RowDone>
+void for_each_output_window(const graph::pool_geometry& g, Body body, RowDone row_done) {
   if (g.outputs() == 0) return;
   parallel_for(g.n * g.oh, threads_for(g.outputs() * g.kh * g.kw), [&](std::size_t begin, std::size_t end) {
     for (std::size_t row = begin; row < end; ++row) {
       const std::size_t b = row / g.oh, i = row % g.oh;
       for (std::size_t j = 0; j < g.ow; ++j) body(g.window_of(i, j), b * g.h * g.w * g.c, (row * g.ow + j) * g.c);
+      row_done(row);
     }
   });
 }
+template <class Body>
+void for_each_output_window(const graph::pool_geometry& g, Body body) {
+  for_each_output_window(g, body, [](std::size_t) {});
+}
 
-/// y = max_pool or avg_pool (parameters P) of x: one output row (image b, row i) at a time.
-template <class Kind, class P, class T>
-void pool_forward(const graph::pool_geometry& g, const T* x, T* y) {
+/// y = max_pool or avg_pool (parameters P) of x: one output row (image b, row i) at a time, then
+/// finish (a no_finish or an epilogue's block_finish, backend/cpu/epilogue.hpp) on that row.
+template <class Kind, class P, class T, class Finish = no_finish>
+void pool_forward(const graph::pool_geometry& g, const T* x, T* y, const Finish& finish = {}) {
   constexpr bool is_max = std::is_same_v<Kind, graph::max_pooling>;
+  const auto row_done = [&](std::size_t row) {
+    if constexpr (!std::is_same_v<Finish, no_finish>) finish(y + row * g.ow * g.c, g.ow, g.c, 0, g.c);
+  };
   for_each_output_window(g, [&](const graph::pool_geometry::window& win, std::size_t image, std::size_t at_out) {
     const auto at = [&](std::size_t r, std::size_t col) { return x + image + (r * g.w + col) * g.c; };
     T* out = y + at_out;
@@ -141,7 +151,7 @@ void pool_forward(const graph::pool_geometry& g, const T* x, T* y) {
         acc.store(out + k0);
       }
     });
-  });
+  }, row_done);
 }
 
 /// y = MaxPoolGradGrad: for each output of max_pool of x, e at its window's first maximum in x
@@ -268,6 +278,20 @@ void materialize(const graph::pool<Kind, X, P>& n, const Views& views, const ext
   const auto ex = graph::node_extents(n.x, ext_views);
   const auto g = graph::pool_geometry_of<R, P>(ex, std::is_same_v<Kind, graph::max_pooling> ? "max_pool" : "avg_pool");
   detail::pool_forward<Kind, P>(g, detail::contiguous_operand<T, Sig>(n.x, views, ex), out);
+}
+
+/// A pooling with its epilogue (plan/epilogues.hpp): the function applied to each output row as
+/// soon as it is pooled.
+template <class Sig, class Kind, class X, class P, class Fn, class... Q, class Views, std::size_t R, class T>
+void materialize(const graph::epilogue<graph::pool<Kind, X, P>, Fn, Q...>& n, const Views& views, const extents<R>& ext,
+                 T* out) {
+  const auto ext_views = staticflow::detail::extents_of_views(views);
+  const auto ex = graph::node_extents(n.producer.x, ext_views);
+  const auto g = graph::pool_geometry_of<R, P>(ex, std::is_same_v<Kind, graph::max_pooling> ? "max_pool" : "avg_pool");
+  const T* x = detail::contiguous_operand<T, Sig>(n.producer.x, views, ex);
+  detail::run_epilogue<Sig>(n, views, ext, out, g.n * g.oh * g.ow, g.c, [&](T* y, const auto& finish) {
+    detail::pool_forward<Kind, P>(g, x, y, finish);
+  });
 }
 
 template <class Sig, class Kind, class X, class G, class P, class Views, std::size_t R, class T>

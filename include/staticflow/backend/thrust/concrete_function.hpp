@@ -27,6 +27,7 @@
 #include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/interop/device.hpp"
+#include "staticflow/plan/epilogue_listing.hpp"
 #include "staticflow/plan/plan.hpp"
 #include "staticflow/trace/constant_trace.hpp"
 #include "staticflow/trace/concrete_function.hpp"
@@ -321,7 +322,9 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
 
   graph::detail::listing make_listing() const {
     auto l = detail::parameter_listing<Sig>(listing_names());
-    std::apply([&](const auto&... n) { (l.add_output(n), ...); }, nodes());
+    const auto outs = nodes();
+    std::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
+    plan::detail::mark_output_epilogues<output_values_type>(l, outs);
     return l;
   }
 

@@ -108,6 +108,13 @@ void materialize(const graph::depthwise_conv2d<X, F, Opt>& n, const Views& views
   detail::run_conv_kernel(detail::depthwise_forward_kernel<T>{x, f, out, d}, total);
 }
 
+/// A depthwise convolution with its epilogue (plan/epilogues.hpp): backend/thrust/epilogue.hpp.
+template <class X, class F, class Opt, class Fn, class... Q, class Views, std::size_t R, class T>
+void materialize(const graph::epilogue<graph::depthwise_conv2d<X, F, Opt>, Fn, Q...>& n, const Views& views,
+                 const extents<R>& out_ext, T* out) {
+  detail::run_epilogue(n, views, out_ext, out, [&](T* y, const extents<R>& e) { materialize(n.producer, views, e, y); });
+}
+
 template <class Wrt, class X, class F, class G, class Opt, class Views, std::size_t R, class T>
 void materialize(const graph::depthwise_conv2d_gradient<Wrt, X, F, G, Opt>& n, const Views& views, const extents<R>& out_ext,
                  T* out) {

@@ -12,6 +12,7 @@
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 
+#include "staticflow/backend/thrust/epilogue.hpp"
 #include "staticflow/backend/thrust/operand.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/core/config.hpp"
@@ -134,6 +135,13 @@ void materialize(const graph::pool<Kind, X, P>& n, const Views& views, const ext
   const detail::pool_dims d(graph::pool_geometry_of<R, P>(ex, is_max ? "max_pool" : "avg_pool"));
   detail::run_pool_kernel(detail::pool_forward_kernel<is_max, T>{detail::contiguous_operand<T>(n.x, views, ex), out, d},
                           staticflow::detail::product(out_ext));
+}
+
+/// A pooling with its epilogue (plan/epilogues.hpp): backend/thrust/epilogue.hpp.
+template <class Kind, class X, class P, class Fn, class... Q, class Views, std::size_t R, class T>
+void materialize(const graph::epilogue<graph::pool<Kind, X, P>, Fn, Q...>& n, const Views& views, const extents<R>& out_ext,
+                 T* out) {
+  detail::run_epilogue(n, views, out_ext, out, [&](T* y, const extents<R>& e) { materialize(n.producer, views, e, y); });
 }
 
 template <class Kind, class X, class G, class P, class Views, std::size_t R, class T>
