@@ -12,12 +12,16 @@
 // Bytes processed count the arrays read and written once each.
 //
 //   LoopUpdate / LoopCount: effects in loop bodies, one thread (see below), against a hand loop.
+//   TopK: top_k(x, 5)'s positions of 1024 lines of 1000 float32, one thread: the CPU backend's
+//         partial sort per line against the Thrust backend's selection per line
+//         (backend/thrust/sorting.hpp; before session 64 every line was sorted whole).
 #include <benchmark/benchmark.h>
 
 #include <omp.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -185,6 +189,34 @@ void LoopCount_Hand(benchmark::State& state) {
 }
 void LoopCount_Xsimd(benchmark::State& state) { run_count(state, sf::backend::cpu); }
 void LoopCount_ThrustOmp(benchmark::State& state) { run_count(state, sf::backend::thrust); }
+const xt::xtensor<float, 2>& top_k_input() {
+  static const xt::xtensor<float, 2> x = [] {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    auto t = xt::xtensor<float, 2>::from_shape({1024, 1000});
+    for (auto& v : t) v = dist(rng);
+    return t;
+  }();
+  return x;
+}
+const auto top_k_positions = [](auto x) { return std::get<1>(sf::top_k(x, 5)); };
+void TopK_Xsimd(benchmark::State& state) {
+  set_threads(1);
+  auto f = sf::function(top_k_positions);
+  xt::xtensor<std::int32_t, 2> out = xt::xtensor<std::int32_t, 2>::from_shape({1024, 5});
+  for (auto _ : state) {
+    f.call_into(out, top_k_input());
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+void TopK_ThrustOmp(benchmark::State& state) {
+  set_threads(1);
+  auto f = sf::function(top_k_positions, sf::backend::thrust);
+  const auto x = sf::to_device(top_k_input());
+  auto expected = sf::function(top_k_positions)(top_k_input());
+  for (auto _ : state) benchmark::DoNotOptimize(f(x));
+  if (!(f(x).to_host() == expected)) state.SkipWithError("top_k's positions differ from the CPU backend's");
+}
 }  // namespace
 
 BENCHMARK(Chain_Xsimd)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
@@ -200,3 +232,5 @@ BENCHMARK(LoopUpdate_ThrustOmp)->Unit(benchmark::kMillisecond)->Apply(sf_bench::
 BENCHMARK(LoopCount_Hand)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(LoopCount_Xsimd)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(LoopCount_ThrustOmp)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(TopK_Xsimd)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(TopK_ThrustOmp)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);

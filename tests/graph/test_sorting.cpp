@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -75,6 +76,37 @@ TEST_CASE("sorting: top_k as tf.math.top_k, static and run-time k, integers", "[
   CHECK(counter.value() == 0.f);
   CHECK((h(xt::xtensor<float, 1>{1, 5, 3}) == xt::xtensor<float, 1>{5, 3, 1}));
   CHECK(counter.value() == 1.f);
+}
+
+TEST_CASE("sorting: top_k by selection (k up to 32) and by partial sort, against std::stable_sort", "[graph][sorting]") {
+  // lines with many ties (the lower position first), NaNs (the largest), ascending lines (the
+  // selection's worst case); k = 1, 5, 32 select per line, 33 and the whole line sort
+  std::mt19937 rng(29);
+  // (k a C++ value the trace reads: a function per k)
+  const auto top_k_positions = [](const xt::xtensor<double, 2>& x, std::size_t k) {
+    return sf::function([k](auto a) { return std::get<1>(sf::top_k(a, static_cast<int>(k))); })(x);
+  };
+  for (const std::size_t width : {std::size_t{1}, std::size_t{33}, std::size_t{70}}) {
+    xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({5, width});
+    for (auto& v : x) v = double(rng() % 7);
+    for (std::size_t j = 0; j < width; ++j) x(3, j) = double(j);
+    x(1, width / 2) = std::numeric_limits<double>::quiet_NaN();
+    for (const std::size_t k : {std::size_t{1}, std::size_t{5}, std::size_t{32}, std::size_t{33}, width}) {
+      if (k > width) continue;
+      INFO("width " << width << ", k " << k);
+      const xt::xtensor<std::int32_t, 2> got = top_k_positions(x, k);
+      for (std::size_t ln = 0; ln < 5; ++ln) {
+        std::vector<std::int32_t> want(width);
+        std::iota(want.begin(), want.end(), 0);
+        std::stable_sort(want.begin(), want.end(), [&](std::int32_t p, std::int32_t q) {
+          const double a = x(ln, std::size_t(p)), b = x(ln, std::size_t(q));
+          return (a != a && b == b) || a > b;  // NaN first, then descending
+        });
+        want.resize(k);
+        CHECK(std::vector<std::int32_t>(got.data() + ln * k, got.data() + (ln + 1) * k) == want);
+      }
+    }
+  }
 }
 
 TEST_CASE("sorting: random shapes and axes against std::stable_sort; threads", "[graph][sorting]") {

@@ -5,8 +5,12 @@
 // gradient. The convolutions, and the gradients of tensordot and pooling: layers_suite.cpp. (Not named
 // test_*.cpp: tests/thrust's own CMakeLists builds it into each suite.) Transposed matmul operands,
 // batched and in a gradient, too; reductions, expand_dims and squeeze along plain int axes, with
-// gradients, and reduce_prod's gradient (exclusive cumprods).
+// gradients, and reduce_prod's gradient (exclusive cumprods); top_k's two device paths.
+#include <cmath>
 #include <cstdint>
+#include <limits>
+
+#include <xtensor/xview.hpp>
 
 #include "against_cpu.hpp"
 
@@ -58,4 +62,17 @@ TEST_CASE("suite: statistics, random keys and the counted segment_sum agree with
   }, seed);
   const xt::xtensor<std::int32_t, 1> ids{0, 0, 2, 5, 5};
   check_against_cpu([](auto t, auto i) { return sf::segment_sum(t, i) * 2.0; }, x, ids);
+}
+
+TEST_CASE("suite: top_k by selection per line and by sorting lines agree with the CPU backend", "[suite][sorting]") {
+  // values with many ties (ties keep the lower position first), a NaN (the largest), ascending
+  // lines (each value displaces the k-th best: the selection's worst case); k 3 selects per line,
+  // k 40 sorts every line (backend/thrust/sorting.hpp)
+  auto x = random<2>({6, 50});
+  for (auto& v : x) v = std::round(v * 4);
+  for (std::size_t j = 0; j < 50; ++j) x(5, j) = double(j) / 8;
+  x(2, 7) = std::numeric_limits<double>::quiet_NaN();
+  check_against_cpu([](auto t) { return std::get<1>(sf::top_k(t, 3)); }, x);
+  check_against_cpu([](auto t) { return std::get<1>(sf::top_k(t, 40)); }, x);
+  check_against_cpu([](auto t) { return std::get<0>(sf::top_k(t, 3)) * 2.0; }, xt::xtensor<double, 2>(xt::view(x, xt::range(3, 6), xt::all())));
 }

@@ -53,6 +53,25 @@ STATICFLOW_HD constexpr bool sorts_before(T a, T b) {
   if constexpr (D == sort_direction::ascending) return !a_nan && (b_nan || a < b);
   else return (a_nan && !b_nan) || (!a_nan && !b_nan && a > b);
 }
+
+/// top_k's positions in one line of n values by selection, every backend's kernel for a small k:
+/// the k best positions so far kept in order in best[0, k) (k <= n). A value goes in only when it
+/// sorts strictly before the k-th best so far, so of equal values the lower position comes first,
+/// as in a stable descending sort. About n comparisons on random data, n k at worst (an
+/// ascending line), against a sort's n log n.
+template <class T>
+STATICFLOW_HD void select_top_k(const T* line, std::size_t n, std::int32_t* best, std::size_t k) {
+  std::size_t count = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const T v = line[j];
+    if (count == k && !sorts_before<sort_direction::descending>(v, line[best[k - 1]])) continue;
+    std::size_t at = count < k ? count++ : k - 1;
+    for (; at > 0 && sorts_before<sort_direction::descending>(v, line[best[at - 1]]); --at) best[at] = best[at - 1];
+    best[at] = static_cast<std::int32_t>(j);
+  }
+}
+/// Up to which k top_k selects rather than sorts.
+inline constexpr std::size_t top_k_selection_limit = 32;
 }  // namespace detail
 
 /// tf.argsort(x, axis, direction, stable=True): the positions (int32) that sort x along Axis.

@@ -118,16 +118,40 @@ void materialize(const graph::argsort<X, Axis, D>& n, const Views& views, const 
   detail::gather(l.outer * l.n * l.inner, detail::positions_back{positions, out, l});
 }
 
-/// top_k's positions: the whole of each line sorted, then its first k (a partial selection on the
-/// device is not there yet).
+namespace detail {
+/// top_k's positions of line ln (x's last axis, n values) by selection (graph/sorting.hpp).
+template <class T>
+struct select_top_k_line {
+  const T* x;
+  std::int32_t* out;
+  std::size_t n, k;
+  STATICFLOW_HD void operator()(std::size_t ln) const { graph::detail::select_top_k(x + ln * n, n, out + ln * k, k); }
+};
+
+/// Whether top_k selects per line (select_top_k_line, one thread per line) rather than sorting
+/// every line whole: k at most top_k_selection_limit (32), and, on a GPU, lines enough to fill it or lines short enough that
+/// one thread's walk costs less than two device sorts. (The host systems have a few threads: one
+/// line each is always enough there.)
+inline bool top_k_by_selection(std::size_t lines, std::size_t n, std::size_t k) {
+  if (k > graph::detail::top_k_selection_limit) return false;
+  return !STATICFLOW_THRUST_CUDA || lines >= 4096 || n <= 1024;
+}
+}  // namespace detail
+
+/// top_k's positions: by selection per line where k is small (detail::top_k_by_selection), else
+/// the whole of each line sorted, then its first k.
 template <class X, std::size_t K, class Views, std::size_t R>
 void materialize(const graph::top_k_positions<X, K>& n, const Views& views, const extents<R>& out_ext, std::int32_t* out) {
   using T = typename X::value_type;
   const auto xe = graph::node_extents(n.x, staticflow::detail::extents_of_views(views));
   const auto l = graph::detail::layout_around(xe, R - 1);
   if (l.outer * l.n * n.k == 0) return;
-  const std::int32_t* positions =
-      detail::sorted_line_positions<sort_direction::descending>(detail::contiguous_operand<T>(n.x, views, xe), l);
+  const T* x = detail::contiguous_operand<T>(n.x, views, xe);
+  if (detail::top_k_by_selection(l.outer, l.n, n.k)) {
+    detail::gather(l.outer, detail::select_top_k_line<T>{x, out, l.n, n.k});
+    return;
+  }
+  const std::int32_t* positions = detail::sorted_line_positions<sort_direction::descending>(x, l);
   detail::gather(staticflow::detail::product(out_ext), detail::first_positions{positions, out, l.n, n.k});
 }
 
