@@ -62,20 +62,30 @@ struct data {
     for (auto& v : x) v = u(rng);
     for (auto& v : f) v = u(rng);
   }
-  void check(benchmark::State& state) const {
+  /// The convolution's output (i, j, c) in double precision.
+  double sum_at(std::size_t i, std::size_t j, std::size_t c) const {
+    double sum = 0;
+    for (std::size_t u = 0; u < 3; ++u)
+      for (std::size_t v = 0; v < 3; ++v) {
+        const std::ptrdiff_t ih = std::ptrdiff_t(i * l.stride + u) - std::ptrdiff_t(l.pad());
+        const std::ptrdiff_t iw = std::ptrdiff_t(j * l.stride + v) - std::ptrdiff_t(l.pad());
+        if (ih < 0 || iw < 0 || ih >= std::ptrdiff_t(l.h) || iw >= std::ptrdiff_t(l.w)) continue;
+        sum += double(x(0, std::size_t(ih), std::size_t(iw), c)) * f(u, v, c, 0);
+      }
+    return sum;
+  }
+  /// y against want(i, j, c) at 64 sampled outputs.
+  template <class Want>
+  void check_against(benchmark::State& state, Want want) const {
     std::mt19937 rng(3);
     for (int s = 0; s < 64; ++s) {
       const std::size_t i = rng() % l.oh(), j = rng() % l.ow(), c = rng() % l.c;
-      double want = 0;
-      for (std::size_t u = 0; u < 3; ++u)
-        for (std::size_t v = 0; v < 3; ++v) {
-          const std::ptrdiff_t ih = std::ptrdiff_t(i * l.stride + u) - std::ptrdiff_t(l.pad());
-          const std::ptrdiff_t iw = std::ptrdiff_t(j * l.stride + v) - std::ptrdiff_t(l.pad());
-          if (ih < 0 || iw < 0 || ih >= std::ptrdiff_t(l.h) || iw >= std::ptrdiff_t(l.w)) continue;
-          want += double(x(0, std::size_t(ih), std::size_t(iw), c)) * f(u, v, c, 0);
-        }
-      if (!(std::fabs(y(0, i, j, c) - want) <= 1e-4 * (1 + std::fabs(want)))) return state.SkipWithError("wrong result");
+      const double w = want(i, j, c);
+      if (!(std::fabs(y(0, i, j, c) - w) <= 1e-4 * (1 + std::fabs(w)))) return state.SkipWithError("wrong result");
     }
+  }
+  void check(benchmark::State& state) const {
+    check_against(state, [&](std::size_t i, std::size_t j, std::size_t c) { return sum_at(i, j, c); });
   }
   void flops(benchmark::State& state) const {
     state.counters["FLOPS"] = benchmark::Counter(double(2 * l.oh() * l.ow() * l.c * 9) * double(state.iterations()), benchmark::Counter::kIsRate);
@@ -138,20 +148,9 @@ struct layer_data : data {
     for (auto& e : shift) e = v(rng);
   }
   void check_layer(benchmark::State& state) const {
-    std::mt19937 rng(3);
-    for (int s = 0; s < 64; ++s) {
-      const std::size_t i = rng() % l.oh(), j = rng() % l.ow(), c = rng() % l.c;
-      double sum = 0;
-      for (std::size_t u = 0; u < 3; ++u)
-        for (std::size_t v = 0; v < 3; ++v) {
-          const std::ptrdiff_t ih = std::ptrdiff_t(i * l.stride + u) - std::ptrdiff_t(l.pad());
-          const std::ptrdiff_t iw = std::ptrdiff_t(j * l.stride + v) - std::ptrdiff_t(l.pad());
-          if (ih < 0 || iw < 0 || ih >= std::ptrdiff_t(l.h) || iw >= std::ptrdiff_t(l.w)) continue;
-          sum += double(x(0, std::size_t(ih), std::size_t(iw), c)) * f(u, v, c, 0);
-        }
-      const double want = std::min(std::max(sum * scale(c) + shift(c), 0.0), 6.0);
-      if (!(std::fabs(y(0, i, j, c) - want) <= 1e-4 * (1 + std::fabs(want)))) return state.SkipWithError("wrong result");
-    }
+    check_against(state, [&](std::size_t i, std::size_t j, std::size_t c) {
+      return std::min(std::max(sum_at(i, j, c) * scale(c) + shift(c), 0.0), 6.0);
+    });
   }
 };
 

@@ -23,35 +23,11 @@
 #include <staticflow/staticflow.hpp>
 
 #include "../autodiff/gradient_check.hpp"
+#include "epilogue_checks.hpp"
 
 namespace sf = staticflow;
 
-namespace {
-template <class N>
-inline constexpr bool is_epilogue_v = false;
-template <class P, class Fn, class... Q>
-inline constexpr bool is_epilogue_v<sf::graph::epilogue<P, Fn, Q...>> = true;
-
-template <class... O>
-using plan_of = sf::plan::evaluation_plan<4, std::tuple<std::remove_cv_t<O>...>>;
-template <class Plan, std::size_t K = 0>
-using slot_t = std::tuple_element_t<K, typename Plan::slots_type>;
-template <class Plan>
-inline constexpr std::size_t epilogues_v = []<std::size_t... K>(std::index_sequence<K...>) {
-  return (std::size_t{0} + ... + std::size_t{is_epilogue_v<slot_t<Plan, K>>});
-}(std::make_index_sequence<Plan::slot_count>{});
-template <class F, class... A>
-inline constexpr std::size_t function_epilogues_v =
-    epilogues_v<typename std::remove_cvref_t<decltype(std::declval<F&>().get_concrete_function(std::declval<const A&>()...))>::plan_type>;
-
-template <class T, std::size_t R>
-xt::xtensor<T, R> random_tensor(std::mt19937& rng, const std::array<std::size_t, R>& shape) {
-  xt::xtensor<T, R> t = xt::xtensor<T, R>::from_shape(shape);
-  std::uniform_int_distribution<int> u(-40, 40);
-  for (auto& e : t) e = static_cast<T>(u(rng)) / T(16);
-  return t;
-}
-}  // namespace
+using namespace epilogue_checks;
 
 TEST_CASE("epilogue producers: a depthwise convolution and a pooling take the elementwise work after them", "[plan][epilogue]") {
   using X = sf::graph::argument<0, float, sf::shape<1, 6, 6, 3>>;

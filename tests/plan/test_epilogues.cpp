@@ -22,39 +22,18 @@
 #include <staticflow/staticflow.hpp>
 
 #include "../autodiff/gradient_check.hpp"
+#include "epilogue_checks.hpp"
 
 namespace sf = staticflow;
 
 namespace {
+using namespace epilogue_checks;
 using X = sf::graph::argument<0, float, sf::shape<1, 6, 6, 3>>;
 using F = sf::graph::argument<1, float, sf::shape<3, 3, 3, 4>>;
 using B = sf::graph::argument<2, float, sf::shape<4>>;
 using S = sf::graph::argument<3, float, sf::shape<1, 1, 1, 4>>;
 using M = sf::graph::argument<4, float, sf::shape<1, 4, 4, 4>>;
 using V = sf::graph::external<float, sf::shape<3, 3, 3, 4>>;  // a variable's read
-
-template <class N>
-inline constexpr bool is_epilogue_v = false;
-template <class P, class Fn, class... Q>
-inline constexpr bool is_epilogue_v<sf::graph::epilogue<P, Fn, Q...>> = true;
-
-template <class... O>
-using plan_of = sf::plan::evaluation_plan<5, std::tuple<std::remove_cv_t<O>...>>;
-template <class Plan, std::size_t K = 0>
-using slot_t = std::tuple_element_t<K, typename Plan::slots_type>;
-/// How many of the plan's slots are epilogues.
-template <class Plan>
-inline constexpr std::size_t epilogues_v = []<std::size_t... K>(std::index_sequence<K...>) {
-  return (std::size_t{0} + ... + std::size_t{is_epilogue_v<slot_t<Plan, K>>});
-}(std::make_index_sequence<Plan::slot_count>{});
-
-template <class T, std::size_t R>
-xt::xtensor<T, R> random_tensor(std::mt19937& rng, const std::array<std::size_t, R>& shape) {
-  xt::xtensor<T, R> t = xt::xtensor<T, R>::from_shape(shape);
-  std::uniform_int_distribution<int> u(-40, 40);
-  for (auto& e : t) e = static_cast<T>(u(rng)) / T(16);
-  return t;
-}
 }  // namespace
 
 TEST_CASE("epilogues: which elementwise work a convolution's kernel takes", "[plan][epilogue]") {
