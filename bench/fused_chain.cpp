@@ -17,6 +17,9 @@
 //   EigenMap            the Eigen expression over Eigen::Map views of these buffers
 //   XtensorLazy         xt::noalias(out) = lazy xtensor expression
 //   StaticflowEager     sf::backend::eager: the same kernels op by op, one temporary per node
+//   StaticflowOneElementD / HandXsimdOneElementD   the chain with d a run-time tensor of one
+//                       element that broadcasts (3 reads, 1 write), against the hand loop with d
+//                       in a register
 //   RooflineSum4        out = a + b + c + d: the same 4-read/1-write traffic with trivial
 //                       arithmetic, i.e. the memory-bandwidth bound for this kernel
 //   RooflineMemcpy      std::copy of one array (2 arrays of traffic per element)
@@ -95,17 +98,18 @@ data_set& data(std::size_t n) {
   return *p;
 }
 
-float reference(const data_set& s, std::size_t i) {
-  const float a = s.a[i], b = s.b[i], c = s.c[i], d = s.d[i];
+float reference(const data_set& s, std::size_t i, const float* one_d) {
+  const float a = s.a[i], b = s.b[i], c = s.c[i], d = one_d ? *one_d : s.d[i];
   return (a * b + c * d - a / (b + 1.f)) * 0.5f;
 }
 
-// A cheap correctness check after timing: a wrong kernel must not produce a nice number.
+// A cheap correctness check after timing: a wrong kernel must not produce a nice number. one_d:
+// d's one element, when d broadcasts.
 template <class Out>
-void check(benchmark::State& state, const data_set& s, const Out& out) {
+void check(benchmark::State& state, const data_set& s, const Out& out, const float* one_d = nullptr) {
   const std::size_t n = s.a.size();
   for (std::size_t i : {std::size_t{0}, std::size_t{1}, n / 3, n / 2 + 7, n - 2, n - 1}) {
-    const float want = reference(s, i), got = out[i];
+    const float want = reference(s, i, one_d), got = out[i];
     if (!(std::fabs(got - want) <= 1e-5f * std::fabs(want) + 1e-6f)) {
       char msg[128];
       std::snprintf(msg, sizeof msg, "mismatch at %zu: got %g, want %g", i, got, want);
@@ -160,6 +164,21 @@ void StaticflowEager(benchmark::State& state) {
   check(state, s, s.out);
 }
 
+// d of one element: a run-time extent of 1 that broadcasts over the others' (backend/cpu/kernel.hpp's
+// run_flat_spread: the flat loop in chunks, d read from a chunk of copies of its value)
+void StaticflowOneElementD(benchmark::State& state) {
+  auto& s = data(static_cast<std::size_t>(state.range(0)));
+  auto f = sf::function(chain);
+  const tensor d = {s.d[0]};
+  f.call_into(s.out, s.a, s.b, s.c, d);
+  for (auto _ : state) {
+    f.call_into(s.out, s.a, s.b, s.c, d);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, 4);
+  check(state, s, s.out, d.data());
+}
+
 // ---------------------------------------------------------------------------------------------
 [[gnu::noinline]] void hand_xsimd(const float* __restrict pa, const float* __restrict pb,
                                   const float* __restrict pc, const float* __restrict pd,
@@ -193,6 +212,38 @@ void HandXsimd(benchmark::State& state) {
   }
   set_counters(state, 5);
   check(state, s, s.out);
+}
+
+[[gnu::noinline]] void hand_xsimd_one_d(const float* __restrict pa, const float* __restrict pb,
+                                        const float* __restrict pc, float dv, float* __restrict po, std::size_t n) {
+  using B = xsimd::batch<float>;
+  constexpr std::size_t W = B::size;
+  const B one(1.f), half(0.5f), d(dv);
+  auto at = [&](std::size_t j) {
+    const B a = B::load_unaligned(pa + j), b = B::load_unaligned(pb + j), c = B::load_unaligned(pc + j);
+    return (a * b + c * d - a / (b + one)) * half;
+  };
+  std::size_t j = 0;
+  for (; j + 4 * W <= n; j += 4 * W) {
+    const B v0 = at(j), v1 = at(j + W), v2 = at(j + 2 * W), v3 = at(j + 3 * W);
+    v0.store_unaligned(po + j);
+    v1.store_unaligned(po + j + W);
+    v2.store_unaligned(po + j + 2 * W);
+    v3.store_unaligned(po + j + 3 * W);
+  }
+  for (; j + W <= n; j += W) at(j).store_unaligned(po + j);
+  for (; j < n; ++j) po[j] = (pa[j] * pb[j] + pc[j] * dv - pa[j] / (pb[j] + 1.f)) * 0.5f;
+}
+
+void HandXsimdOneElementD(benchmark::State& state) {
+  auto& s = data(static_cast<std::size_t>(state.range(0)));
+  const float dv = s.d[0];
+  for (auto _ : state) {
+    hand_xsimd_one_d(s.a.data(), s.b.data(), s.c.data(), dv, s.out.data(), s.a.size());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, 4);
+  check(state, s, s.out, &dv);
 }
 
 [[gnu::noinline]] void hand_scalar(const float* __restrict pa, const float* __restrict pb,
@@ -315,5 +366,7 @@ BENCHMARK(HandXsimdOnEigenBuffers)->Apply(sizes);
 BENCHMARK(XtensorLazy)->Apply(sizes);
 BENCHMARK(HandScalar)->Apply(sizes);
 BENCHMARK(StaticflowEager)->Apply(sizes);
+BENCHMARK(StaticflowOneElementD)->Apply(sizes);
+BENCHMARK(HandXsimdOneElementD)->Apply(sizes);
 BENCHMARK(RooflineSum4)->Apply(sizes);
 BENCHMARK(RooflineMemcpy)->Apply(sizes);

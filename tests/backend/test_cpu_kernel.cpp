@@ -413,6 +413,47 @@ TEST_CASE("run-time broadcasting errors keep their messages on the fast path", "
   CHECK(f(empty, empty).size() == 0);
 }
 
+TEST_CASE("1-D run-time broadcasting: a one-element argument spread over the result's length", "[cpu][broadcast]") {
+  // (backend/cpu/kernel.hpp's run_flat_spread: the flat loop in chunks of 256, the argument read
+  // from 256 copies of its value; no row loop): lengths within, at and across chunks, two threads
+  auto f = sf::function([](auto a, auto b, auto c) { return sf::where(a > b, a * c - b, c); });
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{40}, std::size_t{256}, std::size_t{600},
+                              std::size_t{70001}}) {
+    INFO("length " << n);
+    sf::set_num_threads(n == 70001 ? 2 : 1);
+    const xt::xtensor<double, 1> a = random_vector<double>(n, -1, 1, 3);
+    const xt::xtensor<double, 1> b1 = {0.25}, c1 = {-2.0};
+    const xt::xtensor<double, 1> b = random_vector<double>(n, -1, 1, 4);
+    const auto want = [&](double x, double y, double z) { return x > y ? x * z - y : z; };
+    const xt::xtensor<double, 1> one_broadcast = f(a, b1, b);
+    const xt::xtensor<double, 1> two_broadcast = f(a, b1, c1);
+    const xt::xtensor<double, 1> first_broadcast = f(b1, a, b);
+    REQUIRE(one_broadcast.size() == n);
+    REQUIRE(two_broadcast.size() == n);
+    REQUIRE(first_broadcast.size() == n);
+    bool all = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      all = all && one_broadcast(i) == want(a(i), 0.25, b(i)) && two_broadcast(i) == want(a(i), 0.25, -2.0) &&
+            first_broadcast(i) == want(0.25, a(i), b(i));
+    }
+    CHECK(all);
+    // into the broadcasting argument's neighbour: the output is the first argument itself
+    xt::xtensor<double, 1> inout = a;
+    f.call_into(inout, inout, b1, c1);
+    CHECK((inout == two_broadcast));
+  }
+  sf::set_num_threads(1);
+  // every argument of one element over a result of one; integers and bools
+  const xt::xtensor<double, 1> one = {3.0};
+  CHECK((f(one, xt::xtensor<double, 1>{1.0}, one) == xt::xtensor<double, 1>{8.0}));
+  auto g = sf::function([](auto a, auto b) { return std::tuple{a + b, a > b}; });
+  const auto [sum, greater] = g(xt::xtensor<int, 1>{1, 5, 9}, xt::xtensor<int, 1>{4});
+  CHECK((sum == xt::xtensor<int, 1>{5, 9, 13}));
+  CHECK((greater == xt::xtensor<bool, 1>{false, true, true}));
+  // an empty result against one element
+  CHECK(std::get<0>(g(xt::xtensor<int, 1>::from_shape({0}), xt::xtensor<int, 1>{4})).size() == 0);
+}
+
 TEST_CASE("static values compute what plain literals do, negatives included", "[cpu][static_value]") {
   using namespace sf::literals;
   // x % 2^k == 0 has a shortcut (the low bits) on the scalar path; division and remainder by

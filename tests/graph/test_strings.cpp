@@ -58,6 +58,12 @@ TEST_CASE("string tensors: +, ==, != and where broadcast like numbers", "[string
   CHECK((not_b == xt::xtensor<bool, 2>{{true}, {false}}));
   CHECK((picked == strings2{{"a", "b", "c"}, {"b!", "b!", "b!"}}));
   STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(sum)>, strings2>);
+  // a 1-D string tensor of one element against three (backend/cpu/kernel.hpp's run_flat_spread)
+  const auto [one_sum, one_equal, one_not_b, one_picked] = f(strings1{"b"}, t);
+  CHECK((one_sum == strings1{"ba", "bb", "bc"}));
+  CHECK((one_equal == xt::xtensor<bool, 1>{false, true, false}));
+  CHECK((one_not_b == xt::xtensor<bool, 1>{false}));
+  CHECK((one_picked == strings1{"b!", "b!", "b!"}));
 }
 
 TEST_CASE("sf::strings ops give tf.strings' values", "[strings]") {

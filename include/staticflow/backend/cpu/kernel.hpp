@@ -3,6 +3,8 @@
 // scalar tail.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
@@ -16,6 +18,7 @@
 #include "staticflow/core/spec.hpp"
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/interop/xtensor.hpp"
+#include "staticflow/plan/arena.hpp"
 
 STATICFLOW_DETAIL_INTRINSICS_BEGIN
 
@@ -332,13 +335,6 @@ template <class Sig, class N, class Views, class T, std::size_t R>
 }
 }  // namespace detail
 
-/// Evaluates graph n into out (row-major, with extents ext), reading arguments from views.
-/// `Sig` is the tuple of the arguments' signature entries. Nothing is allocated. Above
-/// cpu::parallel_grain elements the loop is split across sf::num_threads() threads; each element
-/// is computed the same way whichever thread runs it, so results do not depend on the split.
-///
-/// The call inlines only the common case: a flat loop (no broadcasting) below the grain. The
-/// threaded flat loop and, for run-time shapes, the row loop are separate functions.
 /// The flat loop of evaluate_into, for a caller that knows every argument read has the result's
 /// size or is a static scalar (fits_flat).
 template <class Sig, class N, class Views, class T>
@@ -358,6 +354,67 @@ STATICFLOW_INLINE void evaluate_flat_into(const N& n, const Views& views, std::s
 }
 
 namespace detail {
+/// Whether every argument graph N reads (other than a static scalar) is a 1-D tensor_view: the
+/// views run_flat_spread can spread.
+template <class V>
+inline constexpr bool is_1d_tensor_view = false;
+template <class E>
+inline constexpr bool is_1d_tensor_view<tensor_view<E, 1>> = true;
+template <class Sig, class N, class Views>
+inline constexpr bool spreadable_views = []<std::size_t... I>(std::index_sequence<I...>) {
+  return ((!graph::uses_argument<I, N>() || is_static_scalar<std::tuple_element_t<I, Sig>>() ||
+           is_1d_tensor_view<std::remove_cvref_t<std::tuple_element_t<I, Views>>>) && ...);
+}(std::make_index_sequence<std::tuple_size_v<Views>>{});
+
+/// The flat loop of a 1-D result that an argument of one element broadcasts (its extent 1 known
+/// only at run time): in chunks of spread_chunk elements, that argument read from a chunk's worth
+/// of copies of its value made once per call. A 1-D graph of run-time shape then compiles one
+/// loop (the flat loop's run_loop, the same instantiation), not also the row loop's strided copy
+/// of the whole graph: a fifth of bench/compile_time.sh's 50-node chain. The chunks are fixed, so
+/// each element takes the same path (vector body or tail) whatever the thread count. The shape
+/// check before the call makes every argument's size the result's or 1.
+inline constexpr std::size_t spread_chunk = 256;  // a multiple of every unrolled step (4 batches of 64 int8)
+template <class Sig, class N, class Views, class T>
+[[gnu::noinline]] void run_flat_spread(const N& n, const Views views, std::size_t size, T* out) {
+  if (size == 0) return;
+  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  const std::size_t copies = std::min(size, spread_chunk);
+  plan::arena_scope scratch;
+  Views spread = views;
+  std::array<bool, std::tuple_size_v<Views>> moves{};  // the arguments read at the chunk's offset
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ([&] {
+      if constexpr (graph::uses_argument<I, N>() && !is_static_scalar<std::tuple_element_t<I, Sig>>()) {
+        auto& v = std::get<I>(spread);
+        moves[I] = v.size() == size;
+        if (!moves[I]) {
+          using E = std::remove_cv_t<std::remove_pointer_t<decltype(v.data)>>;
+          E* copy = static_cast<E*>(scratch.get().allocate(sizeof(E) * copies));
+          std::fill_n(copy, copies, *v.data);
+          v = {copy, extents<1>{copies}};
+        }
+      }
+    }(), ...);
+  }(args);
+  const auto run_chunks = [&](std::size_t first_chunk, std::size_t last_chunk) {
+    for (std::size_t c = first_chunk; c < last_chunk; ++c) {
+      const std::size_t first = c * spread_chunk, count = std::min(spread_chunk, size - first);
+      Views at = spread;
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ([&] {
+          if constexpr (graph::uses_argument<I, N>() && !is_static_scalar<std::tuple_element_t<I, Sig>>())
+            if (moves[I]) std::get<I>(at).data += first;
+        }(), ...);
+      }(args);
+      run_loop(n, flat_cursors<Sig, N>(at, args), out + first, 0, count);
+    }
+  };
+  const std::size_t chunks = (size + spread_chunk - 1) / spread_chunk;
+  const std::size_t threads = size < parallel_grain || graph::mentions_strings_v<N> ? 1 : threads_for(size);
+  if (threads <= 1) run_chunks(0, chunks);
+  else parallel_for(chunks, threads, run_chunks);
+}
+
 /// Which loop evaluate_into takes, when the signature alone decides it (N and every argument it
 /// reads have static shapes): the other loop is then not instantiated, since each copy of a loop
 /// is the whole graph, inlined. `runtime`: decided per call by fits_flat.
@@ -393,6 +450,15 @@ inline constexpr loop_choice static_loop_choice = [] {
 }();
 }  // namespace detail
 
+/// Evaluates graph n into out (row-major, with extents ext), reading arguments from views.
+/// `Sig` is the tuple of the arguments' signature entries. Nothing is allocated (but for a 1-D
+/// result of run-time shape that an argument of one element broadcasts: run_flat_spread's
+/// scratch, from the thread's arena). Above cpu::parallel_grain elements the loop is split across
+/// sf::num_threads() threads; each element is computed the same way whichever thread runs it, so
+/// results do not depend on the split.
+///
+/// The call inlines only the common case: a flat loop (no broadcasting) below the grain. The
+/// threaded flat loop and, for run-time shapes, the row loop are separate functions.
 template <class Sig, class N, class Views, class T, std::size_t R>
 STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
@@ -408,6 +474,7 @@ STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const exten
   }
   if constexpr (R > 0 && choice != detail::loop_choice::flat) {
     if constexpr (N::shape_type::is_static) detail::run_rows<Sig>(n, views, ext, out, size);
+    else if constexpr (R == 1 && detail::spreadable_views<Sig, N, Views>) detail::run_flat_spread<Sig>(n, views, size, out);
     else detail::run_rows_outlined<Sig>(n, views, ext, out, size);
   }
 }
