@@ -7,7 +7,8 @@
 // element, size 0, two threads), static and run-time shapes, 1-D and 2-D pooling, an integer
 // max_pool, a run-time bias over one channel; the shape error of a bias that does not fit; a
 // pooling of a convolution's epilogue with an epilogue of its own; the gradient of a folded layer;
-// what to_code and to_dot say of the nodes an epilogue computes (plan/epilogue_listing.hpp).
+// what to_code and to_dot say of the nodes an epilogue computes and of transposes read in place
+// (plan/planned_listing.hpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -223,16 +224,26 @@ TEST_CASE("epilogue producers: listings say which elementwise nodes an epilogue 
   const std::string dot = concrete.to_dot();
   CHECK_THAT(dot, Catch::Contains("d [label=\"Conv2D[strides=1,1, padding=VALID]\\nfloat32[None,None,None,None]\\nmaterialized with an epilogue\", fillcolor=\"#ffc078\"];\n"));
   CHECK_THAT(dot, Catch::Contains("f [label=\"relu\\nfloat32[None,None,None,None]\\nfused into the epilogue of d\", fillcolor=\"#a5d8ff\"];\n"));
-  // a product whose transposed operand the planner reads in place: judged as the planner sees it
+  // a product whose transposed operand the planner reads in place: judged as the planner sees
+  // it; the transpose itself is never computed
   auto dense = sf::function([](auto x, auto w, auto c) {
     return std::tuple{sf::relu(sf::matmul(x, sf::transpose(w)) + c), sf::reduce_sum(sf::exp(x))};
   });
   const xt::xtensor<float, 2> xm = xt::zeros<float>({4, 5}), wm = xt::zeros<float>({3, 5});
   const std::string code = dense.get_concrete_function(xm, wm, b).to_code();
-  CHECK_THAT(code, Catch::Contains("  auto e = sf::matmul(a, d);  // float32[None,None]: materialized with an epilogue\n"
+  CHECK_THAT(code, Catch::Contains("  auto d = sf::transpose(b /* permutation=(1,0) */);  // float32[None,None]: read in place by e\n"
+                                   "  auto e = sf::matmul(a, d);  // float32[None,None]: materialized with an epilogue\n"
                                    "  auto f = e + c;  // float32[None,None]: fused into the epilogue of e\n"
                                    "  auto g = sf::relu(f);  // float32[None,None]: fused into the epilogue of e\n"
                                    "  auto h = sf::exp(a);  // float32[None,None]: fused into i\n"));
+  // a transpose that something other than a product reads too is computed (and the product still
+  // reads its operand in place)
+  auto both = sf::function([](auto x, auto w) {
+    const auto wt = sf::transpose(w);
+    return std::tuple{sf::matmul(x, wt), wt * 2.f};
+  });
+  CHECK_THAT(both.get_concrete_function(xm, wm).to_code(),
+             Catch::Contains("  auto c = sf::transpose(b /* permutation=(1,0) */);  // float32[None,None]: materialized\n"));
   // not folded: the convolution is an output too
   auto read_twice = sf::function([](auto x, auto f, auto b) {
     const auto c = sf::conv2d(x, f);

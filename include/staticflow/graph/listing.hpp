@@ -43,7 +43,8 @@ struct equation {
   std::vector<block> subgraphs;
   std::string subgraph_key;  // the sub-graphs listed with canonical names: equal keys, equal programs
   std::string note;          // a line listed with the sub-graphs (a loop's: why it was not unrolled)
-  std::string epilogue_of;   // the producer whose kernel computes it (plan/epilogue_listing.hpp)
+  std::string epilogue_of;   // the producer whose kernel computes it (plan/planned_listing.hpp)
+  std::vector<std::string> read_in_place_by;  // the products that read it in place, never computed
 };
 
 /// SSA names: a, b, ..., z, aa, ab, ... (jaxpr uses the same letters, with a different carry).
@@ -103,8 +104,12 @@ inline std::vector<std::vector<std::string>> fused_loops(const block& b, const s
   return loops;
 }
 
-/// How a materialized equation is evaluated: with an epilogue when b's equations name it.
-inline const char* materialized_text(const block& b, const equation& e) {
+inline std::string joined(const std::vector<std::string>& parts, const char* separator);
+
+/// How a materialized equation is evaluated: with an epilogue when b's equations name it; not
+/// at all when the products that read it read it in place.
+inline std::string materialized_text(const block& b, const equation& e) {
+  if (!e.read_in_place_by.empty()) return "read in place by " + joined(e.read_in_place_by, ", ");
   for (const auto& other : b.eqns)
     if (other.epilogue_of == e.name) return "materialized with an epilogue";
   return "materialized";
@@ -182,7 +187,7 @@ struct dot_writer {
       const equation& e = b.eqns[i];
       std::string how;
       const char* fill = "#a5d8ff";
-      if (e.how == evaluation::materialized) how = materialized_text(b, e), fill = "#ffc078";
+      if (e.how == evaluation::materialized) how = materialized_text(b, e), fill = e.read_in_place_by.empty() ? "#ffc078" : "#e9ecef";
       else if (e.how == evaluation::view) how = "view", fill = "#e9ecef";
       else how = "fused into " + joined(loops[i], ", ");
       s.append(indent, ' ').append(e.name).append(" [label=\"").append(e.op).append("\\n").append(e.spec).append("\\n")

@@ -65,10 +65,19 @@ class listing {
   }
   const block& root() const { return root_; }
   /// Marks the function's equation `name` as computed by the epilogue of equation `producer`
-  /// (plan/epilogue_listing.hpp).
+  /// (plan/planned_listing.hpp).
   void mark_epilogue(const std::string& name, const std::string& producer) {
     for (auto& e : root_.eqns)
       if (e.name == name) e.epilogue_of = producer;
+  }
+  /// Marks the function's equation `name` (a transpose) as read in place by product `reader`.
+  void mark_read_in_place(const std::string& name, const std::string& reader) {
+    for (auto& e : root_.eqns)
+      if (e.name == name) {
+        for (const auto& r : e.read_in_place_by)
+          if (r == reader) return;
+        e.read_in_place_by.push_back(reader);
+      }
   }
 
   std::string jaxpr() const { return jaxpr_text(root_, function_name_); }
@@ -110,7 +119,7 @@ class listing {
       return name;
     } else {
       constexpr bool holds_subgraphs = requires { n.for_each_subgraph(std::declval<subgraph_lister&>()); };
-      equation e{{}, op_name(n), {}, spec_text<N>(), how<N>(), {}, {}, {}, {}};
+      equation e{{}, op_name(n), {}, spec_text<N>(), how<N>(), {}, {}, {}, {}, {}};
       apply_children([&](const auto&... kid) { (e.operands.push_back(emit(kid)), ...); }, children(n));
       if constexpr (holds_subgraphs) {
         listing canonical = *this;  // the sub-graphs under names no real value has: the key

@@ -23,7 +23,7 @@
 #include "staticflow/backend/eager/evaluate.hpp"
 #include "staticflow/graph/print.hpp"
 #include "staticflow/plan/arena.hpp"
-#include "staticflow/plan/epilogue_listing.hpp"
+#include "staticflow/plan/planned_listing.hpp"
 #include "staticflow/plan/plan.hpp"
 #include "staticflow/trace/constant_trace.hpp"
 #include "staticflow/trace/signature.hpp"
@@ -746,7 +746,7 @@ class concrete_function final : public concrete_function_base {
     if constexpr (output_count > 0) {
       const auto outs = nodes();
       std::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
-      plan::detail::mark_output_epilogues<output_values_type>(l, outs);
+      plan::detail::mark_planned<output_values_type>(l, outs);
     }
     return l;
   }

@@ -27,7 +27,7 @@
 #include "staticflow/backend/thrust/shape_ops.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/interop/device.hpp"
-#include "staticflow/plan/epilogue_listing.hpp"
+#include "staticflow/plan/planned_listing.hpp"
 #include "staticflow/plan/plan.hpp"
 #include "staticflow/trace/constant_trace.hpp"
 #include "staticflow/trace/concrete_function.hpp"
@@ -324,7 +324,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     auto l = detail::parameter_listing<Sig>(listing_names());
     const auto outs = nodes();
     std::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
-    plan::detail::mark_output_epilogues<output_values_type>(l, outs);
+    plan::detail::mark_planned<output_values_type>(l, outs);
     return l;
   }
 

@@ -1,12 +1,14 @@
-// staticflow/plan/epilogue_listing.hpp -- which equations of a traced graph's listing
-// (graph/print.hpp) a producer's epilogue computes (plan/epilogues.hpp), so that `to_dot` and
-// `to_code` say "fused into the epilogue of c" where the planner folded `relu(c + b)` into the
-// convolution c, rather than naming the next loop.
+// staticflow/plan/planned_listing.hpp -- what the planner's rewrites of a traced graph do, marked
+// in the graph's listing (graph/print.hpp), so that `to_dot` and `to_code` show the program that
+// runs: the equations a producer's epilogue computes (plan/epilogues.hpp: "fused into the
+// epilogue of c" where the planner folded `relu(c + b)` into the convolution c, not the next
+// loop), and the transposes a product reads in place (plan/transposed_operands.hpp: "read in
+// place by e", never computed).
 //
 // The listing is of the graph as traced; the planner folds the graph with its products'
-// transposed operands read in place (plan/transposed_operands.hpp), so each node's region is
-// judged by its folded type, as the planner judges it, and named by its traced node (emitting a
-// node already listed returns its name).
+// transposed operands read in place, so each node's region is judged by its folded type, as the
+// planner judges it, and named by its traced node (emitting a node already listed returns its
+// name).
 #pragma once
 
 #include <string>
@@ -70,12 +72,48 @@ void mark_epilogues(graph::detail::listing& l, const N& n) {
   }
 }
 
+/// How many times subtree N reads T as an operand of a product, along every path.
+template <class T, class N>
+inline constexpr std::size_t product_operand_reads_v = [] {
+  using kids = decltype(graph::children(std::declval<const N&>()));
+  const std::size_t here = [] {
+    if constexpr (is_matmul_v<N>) return std::size_t{std::is_same_v<decltype(N::a), T>} + std::size_t{std::is_same_v<decltype(N::b), T>};
+    else return std::size_t{0};
+  }();
+  return here + []<std::size_t... K>(std::index_sequence<K...>) {
+    return (std::size_t{0} + ... + product_operand_reads_v<T, std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
+  }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+}();
+
+/// Marks the transposes under n that only products read: the planner reads them in place
+/// (plan/transposed_operands.hpp), so they are never computed. Outs: the traced output types.
+template <class Outs, class N>
+void mark_transposes(graph::detail::listing& l, const N& n) {
+  if constexpr (holds_transposed_operands_v<N>) {
+    if constexpr (is_matmul_v<N>) {
+      const auto mark = [&](const auto& operand) {
+        using T = std::remove_cvref_t<decltype(operand)>;
+        if constexpr (is_matrix_transpose_v<T>) {
+          constexpr bool only_products = []<class... O>(std::type_identity<std::tuple<O...>>) {
+            return (std::size_t{0} + ... + occurrences_v<T, O>) == (std::size_t{0} + ... + product_operand_reads_v<T, O>);
+          }(std::type_identity<Outs>{});
+          if constexpr (only_products) l.mark_read_in_place(l.emit(operand), l.emit(n));
+        }
+      };
+      mark(n.a);
+      mark(n.b);
+    }
+    graph::apply_children([&](const auto&... kid) { (mark_transposes<Outs>(l, kid), ...); }, graph::children(n));
+  }
+}
+
 /// Marks, in listing l of traced outputs `outs` (Outs: their decayed types, as planned), the
-/// equations an epilogue computes.
+/// equations an epilogue computes and the transposes products read in place.
 template <class Outs, class Nodes>
-void mark_output_epilogues(graph::detail::listing& l, const Nodes& outs) {
+void mark_planned(graph::detail::listing& l, const Nodes& outs) {
   using planned = epilogue_pass_outputs_t<Outs>;
   std::apply([&](const auto&... n) { (mark_epilogues<planned>(l, n), ...); }, outs);
+  std::apply([&](const auto&... n) { (mark_transposes<Outs>(l, n), ...); }, outs);
 }
 
 }  // namespace staticflow::plan::detail
