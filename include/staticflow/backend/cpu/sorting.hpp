@@ -1,7 +1,8 @@
 // staticflow/backend/cpu/sorting.hpp -- argsort, take_along_axis and its gradient
 // (graph/sorting.hpp) on the CPU: each line along the axis on its own (a stable sort of its
-// positions; for top_k a selection per line where k is small, a partial sort otherwise; a pick or a scatter-add in position order), lines split across threads, so any
-// thread count gives the same bits.
+// positions; for top_k a selection per line where k is small, a partial sort otherwise; a pick
+// or a scatter-add in position order), lines split across threads, so any thread count gives
+// the same bits.
 #pragma once
 
 #include <algorithm>

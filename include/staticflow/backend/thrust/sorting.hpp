@@ -129,9 +129,9 @@ struct select_top_k_line {
 };
 
 /// Whether top_k selects per line (select_top_k_line, one thread per line) rather than sorting
-/// every line whole: k at most top_k_selection_limit (32), and, on a GPU, lines enough to fill it or lines short enough that
-/// one thread's walk costs less than two device sorts. (The host systems have a few threads: one
-/// line each is always enough there.)
+/// every line whole: k at most top_k_selection_limit (32), and, on a GPU, lines enough to fill it
+/// or lines short enough that one thread's walk costs less than two device sorts. (The host
+/// systems have a few threads: one line each is always enough there.)
 inline bool top_k_by_selection(std::size_t lines, std::size_t n, std::size_t k) {
   if (k > graph::detail::top_k_selection_limit) return false;
   return !STATICFLOW_THRUST_CUDA || lines >= 4096 || n <= 1024;
