@@ -175,6 +175,46 @@ TEST_CASE("sf::materialize at each of 8 levels over static literals: nine nodes,
   CHECK(y(0) == Approx(v).epsilon(1e-12));
 }
 
+TEST_CASE("eager reads: the call's arguments by index, computed values one argument each up to a limit", "[plan][repeats][eager]") {
+  using arg = sf::graph::eager_argument_value<double, sf::shape<sf::dyn>, 0>;
+  using computed = sf::graph::eager_value<double, sf::shape<sf::dyn>>;
+  // 3^7 reads of an argument: no computed read, the arguments' path, the traced graph's type
+  using over_arg = decltype(chain<7>(arg{nullptr}));
+  STATIC_REQUIRE(sf::detail::eager_value_reads_v<over_arg> == 0);
+  STATIC_REQUIRE(sf::detail::eager_elementwise_result<over_arg>());
+  STATIC_REQUIRE(std::is_same_v<decltype(sf::detail::eager_values_as_arguments<1>(std::declval<const over_arg&>())),
+                                decltype(chain<7>(sf::graph::argument<0, double, sf::shape<sf::dyn>>{}))>);
+  // a computed value read 3^3 times: 27 arguments after the call's one; 3^4 = 81 reads pass the
+  // limit (64) and repeat close by: the planned path
+  using over_computed3 = decltype(chain<3>(computed{nullptr}));
+  STATIC_REQUIRE(sf::detail::eager_value_reads_v<over_computed3> == 27);
+  STATIC_REQUIRE(sf::detail::eager_elementwise_result<over_computed3>());
+  STATIC_REQUIRE(std::tuple_size_v<sf::detail::eager_leaf_specs<over_computed3>::type> == 27);
+  using over_computed4 = decltype(chain<4>(computed{nullptr}));
+  STATIC_REQUIRE(sf::detail::eager_value_reads_v<over_computed4> == 81);
+  STATIC_REQUIRE_FALSE(sf::detail::eager_elementwise_result<over_computed4>());
+
+  // the arguments' path over a cond's result (a computed value) read 27 times, against the traced
+  // call (where each read of the cond's result is a slot of its own, computed once: plan.hpp's
+  // structurally_equal); the planned path over computed values: the cond tests below and
+  // tests/trace/test_eager_mode.cpp
+  const auto picked = [](auto x) { return sf::cond(sf::reduce_sum(x) > 0, [&] { return x * 0.5; }, [&] { return x * -0.25; }); };
+  auto f = sf::function([&](auto x) { return chain<3>(picked(x)) + x; });
+  for (const double sign : {1.0, -1.0}) {
+    const xt::xtensor<double, 1> x = {0.25 * sign, 0.5 * sign, -0.125 * sign};
+    const xt::xtensor<double, 1> traced = f(x);
+    sf::run_functions_eagerly_scope eager;
+    const xt::xtensor<double, 1> run_eagerly = f(x);
+    REQUIRE(run_eagerly.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+      double v = sign > 0 ? x(i) * 0.5 : x(i) * -0.25;
+      for (int k = 0; k < 3; ++k) v = v * v + v;
+      CHECK(traced(i) == Approx(v + x(i)).epsilon(1e-12));
+      CHECK(run_eagerly(i) == Approx(traced(i)).epsilon(1e-12));
+    }
+  }
+}
+
 TEST_CASE("an elementwise tree over the fusion budget, read twice, is stored once", "[plan][repeats]") {
   using x = sf::graph::argument<0, double, sf::shape<sf::dyn>>;
   using level2 = decltype(chain<2>(x{}));
@@ -231,9 +271,12 @@ TEST_CASE("a chain read 3^7 times by hand: a slot per level, values right, trace
     CHECK(sf::plan::materialization_counter() - before == 4);
     REQUIRE(traced.size() == n);
     for (std::size_t i = 0; i < n; ++i) CHECK(traced(i) == Approx(expected(x(i))).epsilon(1e-12));
-    // eager: 3^7 reads of the argument are too many to make arguments of; the planned path
+    // eager: every read of the argument is the call's argument 0, so the eager graph is the traced
+    // one, planned alike (its four stored levels), evaluated op by op
     sf::run_functions_eagerly_scope eager;
+    before = sf::plan::materialization_counter();
     const xt::xtensor<double, 1> run_eagerly = f(x);
+    CHECK(sf::plan::materialization_counter() - before == 4);
     REQUIRE(run_eagerly.size() == n);
     for (std::size_t i = 0; i < n; ++i) CHECK(run_eagerly(i) == Approx(traced(i)).epsilon(1e-12));
   }

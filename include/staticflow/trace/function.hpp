@@ -88,10 +88,15 @@ std::string type_name() {
 }
 
 /// Eager calls of graphs made only of elementwise ops, literals and eager values (the common
-/// case): each eager value the graph reads becomes an argument of its own, whose view points at
-/// the value's data, so the graph is evaluated op by op with no plan slots. (As slots, the eager
-/// values of an N-node chain made the plan's tuples, repeat search and slot code grow as N^2 at
-/// compile time.) Graphs with any other materialized node keep the planned path.
+/// case) are evaluated op by op with no plan slots for their eager values: a leaf of the call's
+/// argument I becomes graph::argument<I> (every leaf of that type reads the one value, so the
+/// graph is the traced graph's type, whose plan and kernels the traced path has instantiated
+/// already), and each read of a value computed on the spot (eager_kind: two of one type may
+/// differ) becomes an argument of its own after them, whose view points at the value's data. (As
+/// slots, the eager values of an N-node chain made the plan's tuples, repeat search and slot code
+/// grow as N^2 at compile time; as an argument per read, `v = v * v + v` five levels deep made a
+/// graph of 3^5 distinct leaves: 24 s of g++, and six levels did not compile.) Graphs with any
+/// other materialized node keep the planned path.
 template <class N>
 constexpr bool eager_elementwise() {
   if constexpr (graph::detail::is_eager_value<N>::value) {
@@ -106,20 +111,30 @@ constexpr bool eager_elementwise() {
   }
 }
 
-/// An elementwise eager result reading eager values more often than this, and reading a node with
-/// children twice close by (plan/path_counts.hpp's local_repeat_v), is a value read by hand at
-/// every level of a chain (`v = v * v + v` seven levels deep reads the argument 3^7 = 2187 times in
-/// 15 node types): one argument per read
-/// would make a graph of 2187 leaves, so it takes the planned path instead, whose repeats are one
-/// node (plan/repeats.hpp). Long chains without repeats keep their arguments: as a plan, the
-/// 200-node chain of bench/compile_time.sh (181 reads) took twice the compile time.
-inline constexpr std::size_t eager_reads_as_arguments_limit = 1024;
+/// Whether N is a leaf of an eager call's argument (graph/external.hpp: one value per call).
+template <class N>
+struct is_eager_argument : std::false_type {};
+template <class T, class S, std::size_t I>
+struct is_eager_argument<graph::eager_argument_value<T, S, I>> : std::true_type {
+  static constexpr std::size_t index = I;
+};
+/// Whether N is a value computed on the spot in an eager call (a cond's result, a loop's).
+template <class N>
+inline constexpr bool is_computed_eager_value_v = graph::detail::is_eager_value<N>::value && !is_eager_argument<N>::value;
 
-/// How many times graph N reads an eager value (each occurrence), counted up to 2^20.
+/// An elementwise eager result reading computed values more often than this, and reading a node
+/// with children twice close by (plan/path_counts.hpp's local_repeat_v), is a computed value read
+/// by hand at every level of a chain (`v = v * v + v` four levels deep over a cond's result reads
+/// it 3^4 = 81 times in 9 node types): one argument per read would make a graph of 81 distinct
+/// leaves, so it takes the planned path instead, whose repeats are one node (plan/repeats.hpp).
+/// Long chains without repeats keep their arguments.
+inline constexpr std::size_t eager_reads_as_arguments_limit = 64;
+
+/// How many times graph N reads a computed eager value (each occurrence), counted up to 2^20.
 template <class N>
 inline constexpr std::size_t eager_value_reads_v = [] {
   if constexpr (graph::detail::is_eager_value<N>::value) {
-    return std::size_t{1};
+    return std::size_t{is_computed_eager_value_v<N>};
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
     const std::size_t reads = []<std::size_t... K>(std::index_sequence<K...>) {
@@ -149,7 +164,7 @@ template <class... A> struct eager_spec_cat<std::tuple<A...>> { using type = std
 template <class... A, class... B, class... Rest>
 struct eager_spec_cat<std::tuple<A...>, std::tuple<B...>, Rest...> : eager_spec_cat<std::tuple<A..., B...>, Rest...> {};
 
-/// The specs of the eager values graph N reads, one per occurrence, in post-order.
+/// The specs of the computed eager values graph N reads, one per occurrence, in post-order.
 template <class N>
 struct eager_leaf_specs {
   template <std::size_t... K>
@@ -160,7 +175,7 @@ struct eager_leaf_specs {
 template <class T, class S, class K>
   requires graph::detail::is_eager_value<graph::external_leaf<T, S, K>>::value
 struct eager_leaf_specs<graph::external_leaf<T, S, K>> {
-  using type = std::tuple<spec_of_t<T, S>>;
+  using type = std::conditional_t<is_computed_eager_value_v<graph::external_leaf<T, S, K>>, std::tuple<spec_of_t<T, S>>, std::tuple<>>;
 };
 
 template <class Kids, std::size_t K>
@@ -170,10 +185,13 @@ constexpr std::size_t eager_leaves_before() {
   }(std::make_index_sequence<K>{});
 }
 
-/// Graph n with eager value occurrence Base + k read as argument Base + k.
+/// Graph n with its argument leaves read as the call's arguments and computed eager value
+/// occurrence k read as argument Base + k.
 template <std::size_t Base, class N>
 constexpr auto eager_values_as_arguments(const N& n) {
-  if constexpr (graph::detail::is_eager_value<N>::value) {
+  if constexpr (is_eager_argument<N>::value) {
+    return graph::argument<is_eager_argument<N>::index, typename N::value_type, typename N::shape_type>{};
+  } else if constexpr (graph::detail::is_eager_value<N>::value) {
     return graph::argument<Base, typename N::value_type, typename N::shape_type>{};
   } else if constexpr (graph::detail::is_literal<N>::value) {
     return n;
@@ -186,12 +204,12 @@ constexpr auto eager_values_as_arguments(const N& n) {
   }
 }
 
-/// Points view Base + k at eager value occurrence Base + k of n.
+/// Points view Base + k at computed eager value occurrence Base + k of n.
 template <std::size_t Base, class N, class Views>
 void eager_value_views(const N& n, Views& views) {
-  if constexpr (graph::detail::is_eager_value<N>::value) {
+  if constexpr (is_computed_eager_value_v<N>) {
     std::get<Base>(views) = {n.data(), n.result_extents()};
-  } else {
+  } else if constexpr (!graph::detail::is_eager_value<N>::value) {
     using kids = decltype(graph::children(n));
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       [[maybe_unused]] const auto c = graph::children(n);
@@ -358,14 +376,23 @@ class polymorphic_function {
           program = recording.finish();
         }
         if constexpr (detail::eager_elementwise_result<G>()) {
+          // the call's arguments, then one argument per read of a value computed on the spot
           using leaf_sig = typename detail::eager_leaf_specs<G>::type;
-          using G2 = decltype(detail::eager_values_as_arguments<0>(*graph));
-          typename detail::eager_views<leaf_sig>::type leaf_views;
-          detail::eager_value_views<0>(*graph, leaf_views);
-          auto c = detail::make_eager_concrete<concrete_function<backend::eager_t, leaf_sig, G2>>(
-              detail::eager_values_as_arguments<0>(*graph));
-          if (program) c.set_effects(std::move(program));
-          return use(detail::eager_call_target<decltype(c), decltype(leaf_views)>{c, leaf_views});
+          using G2 = decltype(detail::eager_values_as_arguments<sizeof...(Args)>(*graph));
+          const auto run = [&](const auto& all_views) -> decltype(auto) {
+            using full_sig = typename detail::eager_spec_cat<Sig, leaf_sig>::type;
+            auto c = detail::make_eager_concrete<concrete_function<backend::eager_t, full_sig, G2>>(
+                detail::eager_values_as_arguments<sizeof...(Args)>(*graph));
+            if (program) c.set_effects(std::move(program));
+            return use(detail::eager_call_target<decltype(c), std::remove_cvref_t<decltype(all_views)>>{c, all_views});
+          };
+          if constexpr (std::tuple_size_v<leaf_sig> == 0) {
+            return run(views);
+          } else {
+            typename detail::eager_views<leaf_sig>::type leaf_views;
+            detail::eager_value_views<0>(*graph, leaf_views);
+            return run(std::tuple_cat(views, leaf_views));
+          }
         } else {
           auto c = detail::make_eager_concrete<concrete_function<backend::eager_t, std::tuple<>, G>>(std::move(*graph));
           if (program) c.set_effects(std::move(program));
