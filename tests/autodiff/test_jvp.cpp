@@ -120,7 +120,7 @@ TEST_CASE("jvp is a polymorphic function: signatures, listing, input signatures"
   CHECK(signatures.find("Output Type:\n  Tuple[TensorSpec(shape=(), dtype=tf.float32, name=None), "
                         "TensorSpec(shape=(), dtype=tf.float32, name=None)]") != std::string::npos);
   const std::string listing = jvp.get_concrete_function(x, 3.f, v).graph_string();
-  CHECK(listing.find("reduce_sum") != std::string::npos);
+  CHECK(listing.find("Sum[") != std::string::npos);
   // the product of tanh(x * w + b) is the forward chain and the derivative's four ops, then the
   // run-time check that it has the value's extents (a broadcast_in_dim[like] of zeros of the
   // value's spec, which replaced the cotangent u: elementwise, never evaluated, fused)
@@ -128,15 +128,15 @@ TEST_CASE("jvp is a polymorphic function: signatures, listing, input signatures"
   const xt::xtensor<float, 1> xs1 = {1.f, 2.f};
   CHECK(layer.get_concrete_function(xs1, xs1, 0.1f, xs1).graph_string() ==
         "{ lambda ; a:float32[None] b:float32[None] c:float32[] d:float32[None]. let\n"
-        "    e:float32[None] = mul a b\n"
-        "    f:float32[None] = add e c\n"
-        "    g:float32[None] = tanh f\n"
-        "    h:float32[None] = mul d a\n"
-        "    i:float32[None] = square g\n"
-        "    j:float32[None] = sub 1.0:float32[] i\n"
-        "    k:float32[None] = mul h j\n"
-        "    l:float32[None] = broadcast_in_dim[like] 0.0:float32[] g\n"
-        "    m:float32[None] = broadcast_in_dim[like] k l\n"
+        "    e:float32[None] = Mul a b\n"
+        "    f:float32[None] = AddV2 e c\n"
+        "    g:float32[None] = Tanh f\n"
+        "    h:float32[None] = Mul d a\n"
+        "    i:float32[None] = Square g\n"
+        "    j:float32[None] = Sub 1.0:float32[] i\n"
+        "    k:float32[None] = Mul h j\n"
+        "    l:float32[None] = BroadcastTo[like] 0.0:float32[] g\n"
+        "    m:float32[None] = BroadcastTo[like] k l\n"
         "  in (g, m) }\n");
   CHECK(layer.get_concrete_function(xs1, xs1, 0.1f, xs1).materialized_count == 0);  // one fused loop
   auto with_signature = sf::function<sf::spec<double, sf::dyn>, sf::spec<double>, sf::spec<double, sf::dyn>>(

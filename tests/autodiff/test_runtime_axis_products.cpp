@@ -18,7 +18,7 @@ TEST_CASE("expand_dims / squeeze at a plain int axis: values, gradients, second 
   CHECK(middle(x).shape() == std::array<std::size_t, 3>{2, 1, 3});
   CHECK(middle.get_concrete_function(x).graph_string() ==
         "{ lambda ; a:float64[None,None]. let\n"
-        "    b:float64[None,None,None] = expand_dims[axis=1] a\n"
+        "    b:float64[None,None,None] = ExpandDims[axis=1] a\n"
         "  in (b) }\n");
   auto past = sf::function([](auto x) { return sf::expand_dims(x, 3); });
   CHECK_THROWS_WITH(past(x), "staticflow: axis 3 is out of range for rank 3");
@@ -32,7 +32,7 @@ TEST_CASE("expand_dims / squeeze at a plain int axis: values, gradients, second 
   xt::xtensor_fixed<double, xt::xshape<2, 3>> fixed = x;
   CHECK(sf::function([](auto x) { return sf::expand_dims(x, 0); }).get_concrete_function(fixed).graph_string() ==
         "{ lambda ; a:float64[2,3]. let\n"
-        "    b:float64[None,None,None] = expand_dims[axis=0] a\n"
+        "    b:float64[None,None,None] = ExpandDims[axis=0] a\n"
         "  in (b) }\n");
 
   // gradients through both, and second derivatives through a run-time-axis reduction (the

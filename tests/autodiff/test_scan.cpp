@@ -28,7 +28,7 @@ TEST_CASE("scan: a recurrence over a sequence, carry and results read by the tar
   // the listing: the stacked forward loop keeps the counter and the carry, not the results' array
   auto g = sf::grad<0, 1>(fn);
   const std::string listing = g.get_concrete_function(xs, w).graph_string();
-  CHECK(listing.find("(int32[], float64[3], float64[5,3], int64[], int32[None], float64[None,3]) = while") != std::string::npos);
+  CHECK(listing.find("(int32[], float64[3], float64[5,3], int64[], int32[None], float64[None,3]) = While") != std::string::npos);
 }
 
 TEST_CASE("map_fn: the gradient of each element's function") {

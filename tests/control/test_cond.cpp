@@ -30,32 +30,32 @@ TEST_CASE("seed 000: func's picture: the cond with its abs and square branches, 
   const auto& c = func.get_concrete_function(sf::spec<int, 3>{});
   CHECK(c.graph_string() ==
         "func = { lambda ; x:int32[3]. let\n"
-        "    a:int32[] = reduce_sum[axes=(0,)] x\n"
-        "    b:bool[] = gt a 0:int32[]\n"
-        "    c:(int32[3]) = cond[\n"
+        "    a:int32[] = Sum[axes=(0,)] x\n"
+        "    b:bool[] = Greater a 0:int32[]\n"
+        "    c:(int32[3]) = If[\n"
         "      true_fn={ lambda ; . let\n"
-        "          d:int32[3] = abs x\n"
+        "          d:int32[3] = Abs x\n"
         "        in (d) }\n"
         "      false_fn={ lambda ; . let\n"
-        "          e:int32[3] = square x\n"
+        "          e:int32[3] = Square x\n"
         "        in (e) }\n"
         "    ] b\n"
         "    f:int32[3] = get[0] c\n"
         "  in (f) }\n");
   const std::string dot = c.to_dot();
-  CHECK_THAT(dot, Contains("  c [label=\"cond\\n(int32[3])\\nmaterialized\", fillcolor=\"#ffc078\"];\n"
+  CHECK_THAT(dot, Contains("  c [label=\"If\\n(int32[3])\\nmaterialized\", fillcolor=\"#ffc078\"];\n"
                            "  b -> c;\n"
                            "  subgraph cluster_c_0 {\n"
-                           "    label=\"cond true_fn\";\n"
+                           "    label=\"If true_fn\";\n"
                            "    style=dashed;\n"
-                           "    d [label=\"abs\\nint32[3]\\nfused into true_fn output 0\", fillcolor=\"#a5d8ff\"];\n"
+                           "    d [label=\"Abs\\nint32[3]\\nfused into true_fn output 0\", fillcolor=\"#a5d8ff\"];\n"
                            "  }\n"
                            "  x -> d;\n"
                            "  d -> c [style=dashed];\n"
                            "  subgraph cluster_c_1 {\n"
-                           "    label=\"cond false_fn\";\n"
+                           "    label=\"If false_fn\";\n"
                            "    style=dashed;\n"
-                           "    e [label=\"square\\nint32[3]\\nfused into false_fn output 0\", fillcolor=\"#a5d8ff\"];\n"
+                           "    e [label=\"Square\\nint32[3]\\nfused into false_fn output 0\", fillcolor=\"#a5d8ff\"];\n"
                            "  }\n"
                            "  x -> e;\n"
                            "  e -> c [style=dashed];\n"));
@@ -207,6 +207,6 @@ TEST_CASE("switch_case runs the indexed branch, the last one when out of range",
 TEST_CASE("the listing shows the cond node", "[cond][print]") {
   auto f = sf::function([](auto x) { return sf::cond(x > 0, [&] { return x; }, [&] { return -x; }); });
   const std::string s = f.get_concrete_function(1).graph_string();
-  CHECK(s.find("cond") != std::string::npos);
-  CHECK(s.find("gt") != std::string::npos);
+  CHECK(s.find(" = If[\n") != std::string::npos);  // TF's name for the op
+  CHECK(s.find(" = Greater a 0:int32[]\n") != std::string::npos);
 }

@@ -82,18 +82,18 @@ TEST_CASE("fori_loop with static bounds unrolls short loops and loops long ones"
   });
   CHECK((short_loop(1.f) == 12.f));  // ((1*2+0)*2+1)*2+2
   const std::string listing = short_loop.get_concrete_function(1.f).graph_string();
-  CHECK((listing.find("while") == std::string::npos));  // unrolled: no loop in the graph
+  CHECK((listing.find("While") == std::string::npos));  // unrolled: no loop in the graph
   auto long_loop = sf::function([](auto x) {
     return sf::fori_loop(sf::static_value<0>{}, sf::static_value<100>{}, [](auto i, auto v) { return v + i; }, x);
   });
   CHECK((long_loop(0) == 4950));
   // the listing says why a loop with static bounds is a loop (issue 25 scope 2)
   const std::string long_listing = long_loop.get_concrete_function(0).graph_string();
-  CHECK_THAT(long_listing, Catch::Matchers::Contains(" = while[\n      not_unrolled=100 static steps > STATICFLOW_UNROLL_LIMIT 16\n      cond={"));
+  CHECK_THAT(long_listing, Catch::Matchers::Contains(" = While[\n      not_unrolled=100 static steps > STATICFLOW_UNROLL_LIMIT 16\n      cond={"));
   auto run_time_bounds = sf::function([](auto x) { return sf::fori_loop(0, 100, [](auto i, auto v) { return v + i; }, x); });
   CHECK((run_time_bounds(0) == 4950));
   CHECK_THAT(run_time_bounds.get_concrete_function(0).graph_string(),
-             !Catch::Matchers::Contains("not_unrolled") && Catch::Matchers::Contains(" = while[\n      cond={"));
+             !Catch::Matchers::Contains("not_unrolled") && Catch::Matchers::Contains(" = While[\n      cond={"));
 }
 
 TEST_CASE("scan accumulates a carry and stacks per-step results", "[scan]") {

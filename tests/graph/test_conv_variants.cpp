@@ -100,10 +100,10 @@ TEST_CASE("conv1d: static shapes stay static; size 0; its listing is a one-row C
   CHECK((y == xt::xtensor_fixed<float, xt::xshape<1, 3, 1>>{{{210}, {432}, {54}}}));
   CHECK(f.get_concrete_function(x, k).graph_string() ==
         "{ lambda ; a:float32[1,5,1] b:float32[3,1,1]. let\n"
-        "    c:float32[1,1,5,1] = expand_dims[axis=1] a\n"
-        "    d:float32[1,3,1,1] = expand_dims[axis=0] b\n"
+        "    c:float32[1,1,5,1] = ExpandDims[axis=1] a\n"
+        "    d:float32[1,3,1,1] = ExpandDims[axis=0] b\n"
         "    e:float32[1,1,3,1] = Conv2D[strides=1,2, padding=SAME] c d\n"
-        "    f:float32[1,3,1] = squeeze[dimensions=(1,)] e\n"
+        "    f:float32[1,3,1] = Squeeze[dimensions=(1,)] e\n"
         "  in (f) }\n");
   auto g = sf::function([](auto a, auto b) { return sf::conv1d(a, b); });
   CHECK(g(xt::xtensor<double, 3>::from_shape({0, 4, 2}), random3({2, 2, 3})).shape(0) == 0);
@@ -130,7 +130,7 @@ TEST_CASE("conv2d_transpose: TF's definition, and the adjoint of conv2d", "[grap
   }
   CHECK(same2.get_concrete_function(sf::spec<float, 2, 4, 3, 4>{}, sf::spec<float, 3, 2, 3, 4>{}).graph_string() ==
         "{ lambda ; a:float32[2,4,3,4] b:float32[3,2,3,4]. let\n"
-        "    c:float32[2,7,6,3] = broadcast_in_dim[shape=(2, 7, 6, 3)] 0.0:float32[]\n"
+        "    c:float32[2,7,6,3] = BroadcastTo[shape=(2, 7, 6, 3)] 0.0:float32[]\n"
         "    d:float32[2,7,6,3] = Conv2DBackpropInput[strides=2,2, padding=SAME] c b a\n"
         "  in (d) }\n");
   // an input of run-time extents that do not come from output_shape

@@ -76,15 +76,15 @@ TEST_CASE("the matmul path lists one dot_general; other equations a fused multip
   auto f = sf::function([](auto a, auto b) { return sf::einsum<"bij,bkj->bki">(a, b); });
   CHECK(f.get_concrete_function(sf::spec<float, 2, 3, 4>{}, sf::spec<float, 2, 5, 4>{}).graph_string() ==
         "{ lambda ; a:float32[2,3,4] b:float32[2,5,4]. let\n"
-        "    c:float32[2,4,3] = transpose[permutation=(0,2,1)] a\n"
-        "    d:float32[2,5,3] = dot_general b c\n"  // b a^T: no transpose of the result
+        "    c:float32[2,4,3] = Transpose[permutation=(0,2,1)] a\n"
+        "    d:float32[2,5,3] = BatchMatMulV2 b c\n"  // b a^T: no transpose of the result
         "  in (d) }\n");
   auto g = sf::function([](auto a, auto b) { return sf::einsum<"ijk,jk->i">(a, b); });
   CHECK(g.get_concrete_function(sf::spec<float, 2, 3, 4>{}, sf::spec<float, 3, 4>{}).graph_string() ==
         "{ lambda ; a:float32[2,3,4] b:float32[3,4]. let\n"
-        "    c:float32[1,3,4] = expand_dims[axis=0] b\n"
-        "    d:float32[2,3,4] = mul a c\n"
-        "    e:float32[2] = reduce_sum[axes=(1,2)] d\n"
+        "    c:float32[1,3,4] = ExpandDims[axis=0] b\n"
+        "    d:float32[2,3,4] = Mul a c\n"
+        "    e:float32[2] = Sum[axes=(1,2)] d\n"
         "  in (e) }\n");
   // row dots have no free label: a batch of dot products is one fused loop, not matmuls of 1x1
   auto h = sf::function([](auto a, auto b) { return sf::einsum<"ij,ij->i">(a, b); });

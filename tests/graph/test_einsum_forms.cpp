@@ -65,8 +65,8 @@ TEST_CASE("einsum: three or more operands contract from the left", "[graph][eins
   auto f = sf::function([](auto a, auto b, auto c) { return sf::einsum<"ij,jk,kl->il">(a, b, c); });
   CHECK(f.get_concrete_function(sf::spec<float, 2, 3>{}, sf::spec<float, 3, 4>{}, sf::spec<float, 4, 5>{}).graph_string() ==
         "{ lambda ; a:float32[2,3] b:float32[3,4] c:float32[4,5]. let\n"
-        "    d:float32[2,4] = dot_general a b\n"
-        "    e:float32[2,5] = dot_general d c\n"
+        "    d:float32[2,4] = MatMul a b\n"
+        "    e:float32[2,5] = MatMul d c\n"
         "  in (e) }\n");
 }
 
@@ -79,8 +79,8 @@ TEST_CASE("einsum: output labels of one operand beside its free label are batche
   auto f = sf::function([](auto x, auto w) { return sf::einsum<"bsi,io->bso">(x, w); });
   CHECK(f.get_concrete_function(sf::spec<float, 2, 5, 3>{}, sf::spec<float, 3, 4>{}).graph_string() ==
         "{ lambda ; a:float32[2,5,3] b:float32[3,4]. let\n"
-        "    c:float32[1,3,4] = expand_dims[axis=0] b\n"
-        "    d:float32[2,5,4] = dot_general a c\n"
+        "    c:float32[1,3,4] = ExpandDims[axis=0] b\n"
+        "    d:float32[2,5,4] = BatchMatMulV2 a c\n"
         "  in (d) }\n");
 }
 

@@ -79,7 +79,7 @@ TEST_CASE("linalg: static shapes stay static; diag builds square matrices", "[gr
   CHECK((g(xt::xtensor<std::int32_t, 1>{}).size() == 0));
   CHECK(g.get_concrete_function(sf::spec<float, 4>{}).graph_string() ==
         "{ lambda ; a:float32[4]. let\n"
-        "    b:float32[4,4] = broadcast_in_dim[shape=(4, 4)] 0.0:float32[]\n"
+        "    b:float32[4,4] = BroadcastTo[shape=(4, 4)] 0.0:float32[]\n"
         "    c:float32[4,4] = MatrixSetDiagV3 b a\n"
         "  in (c) }\n");
 }

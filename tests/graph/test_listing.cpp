@@ -39,31 +39,31 @@ TEST_CASE("graph_string lists a loop's condition and body and a cond's branches 
   // outside, as closures; `n` is an argument's name, so no equation takes it
   CHECK(c.graph_string() ==
         "f = { lambda ; n:int32[] x:float32[None]. let\n"
-        "    a:(int32[], float32[None]) = while[\n"
+        "    a:(int32[], float32[None]) = While[\n"
         "      cond={ lambda ; b:int32[] c:float32[None]. let\n"
-        "          d:bool[] = lt b 10:int32[]\n"
+        "          d:bool[] = Less b 10:int32[]\n"
         "        in (d) }\n"
         "      body={ lambda ; e:int32[] f:float32[None]. let\n"
-        "          g:int32[] = add e 1:int32[]\n"
-        "          h:float32[None] = mul f 2.0:float32[]\n"
-        "          i:float32[None] = add h 1.0:float32[]\n"
+        "          g:int32[] = AddV2 e 1:int32[]\n"
+        "          h:float32[None] = Mul f 2.0:float32[]\n"
+        "          i:float32[None] = AddV2 h 1.0:float32[]\n"
         "        in (g, i) }\n"
         "    ] n x\n"
         "    j:float32[None] = get[1] a\n"
-        "    k:float32[] = reduce_sum[axes=(0,)] j\n"
-        "    l:bool[] = gt k 0.0:float32[]\n"
-        "    m:(float32[None]) = cond[\n"
+        "    k:float32[] = Sum[axes=(0,)] j\n"
+        "    l:bool[] = Greater k 0.0:float32[]\n"
+        "    m:(float32[None]) = If[\n"
         "      true_fn={ lambda ; . let\n"
-        "          o:float32[None] = exp j\n"
+        "          o:float32[None] = Exp j\n"
         "        in (o) }\n"
         "      false_fn={ lambda ; . let\n"
-        "          p:float32[None] = sub j 1.0:float32[]\n"
+        "          p:float32[None] = Sub j 1.0:float32[]\n"
         "        in (p) }\n"
         "    ] l\n"
         "    q:float32[None] = get[0] m\n"
         "    r:int32[] = get[0] a\n"
-        "    s:float32[] = convert[new_dtype=float32] r\n"
-        "    t:float32[None] = add q s\n"
+        "    s:float32[] = Cast[new_dtype=float32] r\n"
+        "    t:float32[None] = AddV2 q s\n"
         "  in (t) }\n");
   xt::xtensor<float, 1> x = {-1.f, -2.f, -3.f};
   CHECK((f(3, x) == xt::xtensor<float, 1>{8.f, -120.f, -248.f}));  // 7 steps of 2v+1, a negative sum: v-1, + 10
@@ -115,34 +115,34 @@ TEST_CASE("to_dot draws sub-graphs as clusters and marks fused, materialized and
                              "  labelloc=t;\n"));
   CHECK_THAT(dot, Contains("  n [label=\"n\\nint32[]\", shape=ellipse, fillcolor=\"#74c0fc\"];\n"
                            "  x [label=\"x\\nfloat32[None]\", shape=ellipse, fillcolor=\"#74c0fc\"];\n"
-                           "  a [label=\"while\\n(int32[], float32[None])\\nmaterialized\", fillcolor=\"#ffc078\"];\n"
+                           "  a [label=\"While\\n(int32[], float32[None])\\nmaterialized\", fillcolor=\"#ffc078\"];\n"
                            "  n -> a;\n"
                            "  x -> a;\n"));
   // the cluster holds its own nodes only; its edges follow it, so that an outer value a branch
   // reads stays outside
   CHECK_THAT(dot, Contains("  subgraph cluster_a_0 {\n"
-                           "    label=\"while cond\";\n"
+                           "    label=\"While cond\";\n"
                            "    style=dashed;\n"
                            "    b [label=\"b\\nint32[]\", shape=ellipse, fillcolor=\"#74c0fc\"];\n"
                            "    c [label=\"c\\nfloat32[None]\", shape=ellipse, fillcolor=\"#74c0fc\"];\n"
-                           "    d [label=\"lt\\nbool[]\\nfused into cond output 0\", fillcolor=\"#a5d8ff\"];\n"
+                           "    d [label=\"Less\\nbool[]\\nfused into cond output 0\", fillcolor=\"#a5d8ff\"];\n"
                            "    lit0 [label=\"10:int32[]\", shape=plaintext, style=\"\"];\n"
                            "  }\n"
                            "  b -> d;\n"
                            "  lit0 -> d;\n"
                            "  d -> a [style=dashed];\n"
                            "  subgraph cluster_a_1 {\n"
-                           "    label=\"while body\";\n"));
+                           "    label=\"While body\";\n"));
   CHECK_THAT(dot, Contains("  subgraph cluster_m_0 {\n"
-                           "    label=\"cond true_fn\";\n"
+                           "    label=\"If true_fn\";\n"
                            "    style=dashed;\n"
-                           "    o [label=\"exp\\nfloat32[None]\\nfused into true_fn output 0\", fillcolor=\"#a5d8ff\"];\n"
+                           "    o [label=\"Exp\\nfloat32[None]\\nfused into true_fn output 0\", fillcolor=\"#a5d8ff\"];\n"
                            "  }\n"
                            "  j -> o;\n"
                            "  o -> m [style=dashed];\n"));
   CHECK_THAT(dot, Contains("  j [label=\"get[1]\\nfloat32[None]\\nview\", fillcolor=\"#e9ecef\"];\n"));
-  CHECK_THAT(dot, Contains("  k [label=\"reduce_sum[axes=(0,)]\\nfloat32[]\\nmaterialized\", fillcolor=\"#ffc078\"];\n"));
-  CHECK_THAT(dot, Contains("  t [label=\"add\\nfloat32[None]\\nfused into output 0\", fillcolor=\"#a5d8ff\"];\n"
+  CHECK_THAT(dot, Contains("  k [label=\"Sum[axes=(0,)]\\nfloat32[]\\nmaterialized\", fillcolor=\"#ffc078\"];\n"));
+  CHECK_THAT(dot, Contains("  t [label=\"AddV2\\nfloat32[None]\\nfused into output 0\", fillcolor=\"#a5d8ff\"];\n"
                            "  q -> t;\n"
                            "  s -> t;\n"
                            "  out0 [label=\"output 0\", shape=ellipse, fillcolor=\"#ffec99\"];\n"
@@ -157,9 +157,9 @@ TEST_CASE("without sf::arg_names and sf::function_name, listings use letters, ar
   const auto& c = f.get_concrete_function(sf::spec<int>{}, sf::spec<float, sf::dyn>{});
   const std::string listing = c.graph_string();
   CHECK_THAT(listing, StartsWith("{ lambda ; a:int32[] b:float32[None]. let\n"
-                                 "    c:(int32[], float32[None]) = while[\n"
+                                 "    c:(int32[], float32[None]) = While[\n"
                                  "      cond={ lambda ; d:int32[] e:float32[None]. let\n"));
-  CHECK_THAT(listing, Contains("    n:bool[] = gt m 0.0:float32[]\n"));  // n is free here
+  CHECK_THAT(listing, Contains("    n:bool[] = Greater m 0.0:float32[]\n"));  // n is free here
   CHECK_THAT(c.to_dot(), Contains("  a [label=\"arg0\\nint32[]\", shape=ellipse, fillcolor=\"#74c0fc\"];\n"));
   CHECK_THAT(c.to_dot(), !Contains("labelloc"));
   CHECK_THAT(c.to_code(), StartsWith("auto fn(int32[] a, float32[None] b) {\n"));
@@ -170,8 +170,8 @@ TEST_CASE("equations skip the letters sf::arg_names gives", "[graph][listing]") 
   const auto& c = f.get_concrete_function(sf::spec<float, 2>{}, sf::spec<float, 2>{});
   CHECK(c.graph_string() ==
         "{ lambda ; c:float32[2] b:float32[2]. let\n"
-        "    a:float32[2] = mul c b\n"
-        "    d:float32[2] = add a c\n"
+        "    a:float32[2] = Mul c b\n"
+        "    d:float32[2] = AddV2 a c\n"
         "  in (d) }\n");
   CHECK(c.to_code() ==
         "auto fn(float32[2] c, float32[2] b) {\n"
@@ -206,21 +206,21 @@ TEST_CASE("switch_case lists its branches by index; nested loops nest their bloc
   const auto& c = f.get_concrete_function(sf::spec<int>{}, sf::spec<float, 3>{});
   CHECK(c.graph_string() ==
         "{ lambda ; a:int32[] b:float32[3]. let\n"
-        "    c:(float32[3]) = switch_case[\n"
+        "    c:(float32[3]) = Case[\n"
         "      branch0={ lambda ; . let\n"
-        "          d:float32[3] = add b 1.0:float32[]\n"
+        "          d:float32[3] = AddV2 b 1.0:float32[]\n"
         "        in (d) }\n"
         "      branch1={ lambda ; . let\n"
-        "          e:float32[3] = mul b 2.0:float32[]\n"
+        "          e:float32[3] = Mul b 2.0:float32[]\n"
         "        in (e) }\n"
         "      branch2={ lambda ; . let\n"
-        "          f:(float32[3]) = while[\n"
+        "          f:(float32[3]) = While[\n"
         "            cond={ lambda ; g:float32[3]. let\n"
-        "                h:float32[] = reduce_max[axes=(0,)] g\n"
-        "                i:bool[] = lt h 100.0:float32[]\n"
+        "                h:float32[] = Max[axes=(0,)] g\n"
+        "                i:bool[] = Less h 100.0:float32[]\n"
         "              in (i) }\n"
         "            body={ lambda ; j:float32[3]. let\n"
-        "                k:float32[3] = mul j j\n"
+        "                k:float32[3] = Mul j j\n"
         "              in (k) }\n"
         "          ] b\n"
         "          l:float32[3] = get[0] f\n"
@@ -247,28 +247,28 @@ TEST_CASE("loops that differ only in their bodies are listed apart; equal ones o
   const auto& c = f.get_concrete_function(sf::spec<float, 2>{});
   CHECK(c.graph_string() ==
         "{ lambda ; a:float32[2]. let\n"
-        "    b:(int32[], float32[2]) = while[\n"
+        "    b:(int32[], float32[2]) = While[\n"
         "      cond={ lambda ; c:int32[] d:float32[2]. let\n"
-        "          e:bool[] = lt c 3:int32[]\n"
+        "          e:bool[] = Less c 3:int32[]\n"
         "        in (e) }\n"
         "      body={ lambda ; f:int32[] g:float32[2]. let\n"
-        "          h:int32[] = add f 1:int32[]\n"
-        "          i:float32[2] = add g 1.0:float32[]\n"
+        "          h:int32[] = AddV2 f 1:int32[]\n"
+        "          i:float32[2] = AddV2 g 1.0:float32[]\n"
         "        in (h, i) }\n"
         "    ] 0:int32[] a\n"
         "    j:float32[2] = get[1] b\n"
-        "    k:(int32[], float32[2]) = while[\n"
+        "    k:(int32[], float32[2]) = While[\n"
         "      cond={ lambda ; l:int32[] m:float32[2]. let\n"
-        "          n:bool[] = lt l 3:int32[]\n"
+        "          n:bool[] = Less l 3:int32[]\n"
         "        in (n) }\n"
         "      body={ lambda ; o:int32[] p:float32[2]. let\n"
-        "          q:int32[] = add o 1:int32[]\n"
-        "          r:float32[2] = add p 2.0:float32[]\n"
+        "          q:int32[] = AddV2 o 1:int32[]\n"
+        "          r:float32[2] = AddV2 p 2.0:float32[]\n"
         "        in (q, r) }\n"
         "    ] 0:int32[] a\n"
         "    s:float32[2] = get[1] k\n"
-        "    t:float32[2] = add j s\n"
-        "    u:float32[2] = add t j\n"  // the third loop is the first
+        "    t:float32[2] = AddV2 j s\n"
+        "    u:float32[2] = AddV2 t j\n"  // the third loop is the first
         "  in (u) }\n");
   xt::xtensor_fixed<float, xt::xshape<2>> x = {0.f, 1.f};
   CHECK((f(x) == xt::xtensor_fixed<float, xt::xshape<2>>{12.f, 15.f}));
@@ -291,19 +291,19 @@ TEST_CASE("a branch that returns an outer value is still drawn, as what it retur
   const auto& c = f.get_concrete_function(sf::spec<float, 2>{});
   CHECK(c.graph_string() ==
         "{ lambda ; a:float32[2]. let\n"
-        "    b:float32[] = reduce_sum[axes=(0,)] a\n"
-        "    c:bool[] = gt b 0.0:float32[]\n"
-        "    d:(float32[2]) = cond[\n"
+        "    b:float32[] = Sum[axes=(0,)] a\n"
+        "    c:bool[] = Greater b 0.0:float32[]\n"
+        "    d:(float32[2]) = If[\n"
         "      true_fn={ lambda ; . let\n"
         "        in (a) }\n"
         "      false_fn={ lambda ; . let\n"
-        "          e:float32[2] = neg a\n"
+        "          e:float32[2] = Neg a\n"
         "        in (e) }\n"
         "    ] c\n"
         "    f:float32[2] = get[0] d\n"
         "  in (f) }\n");
   CHECK_THAT(c.to_dot(), Contains("  subgraph cluster_d_0 {\n"
-                                  "    label=\"cond true_fn\";\n"
+                                  "    label=\"If true_fn\";\n"
                                   "    style=dashed;\n"
                                   "    d_0 [label=\"returns a\", shape=plaintext, style=\"\"];\n"
                                   "  }\n"

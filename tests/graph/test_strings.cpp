@@ -111,10 +111,10 @@ TEST_CASE("reduce_join joins along axes in row-major order, with a separator", "
   CHECK(with_empty(strings1{""}) == "");
   CHECK(f.get_concrete_function(s).graph_string() ==
         "{ lambda ; a:string[None,None]. let\n"
-        "    b:string[None] = reduce_join[axes=(1,) separator=','] a\n"
-        "    c:string[None] = reduce_join[axes=(0,) separator=''] a\n"
-        "    d:string[] = reduce_join[axes=(0,1) separator=' '] a\n"
-        "    e:string[None,1] = reduce_join[axes=(1,) separator='+' keepdims=True] a\n"
+        "    b:string[None] = ReduceJoin[axes=(1,) separator=','] a\n"
+        "    c:string[None] = ReduceJoin[axes=(0,) separator=''] a\n"
+        "    d:string[] = ReduceJoin[axes=(0,1) separator=' '] a\n"
+        "    e:string[None,1] = ReduceJoin[axes=(1,) separator='+' keepdims=True] a\n"
         "  in (b, c, d, e) }\n");
 }
 

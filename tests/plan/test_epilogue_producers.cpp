@@ -213,17 +213,17 @@ TEST_CASE("epilogue producers: listings say which elementwise nodes an epilogue 
   const auto& concrete = layer.get_concrete_function(x, f, b);
   CHECK(concrete.to_code() ==
         "auto fn(float32[None,None,None,None] a, float32[None,None,None,None] b, float32[None] c) {\n"
-        "  auto d = sf::Conv2D(a, b /* strides=1,1, padding=VALID */);  // float32[None,None,None,None]: materialized with an epilogue\n"
+        "  auto d = sf::conv2d(a, b /* strides=1,1, padding=VALID */);  // float32[None,None,None,None]: materialized with an epilogue\n"
         "  auto e = d + c;  // float32[None,None,None,None]: fused into the epilogue of d\n"
         "  auto f = sf::relu(e);  // float32[None,None,None,None]: fused into the epilogue of d\n"
-        "  auto g = sf::MaxPool(f /* ksize=2,2, strides=2,2, padding=VALID */);  // float32[None,None,None,None]: materialized with an epilogue\n"
+        "  auto g = sf::max_pool2d(f /* ksize=2,2, strides=2,2, padding=VALID */);  // float32[None,None,None,None]: materialized with an epilogue\n"
         "  auto h = g * 2.0f;  // float32[None,None,None,None]: fused into the epilogue of g\n"
         "  auto i = sf::sigmoid(h);  // float32[None,None,None,None]: fused into the epilogue of g\n"
         "  return i;\n"
         "}\n");
   const std::string dot = concrete.to_dot();
   CHECK_THAT(dot, Catch::Contains("d [label=\"Conv2D[strides=1,1, padding=VALID]\\nfloat32[None,None,None,None]\\nmaterialized with an epilogue\", fillcolor=\"#ffc078\"];\n"));
-  CHECK_THAT(dot, Catch::Contains("f [label=\"relu\\nfloat32[None,None,None,None]\\nfused into the epilogue of d\", fillcolor=\"#a5d8ff\"];\n"));
+  CHECK_THAT(dot, Catch::Contains("f [label=\"Relu\\nfloat32[None,None,None,None]\\nfused into the epilogue of d\", fillcolor=\"#a5d8ff\"];\n"));
   // a product whose transposed operand the planner reads in place: judged as the planner sees
   // it; the transpose itself is never computed
   auto dense = sf::function([](auto x, auto w, auto c) {
@@ -251,7 +251,7 @@ TEST_CASE("epilogue producers: listings say which elementwise nodes an epilogue 
   });
   CHECK(read_twice.get_concrete_function(x, f, b).to_code() ==
         "auto fn(float32[None,None,None,None] a, float32[None,None,None,None] b, float32[None] c) {\n"
-        "  auto d = sf::Conv2D(a, b /* strides=1,1, padding=VALID */);  // float32[None,None,None,None]: materialized\n"
+        "  auto d = sf::conv2d(a, b /* strides=1,1, padding=VALID */);  // float32[None,None,None,None]: materialized\n"
         "  auto e = d + c;  // float32[None,None,None,None]: fused into output 0\n"
         "  auto f = sf::relu(e);  // float32[None,None,None,None]: fused into output 0\n"
         "  return std::tuple{f, d};\n"

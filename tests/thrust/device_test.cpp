@@ -82,7 +82,7 @@ TEST_CASE("device: graphs, scalars and static values on the device", "[device]")
   const auto r = f(x, 10, sf::static_value<3>{});
   CHECK((r.to_host() == xt::xtensor<int, 1>{13, 23}));
   auto& c = f.get_concrete_function(x, 10, sf::static_value<3>{});
-  CHECK(c.graph_string().find("mul") != std::string::npos);
+  CHECK(c.graph_string().find("Mul") != std::string::npos);
   CHECK(c.to_code() ==
         "auto fn(int32[None] a, int32[] b) {\n"  // a device tensor's extents are run-time ones
         "  auto d = a * b;  // int32[None]: fused into output 0\n"

@@ -57,8 +57,8 @@ TEST_CASE("xt::xarray arguments: one variant per rank serves every shape", "[dis
   CHECK_FALSE(f.get_concrete_function(iota({7})) == f.get_concrete_function(iota({7, 1})));
   CHECK(f.get_concrete_function(iota({2, 2})).graph_string() ==
         "{ lambda ; a:float32[None,None]. let\n"
-        "    b:float32[None,None] = mul a 2.0:float32[]\n"
-        "    c:float32[None,None] = add b 1.0:float32[]\n"
+        "    b:float32[None,None] = Mul a 2.0:float32[]\n"
+        "    c:float32[None,None] = AddV2 b 1.0:float32[]\n"
         "  in (c) }\n");
   CHECK(log.lines.empty());
 }

@@ -124,7 +124,7 @@ TEST_CASE("specializations with an input signature, xt::xarray and sf::tensor ar
   CHECK(ref == f.get_concrete_function(sf::spec<float, 2>{}));
   CHECK(ref.graph_string() ==
         "{ lambda ; a:float32[2]. let\n"
-        "    b:float32[2] = sub a 1.0:float32[]\n"
+        "    b:float32[2] = Sub a 1.0:float32[]\n"
         "  in (b) }\n");
 
   log.specs.clear();

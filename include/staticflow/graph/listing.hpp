@@ -121,6 +121,55 @@ inline std::string joined(const std::vector<std::string>& parts, const char* sep
   return s;
 }
 
+// ---- TF's op names ---------------------------------------------------------------------------
+
+/// The name TensorFlow's graph gives op `op` (an equation's op, parameters in brackets kept) whose
+/// result has spec `spec`: graph_string and to_dot name ops as TF does (AddV2, MatMul, Sum,
+/// SelectV2, If, While). Nodes keep their C++ API names (`add`, `reduce_sum`, `cond`), which
+/// to_code writes and error messages use; the ops named after TF already (Conv2D, TopKV2, ...)
+/// and staticflow's own (materialize, get, loop_var, dim) pass unchanged.
+inline std::string tf_op_text(const std::string& op, const std::string& spec) {
+  const std::size_t bracket = op.find('[');
+  const std::string base = op.substr(0, bracket);
+  const std::string rest = bracket == std::string::npos ? std::string() : op.substr(bracket);
+  if (base == "div") return (spec.rfind('f', 0) == 0 ? "RealDiv" : "Div") + rest;  // `/`: truncating on integers
+  if (base == "dot_general") {
+    const std::size_t open = spec.find('['), close = spec.find(']');
+    std::size_t rank = 0;
+    if (open != std::string::npos && close != std::string::npos && close > open + 1) {
+      rank = 1;
+      for (std::size_t i = open; i < close; ++i) rank += spec[i] == ',';
+    }
+    return (rank > 2 ? "BatchMatMulV2" : "MatMul") + rest;
+  }
+  static constexpr std::pair<const char*, const char*> table[] = {
+      {"add", "AddV2"}, {"sub", "Sub"}, {"mul", "Mul"}, {"rem", "TruncateMod"}, {"floordiv", "FloorDiv"},
+      {"floormod", "FloorMod"}, {"pow", "Pow"}, {"max", "Maximum"}, {"min", "Minimum"}, {"atan2", "Atan2"},
+      {"lt", "Less"}, {"le", "LessEqual"}, {"gt", "Greater"}, {"ge", "GreaterEqual"}, {"eq", "Equal"},
+      {"ne", "NotEqual"}, {"and", "LogicalAnd"}, {"or", "LogicalOr"}, {"xor", "LogicalXor"}, {"not", "LogicalNot"},
+      {"bitwise_and", "BitwiseAnd"}, {"bitwise_or", "BitwiseOr"}, {"bitwise_xor", "BitwiseXor"}, {"invert", "Invert"},
+      {"left_shift", "LeftShift"}, {"right_shift", "RightShift"}, {"neg", "Neg"}, {"abs", "Abs"},
+      {"square", "Square"}, {"sqrt", "Sqrt"}, {"rsqrt", "Rsqrt"}, {"exp", "Exp"}, {"expm1", "Expm1"}, {"log", "Log"},
+      {"log1p", "Log1p"}, {"tanh", "Tanh"}, {"sigmoid", "Sigmoid"}, {"relu", "Relu"}, {"softplus", "Softplus"},
+      {"sign", "Sign"}, {"floor", "Floor"}, {"ceil", "Ceil"}, {"round", "Round"}, {"reciprocal", "Reciprocal"},
+      {"is_nan", "IsNan"}, {"is_inf", "IsInf"}, {"is_finite", "IsFinite"}, {"sin", "Sin"}, {"cos", "Cos"},
+      {"tan", "Tan"}, {"asin", "Asin"}, {"acos", "Acos"}, {"atan", "Atan"}, {"sinh", "Sinh"}, {"cosh", "Cosh"},
+      {"asinh", "Asinh"}, {"acosh", "Acosh"}, {"atanh", "Atanh"}, {"erf", "Erf"}, {"erfc", "Erfc"},
+      {"stop_gradient", "StopGradient"}, {"select", "SelectV2"}, {"convert", "Cast"}, {"reduce_sum", "Sum"},
+      {"reduce_prod", "Prod"}, {"reduce_max", "Max"}, {"reduce_min", "Min"}, {"reduce_any", "Any"},
+      {"reduce_all", "All"}, {"reduce_mean", "Mean"}, {"argmax", "ArgMax"}, {"argmin", "ArgMin"},
+      {"softmax", "Softmax"}, {"log_softmax", "LogSoftmax"}, {"reshape", "Reshape"}, {"expand_dims", "ExpandDims"},
+      {"squeeze", "Squeeze"}, {"one_hot", "OneHot"}, {"broadcast_in_dim", "BroadcastTo"},
+      {"concatenate", "ConcatV2"}, {"transpose", "Transpose"}, {"slice", "Slice"}, {"size", "Size"},
+      {"shape", "Shape"}, {"cond", "If"}, {"switch_case", "Case"}, {"while", "While"},
+      {"tensor_array", "TensorArrayV3"}, {"tensor_array_write", "TensorArrayWriteV3"},
+      {"string_length", "StringLength"}, {"as_string", "AsString"}, {"string_to_number", "StringToNumber"},
+      {"regex_full_match", "RegexFullMatch"}, {"reduce_join", "ReduceJoin"}};
+  for (const auto& [ours, tf] : table)
+    if (base == ours) return tf + rest;
+  return op;
+}
+
 // ---- graph_string: the jaxpr-like listing ----------------------------------------------------
 
 // Appended piece by piece: GCC 12 at -O3 reported `" " + name` (a string inserted at its front)
@@ -130,7 +179,7 @@ inline void append_jaxpr(std::string& s, const block& b, std::size_t indent) {
   for (const auto& p : b.params) s.append(" ").append(p.name).append(":").append(p.spec);
   s += b.params.empty() ? " . let\n" : ". let\n";  // jaxpr's spelling of no parameters
   for (const auto& e : b.eqns) {
-    s.append(indent + 4, ' ').append(e.name).append(":").append(e.spec).append(" = ").append(e.op);
+    s.append(indent + 4, ' ').append(e.name).append(":").append(e.spec).append(" = ").append(tf_op_text(e.op, e.spec));
     if (!e.subgraphs.empty()) {
       s += "[\n";
       if (!e.note.empty()) s.append(indent + 6, ' ').append(e.note).append("\n");
@@ -190,13 +239,13 @@ struct dot_writer {
       if (e.how == evaluation::materialized) how = materialized_text(b, e), fill = e.read_in_place_by.empty() ? "#ffc078" : "#e9ecef";
       else if (e.how == evaluation::view) how = "view", fill = "#e9ecef";
       else how = "fused into " + joined(loops[i], ", ");
-      s.append(indent, ' ').append(e.name).append(" [label=\"").append(e.op).append("\\n").append(e.spec).append("\\n")
+      s.append(indent, ' ').append(e.name).append(" [label=\"").append(tf_op_text(e.op, e.spec)).append("\\n").append(e.spec).append("\\n")
           .append(how).append("\", fillcolor=\"").append(fill).append("\"];\n");
       for (const auto& o : e.operands) edge(o, e.name, indent, "");
       for (std::size_t k = 0; k < e.subgraphs.size(); ++k) {
         const block& sub = e.subgraphs[k];
         s.append(indent, ' ').append("subgraph cluster_").append(e.name).append("_").append(std::to_string(k)).append(" {\n");
-        s.append(indent + 2, ' ').append("label=\"").append(e.op).append(" ").append(sub.label).append("\";\n");
+        s.append(indent + 2, ' ').append("label=\"").append(tf_op_text(e.op, e.spec)).append(" ").append(sub.label).append("\";\n");
         s.append(indent + 2, ' ').append("style=dashed;\n");
         ++depth;
         write_block(sub, indent + 2, sub.label + " ");
@@ -335,8 +384,14 @@ struct code_writer {
       }
       s += ")";
     } else {
+      // the C++ API's spelling of nodes named otherwise (jaxpr's names, and TF's for the ops added
+      // with them)
       static constexpr std::pair<const char*, const char*> renamed[] = {
-          {"select", "where"}, {"max", "maximum"}, {"min", "minimum"}, {"dot_general", "matmul"}};
+          {"select", "where"}, {"max", "maximum"}, {"min", "minimum"}, {"dot_general", "matmul"},
+          {"Conv2D", "conv2d"}, {"Conv3D", "conv3d"}, {"DepthwiseConv2dNative", "depthwise_conv2d"},
+          {"MaxPool", "max_pool2d"}, {"AvgPool", "avg_pool2d"}, {"TopKV2", "top_k"}, {"GatherV2", "gather"},
+          {"Cumsum", "cumsum"}, {"Cumprod", "cumprod"}, {"ReverseV2", "reverse"}, {"Roll", "roll"},
+          {"Tile", "tile"}, {"Repeat", "repeat"}, {"ArgSort", "argsort"}};
       std::string name = base;
       for (const auto& [from, to] : renamed)
         if (base == from) name = to;
