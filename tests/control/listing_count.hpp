@@ -1,5 +1,5 @@
 // count_of(listing, what): how often `what` occurs in a graph_string listing (the unrolled-loop
-// tests count equations such as " = mul " and " = materialize ").
+// tests count equations such as " = Mul " and " = materialize ").
 #pragma once
 
 #include <cstddef>
