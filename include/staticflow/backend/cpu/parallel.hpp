@@ -184,6 +184,19 @@ class thread_pool {
   std::atomic<bool> busy_{false};  // a call owns the pool
 };
 
+/// The multi-threaded part of parallel_for, the same for every body (one copy per program, not
+/// one per kernel: a test TU instantiates parallel_for for a hundred-odd loops): `chunks` >= 2
+/// chunks of [0, n), run through `run(body, begin, end)`.
+inline void run_chunks(std::size_t n, std::size_t chunks, void (*run)(void*, std::size_t, std::size_t), void* body) {
+  pool_job job;
+  job.run = run;
+  job.body = body;
+  job.n = n;
+  job.chunks = chunks;
+  if (!thread_pool::instance().try_run(job, chunks - 1)) job.work();
+  if (job.failed.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
+}
+
 }  // namespace detail
 
 /// Calls `body(begin, end)` on `min(threads, n)` contiguous chunks that cover [0, n) exactly once
@@ -202,13 +215,8 @@ void parallel_for(std::size_t n, std::size_t threads, F&& body) {
     return;
   }
   using Body = std::remove_reference_t<F>;
-  detail::pool_job job;
-  job.run = [](void* b, std::size_t begin, std::size_t end) { (*static_cast<Body*>(b))(begin, end); };
-  job.body = const_cast<void*>(static_cast<const void*>(std::addressof(body)));
-  job.n = n;
-  job.chunks = chunks;
-  if (!detail::thread_pool::instance().try_run(job, chunks - 1)) job.work();
-  if (job.failed.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
+  detail::run_chunks(n, chunks, [](void* b, std::size_t begin, std::size_t end) { (*static_cast<Body*>(b))(begin, end); },
+                     const_cast<void*>(static_cast<const void*>(std::addressof(body))));
 }
 
 }  // namespace staticflow::cpu
