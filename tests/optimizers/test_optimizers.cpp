@@ -157,6 +157,45 @@ TEST_CASE("adam: Keras's defaults and update rule, bias correction by the step c
   CHECK_THROWS_WITH(sf::adam(0.1, 1.0, 0.9), "staticflow: sf::adam: beta_1 and beta_2 must be in [0, 1)");
 }
 
+TEST_CASE("adam writes a variable and its slots in one pass, with the same values", "[optimizers][adam]") {
+  // 600 elements: above cpu::min_grouped_count, so the effect that assigns the variable, m and v
+  // runs as one pass over them (cpu::fused_pass_counter counts it); 4 elements (above) take the
+  // one-by-one fallback, whose order keeps every value computed from the state before the step
+  constexpr std::size_t n = 600;
+  xt::xtensor<double, 1> x = xt::zeros<double>({n}), y = xt::zeros<double>({n}), w0 = xt::zeros<double>({n});
+  for (std::size_t i = 0; i < n; ++i) {
+    x(i) = std::sin(0.37 * double(i));
+    y(i) = std::cos(0.11 * double(i));
+    w0(i) = 0.01 * double(i % 17) - 0.05;
+  }
+  sf::variable<double, sf::dyn> w{w0};
+  sf::adam opt{0.05};
+  auto step = sf::function([&](auto xv, auto yv) {
+    sf::gradient_tape tape;
+    auto loss = sf::reduce_sum(sf::square(w * xv - yv));
+    opt.apply_gradients(tape.gradient(loss, w), w);
+    return loss;
+  });
+  std::vector<double> rw(w0.begin(), w0.end()), m(n, 0.0), v(n, 0.0);
+  for (int s = 1; s <= 3; ++s) {
+    const std::size_t before = sf::cpu::fused_pass_counter();
+    step(x, y);
+    CHECK(sf::cpu::fused_pass_counter() == before + 1);
+    const double alpha = 0.05 * std::sqrt(1 - std::pow(0.999, s)) / (1 - std::pow(0.9, s));
+    for (std::size_t i = 0; i < n; ++i) {
+      const double g = 2 * (rw[i] * x(i) - y(i)) * x(i);
+      m[i] += (g - m[i]) * (1 - 0.9);
+      v[i] += (g * g - v[i]) * (1 - 0.999);
+      rw[i] -= alpha * m[i] / (std::sqrt(v[i]) + 1e-7);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      CHECK(w.value()(i) == Approx(rw[i]).epsilon(1e-12).margin(1e-14));
+      CHECK(opt.slot(w, "m").value()(i) == Approx(m[i]).epsilon(1e-12).margin(1e-14));
+      CHECK(opt.slot(w, "v").value()(i) == Approx(v[i]).epsilon(1e-12).margin(1e-14));
+    }
+  }
+}
+
 TEST_CASE("the learning rate is a variable: changing it takes effect without a new trace", "[optimizers]") {
   sf::variable<double, 4> w{{1.0, 1.0, 1.0, 1.0}};
   sf::variable<double> b{0.0};

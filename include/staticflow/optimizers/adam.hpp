@@ -52,9 +52,10 @@ class adam final : public optimizer<adam<T>, T> {
     // the bias-corrected step size, a scalar computed once per step
     const auto t = cast<V>(base::live(this->iterations) + std::int64_t{1});
     const auto alpha = materialize(this->template rate<V>() * sqrt(one - pow(b2, t)) / (one - pow(b1, t)));
-    m.assign_add((g - base::live(m)) * (one - b1));
-    v.assign_add((square(g) - base::live(v)) * (one - b2));
-    var.assign_sub(alpha * base::live(m) / (sqrt(base::live(v)) + base::template constant<V>(epsilon_)));
+    const auto m_new = base::live(m) + (g - base::live(m)) * (one - b1);
+    const auto v_new = base::live(v) + (square(g) - base::live(v)) * (one - b2);
+    const auto var_new = base::live(var) - alpha * m_new / (sqrt(v_new) + base::template constant<V>(epsilon_));
+    staticflow::detail::record_assign_group(std::tie(var, m, v), var_new, m_new, v_new);
   }
 
   T beta_1_, beta_2_, epsilon_;

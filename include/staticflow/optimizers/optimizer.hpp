@@ -14,7 +14,7 @@
 //  1. one effect that computes every gradient from one plan into a "gradient" slot per variable
 //     (a matmul or reduction that several gradients read is computed once);
 //  2. per variable, the optimizer's update (Derived::update): elementwise assignments of its slots
-//     and of the variable, each one fused loop that reads the gradient slot;
+//     and of the variable that read the gradient slot (adam's as one effect, one pass over them);
 //  3. iterations += 1.
 // Like any effects, they run on every call, and a call that throws leaves every variable and slot
 // as it was. Slots are sf::variables of the model variable's dtype and shape, made zero when

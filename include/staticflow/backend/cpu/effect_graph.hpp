@@ -97,17 +97,31 @@ class effect_graph {
       return std::tuple{detail::typed_view<std::tuple_element_t<I, signature>>(args[I])...};
     }(std::make_index_sequence<arg_count>{});
     using full = full_signature_t<signature, plan_type>;
+    using group = output_group<typename plan_type::outputs_type>;
     auto body = [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
+      if constexpr (group::enabled) {
+        // Elementwise graphs of one extent (an optimizer's update of a variable and its slots)
+        // in one pass where the call allows it: every target is asked for first, in order, and
+        // the pass runs when no target overlaps a value the graphs read (a call's first write
+        // of a variable goes to its spare buffer); otherwise each graph is evaluated in turn.
+        const auto ext_all = staticflow::detail::extents_of_views(all);
+        [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+          const auto ext = std::tuple{graph::node_extents(std::get<K>(plan_.outputs), ext_all)...};
+          const auto outs = std::tuple{target_of<K>(target, std::get<K>(ext))...};  // in order
+          const bool fused = compute_grouped_outputs<full, group>(plan_.outputs, all, ext, outs);
+          ([&] {
+            if constexpr (group::template member<K>)
+              if (fused) return;
+            evaluate_into<full>(std::get<K>(plan_.outputs), all, std::get<K>(ext), std::get<K>(outs));
+          }(), ...);
+        }(std::index_sequence_for<G...>{});
+        return;
+      }
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         ([&]() STATICFLOW_LAMBDA_INLINE {
           const auto& node = std::get<K>(plan_.outputs);
           const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
-          auto* out = [&]() STATICFLOW_LAMBDA_INLINE {
-            if constexpr (requires { target(std::integral_constant<std::size_t, K>{}, ext); })
-              return target(std::integral_constant<std::size_t, K>{}, ext);
-            else return target(ext);
-          }();
-          evaluate_into<full>(node, all, ext, out);
+          evaluate_into<full>(node, all, ext, target_of<K>(target, ext));
         }(), ...);
       }(std::index_sequence_for<G...>{});
     };
@@ -124,6 +138,14 @@ class effect_graph {
       }, plan_.slots));
       body(all);
     }
+  }
+
+  /// Where graph K's value goes: `target(k, ext)`, or `target(ext)` for one graph.
+  template <std::size_t K, class Target, class Ext>
+  STATICFLOW_INLINE static auto* target_of(Target& target, const Ext& ext) {
+    if constexpr (requires { target(std::integral_constant<std::size_t, K>{}, ext); })
+      return target(std::integral_constant<std::size_t, K>{}, ext);
+    else return target(ext);
   }
 
   /// The value of a scalar graph.
