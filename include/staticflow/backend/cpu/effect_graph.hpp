@@ -101,20 +101,11 @@ class effect_graph {
     auto body = [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
       if constexpr (group::enabled) {
         // Elementwise graphs of one extent (an optimizer's update of a variable and its slots)
-        // in one pass where the call allows it: every target is asked for first, in order, and
-        // the pass runs when no target overlaps a value the graphs read (a call's first write
-        // of a variable goes to its spare buffer); otherwise each graph is evaluated in turn.
-        const auto ext_all = staticflow::detail::extents_of_views(all);
-        [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-          const auto ext = std::tuple{graph::node_extents(std::get<K>(plan_.outputs), ext_all)...};
-          const auto outs = std::tuple{target_of<K>(target, std::get<K>(ext))...};  // in order
-          const bool fused = compute_grouped_outputs<full, group>(plan_.outputs, all, ext, outs);
-          ([&] {
-            if constexpr (group::template member<K>)
-              if (fused) return;
-            evaluate_into<full>(std::get<K>(plan_.outputs), all, std::get<K>(ext), std::get<K>(outs));
-          }(), ...);
-        }(std::index_sequence_for<G...>{});
+        // in one pass where no target overlaps a value the graphs read (a call's first write of
+        // a variable goes to its spare buffer); otherwise each graph in turn.
+        evaluate_grouped<full, true>(plan_.outputs, all, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
+          return target_of<K>(target, ext);
+        });
         return;
       }
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {

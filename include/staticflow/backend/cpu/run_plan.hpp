@@ -302,6 +302,27 @@ STATICFLOW_INLINE decltype(auto) with_slots(const Plan& p, const Views& views, F
   }
 }
 
+/// Evaluates outputs (elementwise graphs one pass can compute together: cpu::output_group) over
+/// `all` (a call's views and slots), output K into `target(std::integral_constant<K>, ext)`:
+/// every target is asked for first, in order, then the group's members run as one pass where the
+/// call allows it (CheckOverlap: no target overlaps a value they read), and every other output,
+/// or every output when the pass cannot run, is evaluated in turn.
+template <class Full, bool CheckOverlap, class Outputs, class All, class Target>
+STATICFLOW_INLINE void evaluate_grouped(const Outputs& outputs, const All& all, Target&& target) {
+  using group = output_group<Outputs>;
+  const auto ext_all = staticflow::detail::extents_of_views(all);
+  [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+    const auto ext = std::tuple{graph::node_extents(std::get<K>(outputs), ext_all)...};
+    const auto data = std::tuple{target(std::integral_constant<std::size_t, K>{}, std::get<K>(ext))...};  // in order
+    const bool fused = compute_grouped_outputs<Full, group, CheckOverlap>(outputs, all, ext, data);
+    ([&] {
+      if constexpr (group::template member<K>)
+        if (fused) return;
+      evaluate_into<Full>(std::get<K>(outputs), all, std::get<K>(ext), std::get<K>(data));
+    }(), ...);
+  }(std::make_index_sequence<std::tuple_size_v<Outputs>>{});
+}
+
 /// Runs plan p over views (Sig's values) and evaluates output K into `out.template
 /// allocate<K>(ext)` for every K, once its extents are known. Outputs that one pass can compute
 /// together (cpu::output_group: a loop body's elementwise variables) are, where the call allows
@@ -312,17 +333,9 @@ STATICFLOW_INLINE void run_plan(const Plan& p, const Views& views, const Out& ou
   using group = output_group<typename Plan::outputs_type>;
   if constexpr (group::enabled) {
     with_slots<Sig>(p, views, [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
-      const auto ext_all = staticflow::detail::extents_of_views(all);
-      [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-        const auto ext = std::tuple{graph::node_extents(std::get<K>(p.outputs), ext_all)...};
-        const auto data = std::tuple{out.template allocate<K>(std::get<K>(ext))...};  // in order
-        const bool fused = compute_grouped_outputs<full, group, false>(p.outputs, all, ext, data);
-        ([&] {
-          if constexpr (group::template member<K>)
-            if (fused) return;
-          evaluate_into<full>(std::get<K>(p.outputs), all, std::get<K>(ext), std::get<K>(data));
-        }(), ...);
-      }(std::make_index_sequence<Plan::output_count>{});
+      evaluate_grouped<full, false>(p.outputs, all, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
+        return out.template allocate<K>(ext);
+      });
     });
     return;
   }
