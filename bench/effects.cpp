@@ -4,7 +4,8 @@
 //     same memory every iteration;
 //     the same loop over a 64-float variable against a hand xsimd loop, Eigen and xtensor;
 //   * one update of an n-float variable per call (w = 0.9 w + g) against a hand loop: what a call
-//     that writes a variable costs beyond its loop;
+//     that writes a variable costs beyond its loop (a variable of run-time shape: through its spare
+//     buffer; of static shape from a call that returns nothing: in place);
 //   * the seeds' many-small-ops case (a chain of 12 elementwise ops on 16 floats): traced and
 //     fused, op by op (sf::backend::eager), under sf::run_functions_eagerly (the lambda runs
 //     again on every call), against a hand xsimd loop, Eigen and xtensor.
@@ -158,6 +159,22 @@ void AssignPerCall_Staticflow(benchmark::State& state) {
   benchmark::DoNotOptimize(w.value().data());
 }
 
+// The same update of a variable of static shape, from a call that returns nothing: nothing after
+// the write can throw, so it goes in place (effect_program::find_in_place_writes), no spare buffer.
+template <std::size_t N>
+void AssignPerCall_StaticShape(benchmark::State& state) {
+  sf::variable<float, N> w{xt::xtensor<float, 1>(xt::ones<float>({N}))};
+  xt::xtensor<float, 1> g = xt::xtensor<float, 1>::from_shape({N});
+  for (std::size_t j = 0; j < N; ++j) g[j] = 1e-6f * static_cast<float>(j);
+  auto step = sf::function([&](auto grad) { w.assign(0.9f * w + grad); });
+  step(g);
+  for (auto _ : state) {
+    step(g);
+    benchmark::ClobberMemory();
+  }
+  benchmark::DoNotOptimize(w.value().data());
+}
+
 // --- many small ops: 12 elementwise ops on 16 floats -------------------------------------------
 constexpr int small = 16;
 auto small_chain = [](auto x) {
@@ -266,6 +283,8 @@ BENCHMARK(AssignAdd_Vector_Xtensor)->Unit(benchmark::kMillisecond)->Apply(sf_ben
 BENCHMARK(AssignAdd_Vector_Staticflow)->Unit(benchmark::kMillisecond)->Apply(sf_bench::add_min);
 BENCHMARK(AssignPerCall_Hand)->Arg(4096)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(AssignPerCall_Staticflow)->Arg(4096)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(AssignPerCall_StaticShape<4096>)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
+BENCHMARK(AssignPerCall_StaticShape<std::size_t{1} << 20>)->Unit(benchmark::kMicrosecond)->Apply(sf_bench::add_min);
 BENCHMARK(SmallOps_HandXsimd)->Apply(sf_bench::add_min);
 BENCHMARK(SmallOps_Eigen)->Apply(sf_bench::add_min);
 BENCHMARK(SmallOps_Xtensor)->Apply(sf_bench::add_min);

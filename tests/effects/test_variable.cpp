@@ -183,7 +183,11 @@ TEST_CASE("a call's first write of a variable swaps in a spare buffer: nothing i
   sf::variable<float, sf::dyn> d{xt::xtensor<float, 1>{1.f, 2.f}};
   const auto& contents = w.value();  // a reference to the contents stays valid across calls
   const float* const first_buffer = w.value().data();
-  auto scale = sf::function([&](auto k) { w.assign(w * k); });
+  // (the call returns a tensor, which it allocates after the write: see the next test)
+  auto scale = sf::function([&](auto k) {
+    w.assign(w * k);
+    return k * w.read();
+  });
   scale(2.f);
   CHECK((contents == xt::xtensor<float, 1>{2.f, 4.f, 6.f, 8.f}));
   const float* const second_buffer = w.value().data();
@@ -239,6 +243,69 @@ TEST_CASE("a call's first write of a variable swaps in a spare buffer: nothing i
   CHECK(empty.value().size() == 0);
   keep_empty(xt::xtensor<float, 1>{1.f});
   CHECK((empty.value() == xt::xtensor<float, 1>{2.f}));
+}
+
+TEST_CASE("a first write that nothing after it can undo goes in place, with the same values", "[variable][spare]") {
+  sf::variable<float, 4> w{{1.f, 2.f, 3.f, 4.f}};
+  sf::variable<float, 4> m{{1.f, 1.f, 1.f, 1.f}};
+  sf::variable<std::int64_t> steps{0};
+  const float* const w_buffer = w.value().data();
+  const float* const m_buffer = m.value().data();
+  // elementwise assignments of static shape, then a scalar one, then a scalar result from a
+  // scalar: nothing after the first write can throw, so no spare is needed for a rollback
+  auto step = sf::function([&](auto k) {
+    w.assign(w * k + m);  // reads m before m's write
+    m.assign(m * 2.f);
+    steps.assign_add(std::int64_t{1});
+    return steps.read() * std::int64_t{10};
+  });
+  CHECK(step(2.f) == 10);
+  CHECK((w.value() == xt::xtensor<float, 1>{3.f, 5.f, 7.f, 9.f}));
+  CHECK((m.value() == xt::xtensor<float, 1>{2.f, 2.f, 2.f, 2.f}));
+  CHECK(w.value().data() == w_buffer);
+  CHECK(m.value().data() == m_buffer);
+  CHECK(step.get_concrete_function(2.f).effects()->in_place_write_count() == 3);
+
+  // a read from before a write that a later effect reads keeps the old values: that write goes to
+  // the spare (w), the other in place (m, whose old values only w's assignment reads)
+  auto exchange = sf::function([&]() {
+    auto old_w = w.read();
+    w.assign(m * 1.f);
+    m.assign(old_w * 1.f);
+  });
+  exchange();
+  CHECK((w.value() == xt::xtensor<float, 1>{2.f, 2.f, 2.f, 2.f}));
+  CHECK((m.value() == xt::xtensor<float, 1>{3.f, 5.f, 7.f, 9.f}));
+  CHECK(w.value().data() != w_buffer);
+  CHECK(m.value().data() == m_buffer);
+  CHECK(exchange.get_concrete_function().effects()->in_place_write_count() == 1);
+
+  // an effect after the write that can throw (a variable of run-time shape): the write goes to
+  // the spare, and a throw puts the old contents back
+  sf::variable<float, sf::dyn> d{xt::xtensor<float, 1>{1.f, 2.f, 3.f}};
+  const float* const held = w.value().data();
+  auto failing = sf::function([&](auto y) {
+    w.assign(w * 2.f);
+    d.assign_add(y);
+  });
+  CHECK_THROWS_AS(failing(xt::xtensor<float, 1>{1.f, 2.f}), sf::shape_error);
+  CHECK((w.value() == xt::xtensor<float, 1>{2.f, 2.f, 2.f, 2.f}));
+  CHECK(w.value().data() == held);
+  CHECK((d.value() == xt::xtensor<float, 1>{1.f, 2.f, 3.f}));
+  CHECK(failing.get_concrete_function(xt::xtensor<float, 1>{1.f, 2.f}).effects()->in_place_write_count() == 0);
+
+  // a result that can throw (a tensor, allocated after the effects, or call_into's container,
+  // checked after them): spare buffers, the same values
+  auto returning = sf::function([&](auto k) {
+    w.assign(w * k);
+    return k * 2.f;
+  });
+  float out = 0.f;
+  returning.call_into(out, 0.5f);
+  CHECK(out == 1.f);
+  CHECK((w.value() == xt::xtensor<float, 1>{1.f, 1.f, 1.f, 1.f}));
+  CHECK(returning(2.f) == 4.f);  // by value: a scalar, so in place
+  CHECK((w.value() == xt::xtensor<float, 1>{2.f, 2.f, 2.f, 2.f}));
 }
 
 TEST_CASE("an initial value of another shape than the variable's is a shape_error", "[variable]") {

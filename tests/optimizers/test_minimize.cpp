@@ -38,6 +38,7 @@ TEST_CASE("minimize: the same updates as apply_gradients, the loss before the st
   });
   auto with_minimize = sf::function([&](auto x, auto y) { return m.opt.minimize(loss_of(m.w, m.b, x, y), m.w, m.b); });
   auto forward = sf::function([](auto w, auto b, auto x, auto y) { return loss_of(w, b, x, y); });
+  const double* const m_weights = m.w.value().data();
   for (int step = 0; step < 5; ++step) {
     INFO("step " << step);
     auto& count = sf::plan::materialization_counter();
@@ -59,7 +60,15 @@ TEST_CASE("minimize: the same updates as apply_gradients, the loss before the st
       for (std::size_t j = 0; j < 2; ++j) CHECK(m.w.value()(i, j) == a.w.value()(i, j));
     CHECK(m.b.value()(0) == a.b.value()(0));
     CHECK(m.b.value()(1) == a.b.value()(1));
+    // minimize's step returns a scalar it computed before the updates, which nothing after them can
+    // undo: the weights are updated in place (apply_gradients's step computes its loss after them,
+    // so its first writes go to spare buffers, swapped in)
+    CHECK(m.w.value().data() == m_weights);
   }
+  // in place: w, b and their slots m and v (Adam's updates), the step count, and the gradient and
+  // loss slots (their effect's matmuls may throw, but before it writes anything)
+  CHECK(with_minimize.get_concrete_function(x_in, y_in).effects()->in_place_write_count() == 10);
+  CHECK(with_apply.get_concrete_function(x_in, y_in).effects()->in_place_write_count() == 0);
   CHECK(m.opt.iterations.value() == 5);
   CHECK(with_minimize.tracing_count() == 1);
   // the loss goes down, and the step's own slot holds the last loss

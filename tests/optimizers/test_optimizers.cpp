@@ -196,6 +196,41 @@ TEST_CASE("adam writes a variable and its slots in one pass, with the same value
   }
 }
 
+TEST_CASE("sgd with momentum writes a variable and its momentum in one pass, in place", "[optimizers][sgd]") {
+  // 600 elements of static shape, a step that returns minimize's loss: the variable and its
+  // momentum are one effect computed in one pass, written in place (nothing after them can throw)
+  constexpr std::size_t n = 600;
+  xt::xtensor<double, 1> x = xt::zeros<double>({n}), y = xt::zeros<double>({n}), w0 = xt::zeros<double>({n});
+  for (std::size_t i = 0; i < n; ++i) {
+    x(i) = std::sin(0.37 * double(i));
+    y(i) = std::cos(0.11 * double(i));
+    w0(i) = 0.01 * double(i % 17) - 0.05;
+  }
+  for (const bool nesterov : {false, true}) {
+    INFO("nesterov " << nesterov);
+    sf::variable<double, n> w{w0};
+    sf::sgd opt{0.05, 0.9, nesterov};
+    auto step = sf::function([&](auto xv, auto yv) { return opt.minimize(sf::reduce_sum(sf::square(w * xv - yv)), w); });
+    std::vector<double> rw(w0.begin(), w0.end()), m(n, 0.0);
+    const double* const buffer = w.value().data();
+    for (int s = 1; s <= 3; ++s) {
+      const std::size_t before = sf::cpu::fused_pass_counter();
+      step(x, y);
+      CHECK(sf::cpu::fused_pass_counter() == before + 1);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double g = 2 * (rw[i] * x(i) - y(i)) * x(i);
+        m[i] = 0.9 * m[i] - 0.05 * g;
+        rw[i] += nesterov ? 0.9 * m[i] - 0.05 * g : m[i];
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        CHECK(w.value()(i) == Approx(rw[i]).epsilon(1e-12).margin(1e-14));
+        CHECK(opt.slot(w, "momentum").value()(i) == Approx(m[i]).epsilon(1e-12).margin(1e-14));
+      }
+    }
+    CHECK(w.value().data() == buffer);
+  }
+}
+
 TEST_CASE("the learning rate is a variable: changing it takes effect without a new trace", "[optimizers]") {
   sf::variable<double, 4> w{{1.0, 1.0, 1.0, 1.0}};
   sf::variable<double> b{0.0};

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/core/errors.hpp"
@@ -52,6 +53,15 @@ class effect_evaluator {
 
   /// Whether the graphs run on the Thrust backend's kernels.
   bool on_device() const { return device_ != nullptr; }
+
+  /// Whether evaluating the graphs cannot throw (cpu::effect_graph::infallible; graphs on the
+  /// device are not asked).
+  bool infallible() const { return !device_ && host_graph::infallible; }
+  bool infallible_once_writing() const { return !device_ && host_graph::infallible_once_writing; }
+  /// The external values the graphs read (cpu::effect_graph::list_reads); false when unknown.
+  bool list_reads(std::vector<const graph::external_source*>& sources) const {
+    return !device_ && host_->list_reads(sources);
+  }
 
   template <class Target>
   STATICFLOW_INLINE void run(erased_args args, Target&& target) const {

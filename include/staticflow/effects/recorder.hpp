@@ -9,8 +9,10 @@
 // dependencies: effects in program order, reads see earlier writes of the same call).
 //
 // Reads of a variable are `graph::external` leaves. A read followed, in program order, by a write
-// of the same variable must still see the old value: the write copies it into the read's
-// snapshot buffer first, and the read is redirected there.
+// of the same variable must still see the old value: a call's first write goes to the variable's
+// spare buffer, where the read stays pointed at the old one (a later write copies it into the
+// read's snapshot buffer first). A first write that nothing after it can undo, and whose old
+// values nothing reads later, goes in place (effect_program::find_in_place_writes).
 #pragma once
 
 #include <algorithm>
@@ -88,8 +90,10 @@ class variable_base {
   /// buffers (every one but a scalar) sends the call's first write to a spare buffer, which then
   /// becomes the contents (assign_effect): the old contents stay where they were, ready to come
   /// back if the call throws, and no copy is made. A scalar is copied now.
-  void begin_call() {
-    if (swappable_) first_write_pending_ = true;
+  /// `in_place`: the call may write the first value in place instead, where the write's
+  /// target allows it (effect_program::run: nothing after that write can throw).
+  void begin_call(bool in_place = false) {
+    if (swappable_) first_write_pending_ = true, in_place_allowed_ = in_place;
     else save();
   }
   /// The call threw: the contents before it come back.
@@ -101,11 +105,17 @@ class variable_base {
   /// The call ended (either way).
   void end_call() {
     first_write_pending_ = false;
+    in_place_allowed_ = false;
     swapped_ = false;
   }
   /// Whether the next write of the running call goes to the spare buffer, leaving the present
   /// contents untouched until the call ends.
   bool first_write_pending() const { return first_write_pending_; }
+  /// Whether the call's first write may go in place (begin_call's `in_place`): no rollback will
+  /// need the contents it replaces.
+  bool in_place_allowed() const { return in_place_allowed_; }
+  /// The call's first write goes in place: later writes follow it there.
+  void write_in_place() { first_write_pending_ = false; }
 
   /// Keeps a copy of the contents (eager mode, and scalars: a call that may write this variable
   /// is about to start).
@@ -146,6 +156,7 @@ class variable_base {
 
  private:
   bool first_write_pending_ = false;
+  bool in_place_allowed_ = false;
   bool swapped_ = false;
 
  private:
@@ -206,6 +217,15 @@ struct effect {
   virtual void run_counted(erased_args args, std::int64_t* counter, std::int64_t lo, std::int64_t hi) {
     for (*counter = lo; *counter < hi; ++*counter) run(args);
   }
+  /// Whether running the effect cannot throw (an optimizer's update: elementwise graphs of static
+  /// shape over variables and scalars; effect_program::find_in_place_writes).
+  virtual bool infallible() const { return false; }
+  /// Whether the effect cannot throw once it has written a variable (static shapes: what may
+  /// throw, its materialized values, is computed before any value is written).
+  virtual bool infallible_once_writing() const { return false; }
+  /// Appends the external values the effect's graphs read (variable reads among them); false
+  /// when it cannot tell (graphs with loops or branches, whose bodies read values of their own).
+  virtual bool list_reads(std::vector<const graph::external_source*>&) const { return false; }
   std::vector<const variable_base*> writes;
   std::vector<read_point*> snapshots;
   std::vector<read_point*> rearm;
@@ -286,11 +306,57 @@ class effect_program {
     std::vector<const variable_base*> written;
     for (const auto& e : effects) written.insert(written.end(), e->writes.begin(), e->writes.end());
     written_ = unique(std::move(written));
+    in_place_.assign(written_.size(), false);
     touched = unique(std::move(touched));
     locks_.clear();
     locks_.push_back(&own_);
     for (const auto* v : touched) locks_.push_back(&v->mutex());
     std::sort(locks_.begin(), locks_.end(), std::less<>{});  // one global order: no deadlock
+  }
+
+  /// Finds the variables whose first write in a call may go in place, given what the call's
+  /// outputs read (`output_reads`; `outputs_known` false when they cannot be listed). The spare
+  /// buffer a first write goes to keeps the contents a rollback puts back, and costs a second
+  /// buffer's memory traffic (an optimizer's update of a large weight: the write-allocate reads,
+  /// a working set twice the size). A write that nothing after it can undo needs no spare: every
+  /// later effect is infallible, the writing effect cannot throw once it writes (what it computes
+  /// before, a step's matmuls, may throw), the outputs cannot throw (run's RestInfallible), and no
+  /// read of the variable from before the write (a snapshot the write takes) is read by a later
+  /// effect or by the outputs. Per call, the target still checks that writing in place overwrites
+  /// nothing the effect's graphs read elsewhere (cpu::effect_graph's `in_place_ok`).
+  void find_in_place_writes(const std::vector<const graph::external_source*>& output_reads, bool outputs_known) {
+    in_place_.assign(written_.size(), false);
+    if (!outputs_known) return;
+    std::size_t tail = effects.size();
+    while (tail > 0 && effects[tail - 1]->infallible()) --tail;
+    if (tail > 0 && effects[tail - 1]->infallible_once_writing()) --tail;
+    if (tail == effects.size()) return;
+    // the external values each effect of the tail reads (known[k] false: effect k cannot tell)
+    std::vector<std::vector<const graph::external_source*>> reads(effects.size());
+    std::vector<bool> known(effects.size(), false);
+    for (std::size_t k = tail; k < effects.size(); ++k) known[k] = effects[k]->list_reads(reads[k]);
+    const auto read_after = [&](std::size_t e, const graph::external_source* source) {
+      const auto reads_it = [&](const auto& list) { return std::find(list.begin(), list.end(), source) != list.end(); };
+      if (reads_it(output_reads)) return true;
+      for (std::size_t k = e + 1; k < effects.size(); ++k)
+        if (!known[k] || reads_it(reads[k])) return true;
+      return false;
+    };
+    for (std::size_t w = 0; w < written_.size(); ++w) {
+      const variable_base* v = written_[w];
+      std::size_t first = 0;  // the effect that writes v first
+      while (std::find(effects[first]->writes.begin(), effects[first]->writes.end(), v) == effects[first]->writes.end())
+        ++first;
+      if (first < tail) continue;
+      bool preserved = false;  // a read of v from before its first write is read later
+      for (const read_point* r : effects[first]->snapshots)
+        preserved = preserved || (r->variable == v && read_after(first, &r->source));
+      in_place_[w] = !preserved;
+    }
+  }
+  /// How many variables' first writes may go in place when the call's rest is infallible.
+  std::size_t in_place_write_count() const {
+    return static_cast<std::size_t>(std::count(in_place_.begin(), in_place_.end(), true));
   }
 
   /// Whether a call has anything to do here (else the program only keeps resources alive).
@@ -302,7 +368,9 @@ class effect_program {
   /// Runs the effects, then `rest` (the outputs), holding the locks of this function and of
   /// every variable it touches. When anything throws, every variable written goes back to its
   /// contents before the call.
-  template <class F>
+  /// RestInfallible: `rest` cannot throw (the caller's outputs are scalars from external values
+  /// and scalars): the writes find_in_place_writes found may go in place.
+  template <bool RestInfallible = false, class F>
   decltype(auto) run(erased_args args, F&& rest) {
     struct locked {
       const std::vector<std::mutex*>& m;
@@ -310,7 +378,8 @@ class effect_program {
       ~locked() { for (auto it = m.rbegin(); it != m.rend(); ++it) (*it)->unlock(); }
     } hold(locks_);
     for (auto& check : prechecks) check();  // before any effect
-    for (const auto* v : written_) const_cast<variable_base*>(v)->begin_call();
+    for (std::size_t k = 0; k < written_.size(); ++k)
+      const_cast<variable_base*>(written_[k])->begin_call(RestInfallible && in_place_[k]);
     // when the outputs are computed (they may read a snapshot in a spare buffer), or when
     // anything throws: then every variable written goes back
     struct call_end {
@@ -336,6 +405,7 @@ class effect_program {
     return v;
   }
   std::vector<const variable_base*> written_;
+  std::vector<bool> in_place_;  // per variable of written_: its first write may go in place
   std::vector<std::mutex*> locks_;
   std::mutex own_;  // the program's read points and counters are shared by its calls
 };

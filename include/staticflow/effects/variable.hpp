@@ -367,7 +367,9 @@ namespace detail {
 /// Evaluates graphs G... into variables Var... (graph k into variable k, all from one plan). A
 /// call's first write of a variable goes to the variable's spare buffer, swapped in once every
 /// graph is written (so the graphs read the contents before the effect, and the old contents
-/// stay for a rollback: variable_base::begin_call); later writes in the same call go in place
+/// stay for a rollback: variable_base::begin_call), or in place where no rollback can need them
+/// and the graphs read the variable only where they write it (in_place_allowed; the target's
+/// `in_place_ok`); later writes in the same call go in place
 /// when the extents are the variable's (elementwise reads of the variable itself see each element
 /// before it is replaced; any other use of it is a materialized slot, computed first), through a
 /// temporary when `assign` changes the extents of a variable with `sf::dyn` dims. Any other
@@ -383,6 +385,13 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
   }
 
   void run(erased_args args) override { assign(args); }
+  bool infallible() const override {
+    return ((V_static<Var>) && ...) && value_.infallible();
+  }
+  bool infallible_once_writing() const override {
+    return ((V_static<Var>) && ...) && value_.infallible_once_writing();
+  }
+  bool list_reads(std::vector<const graph::external_source*>& sources) const override { return value_.list_reads(sources); }
   void run_counted(erased_args args, std::int32_t* counter, std::int32_t lo, std::int32_t hi) override {
     for (*counter = lo; *counter < hi; ++*counter) assign(args);
   }
@@ -401,15 +410,18 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
     extents<V::rank> ext{};
   };
 
+  template <class V>
+  static constexpr bool V_static = V::shape_type::is_static;
+
   STATICFLOW_INLINE void assign(erased_args args) {
-    value_.run(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
-      return target<K>(ext);
+    value_.run(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext, const auto&... in_place_ok) {
+      return target<K>(ext, in_place_ok...);
     });
     [&]<std::size_t... K>(std::index_sequence<K...>) { (finish<K>(), ...); }(std::index_sequence_for<Var...>{});
   }
 
-  template <std::size_t K, class Ext>
-  STATICFLOW_INLINE auto* target(const Ext& ext) {
+  template <std::size_t K, class Ext, class... InPlaceOk>
+  STATICFLOW_INLINE auto* target(const Ext& ext, const InPlaceOk&... in_place_ok) {
     using V = std::tuple_element_t<K, std::tuple<Var...>>;
     using Gk = std::tuple_element_t<K, std::tuple<G...>>;
     using T = typename V::value_type;
@@ -424,6 +436,14 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
     }
     if constexpr (V::rank > 0) {  // (a scalar is copied before the call instead: no spare)
       if (var->first_write_pending()) {  // the call's first write: into the spare, new extents or not
+        if constexpr (sizeof...(InPlaceOk) == 1) {
+          // ... or in place, when no rollback can need the contents (effect_program::find_in_place_writes)
+          // and the graphs read them nowhere else
+          if (var->in_place_allowed() && ext == var->current_extents() && (in_place_ok(var->data()) && ...)) {
+            var->write_in_place();
+            return var->data();
+          }
+        }
         stage.spare = true;
         return var->spare_for(ext);
       }

@@ -10,6 +10,8 @@
 //   var = var + m                                   (nesterov: var + momentum * m - learning_rate * g)
 #pragma once
 
+#include <tuple>
+
 #include "staticflow/graph/operators.hpp"
 #include "staticflow/optimizers/optimizer.hpp"
 
@@ -45,11 +47,15 @@ class sgd final : public optimizer<sgd<T>, T> {
       var.assign_sub(lr * g);
       return;
     }
+    // the variable and its momentum in one effect (one pass over both: cpu::effect_graph), the
+    // variable first and spelled with the new momentum, as adam does
     Var& m = this->slot_for(var, "momentum");
     const auto mu = base::template constant<V>(momentum_);
-    m.assign(base::live(m) * mu - lr * g);
-    if (nesterov_) var.assign_add(base::live(m) * mu - lr * g);
-    else var.assign_add(base::live(m));
+    const auto m_new = base::live(m) * mu - lr * g;
+    if (nesterov_)
+      staticflow::detail::record_assign_group(std::tie(var, m), base::live(var) + (m_new * mu - lr * g), m_new);
+    else
+      staticflow::detail::record_assign_group(std::tie(var, m), base::live(var) + m_new, m_new);
   }
 
   T momentum_;

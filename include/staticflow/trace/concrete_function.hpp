@@ -118,7 +118,14 @@ class concrete_function_base {
   /// The effects (variable assignments, prints, for_range loops) recorded while tracing, which
   /// every call runs before computing its outputs; null when there are none.
   const detail::effect_program* effects() const { return effects_.get(); }
-  void set_effects(std::unique_ptr<detail::effect_program> p) { effects_ = std::move(p); }
+  void set_effects(std::unique_ptr<detail::effect_program> p) {
+    effects_ = std::move(p);
+    if (effects_) {
+      std::vector<const graph::external_source*> reads;
+      const bool known = list_output_reads(reads);
+      effects_->find_in_place_writes(reads, known);
+    }
+  }
   /// The names sf::arg_names and sf::function_name gave, which graph_string, to_dot and to_code use.
   const detail::listing_names& listing_names() const { return names_; }
   void set_listing_names(detail::listing_names names) { names_ = std::move(names); }
@@ -128,12 +135,16 @@ class concrete_function_base {
  protected:
   /// Whether a call must go through the effect program.
   STATICFLOW_INLINE bool has_effects() const { return effects_ != nullptr && effects_->active(); }
+  /// The external values a call's outputs read, when a call that computes them by value cannot
+  /// throw once its effects ran (effect_program::find_in_place_writes); false otherwise.
+  virtual bool list_output_reads(std::vector<const graph::external_source*>&) const { return false; }
   /// Runs the effects with the call's views, then f() (the outputs), under the program's locks;
-  /// variables written come back to their old contents if anything throws.
-  template <class Views, class F>
+  /// variables written come back to their old contents if anything throws. RestInfallible: f
+  /// cannot throw (list_output_reads said so for it).
+  template <bool RestInfallible = false, class Views, class F>
   decltype(auto) with_effects(const Views& views, F&& f) const {
     const auto erased = cpu::erase_views(views);
-    return effects_->run(erased.data(), std::forward<F>(f));
+    return effects_->template run<RestInfallible>(erased.data(), std::forward<F>(f));
   }
   /// with_effects for views a backend erased itself (the Thrust backend's).
   template <class F>
@@ -243,7 +254,7 @@ class concrete_function final : public concrete_function_base {
       return detail::owned_strings(compute(views));
     } else {
       if (has_effects()) [[unlikely]]
-        return with_effects(views, [&] { return compute(views); });
+        return with_effects<outputs_infallible>(views, [&] { return compute(views); });
       return compute(views);
     }
   }
@@ -495,6 +506,39 @@ class concrete_function final : public concrete_function_base {
     if constexpr (std::is_void_v<Fn>) return false;
     else return detail::constant_plan_possible<plan_type, output_values_type, Fn, Sig>;
   }();
+
+  /// Whether computing the outputs by value (not call_into: the caller's containers are checked)
+  /// cannot throw: scalars of numbers, no output fusion, and every slot of the plan an external
+  /// value or a scalar from scalars (cpu::detail::infallible_slot), so that effects before it may
+  /// write in place (effect_program::find_in_place_writes). A training step returning its loss.
+  static constexpr bool outputs_infallible = [] {
+    if constexpr (std::is_void_v<Result> || uses_strings || requires { &Fn::check_argument_extents; } ||
+                  requires { &Fn::template check_argument_extents<std::tuple<>>; } ||
+                  std::is_same_v<Backend, backend::eager_t>) {
+      return false;
+    } else {
+      return !fuses_outputs &&
+             []<std::size_t... K>(std::index_sequence<K...>) {
+               return (cpu::detail::infallible_slot<lowered_output<K>>() && ...);
+             }(std::make_index_sequence<output_count>{}) &&
+             []<std::size_t... K>(std::index_sequence<K...>) {
+               return (cpu::detail::infallible_slot<std::tuple_element_t<K, typename plan_type::slots_type>>() && ...);
+             }(std::make_index_sequence<plan_type::slot_count>{});
+    }
+  }();
+  bool list_output_reads(std::vector<const graph::external_source*>& sources) const override {
+    if constexpr (outputs_infallible && !traced_at_compile_time) {
+      std::apply([&](const auto&... slot) {
+        ([&] {
+          if constexpr (cpu::detail::is_external<std::remove_cvref_t<decltype(slot)>>::value) sources.push_back(slot.source);
+        }(), ...);
+      }, plan().slots);
+      return true;
+    } else {
+      return false;
+    }
+  }
+
 
  private:
   template <std::size_t K>
@@ -772,8 +816,10 @@ class concrete_function<Backend, Sig, void, Fn> final : public concrete_function
     const auto views = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::tuple{detail::make_view(args, std::get<I>(slots))...};
     }(std::index_sequence_for<Args...>{});
-    with_effects(views, [] {});
+    with_effects<true>(views, [] {});
   }
+  /// No outputs: nothing after the effects can throw.
+  bool list_output_reads(std::vector<const graph::external_source*>&) const override { return true; }
   std::string graph_string() const { return detail::parameter_listing<Sig>(listing_names()).jaxpr(); }
   std::string to_dot() const { return detail::parameter_listing<Sig>(listing_names()).dot(); }
   std::string to_code() const { return detail::parameter_listing<Sig>(listing_names()).code(); }

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "staticflow/backend/cpu/control.hpp"
 #include "staticflow/backend/cpu/run_plan.hpp"
@@ -50,6 +51,21 @@ STATICFLOW_INLINE auto typed_view(const staticflow::detail::erased_view& e) {
 }  // namespace detail
 
 namespace detail {
+/// Whether computing slot N cannot throw (effect_graph::infallible): an external value, or a
+/// scalar of numbers computed from scalars of numbers (nothing allocated, no kernel that checks).
+template <class N>
+constexpr bool infallible_slot() {
+  if constexpr (is_external<N>::value) {
+    return true;
+  } else if constexpr (N::shape_type::rank != 0 || !std::is_arithmetic_v<typename N::value_type>) {
+    return false;
+  } else {
+    return []<class... C>(std::type_identity<graph::child_refs<C...>>) {
+      return ((std::remove_cvref_t<C>::shape_type::rank == 0 && std::is_arithmetic_v<typename std::remove_cvref_t<C>::value_type>) && ...);
+    }(std::type_identity<decltype(graph::children(std::declval<const N&>()))>{});
+  }
+}
+
 template <class T, class S, class K>
 STATICFLOW_INLINE tensor_view<T, S::rank> external_view(const graph::external_leaf<T, S, K>& n) {
   return {n.data(), n.result_extents()};
@@ -88,9 +104,37 @@ class effect_graph {
 
   explicit effect_graph(const G&... g) : plan_(planned{detail::externalize_variables<std::tuple<>>(g)...}) {}
 
-  /// Evaluates the graphs in order: `target(k, ext)` (k a std::integral_constant) is called once
-  /// graph k's extents are known (it may throw: graphs before k have been written) and returns
-  /// where to write its value. For one graph, `target(ext)` will do.
+  /// Whether nothing can throw once the first value is written: every materialized value is
+  /// computed before (with_slots), and the values are elementwise over them; static shapes leave
+  /// the targets nothing to check.
+  static constexpr bool infallible_once_writing = (G::shape_type::is_static && ...);
+  /// Whether evaluating the graphs cannot throw: static shapes, and every value the plan
+  /// materializes is an external value (read where it is) or a scalar computed from scalars (an
+  /// optimizer's step size from its learning rate and step count), so that nothing is allocated
+  /// and no kernel that checks its input runs; the values themselves are elementwise over those.
+  static constexpr bool infallible = infallible_once_writing && []<std::size_t... K>(std::index_sequence<K...>) {
+    return (detail::infallible_slot<std::tuple_element_t<K, typename plan_type::slots_type>>() && ...);
+  }(std::make_index_sequence<plan_type::slot_count>{});
+
+  /// Appends the sources of the external values the graphs read; false when a loop or branch
+  /// among them reads values of its own (its bodies are planned apart).
+  bool list_reads(std::vector<const graph::external_source*>& sources) const {
+    bool known = true;
+    std::apply([&](const auto&... slot) {
+      ([&] {
+        using N = std::remove_cvref_t<decltype(slot)>;
+        if constexpr (detail::is_external<N>::value) sources.push_back(slot.source);
+        else if constexpr (requires { N::visible_values; }) known = false;
+      }(), ...);
+    }, plan_.slots);
+    return known;
+  }
+
+  /// Evaluates the graphs in order: `target(k, ext, in_place_ok)` (k a std::integral_constant) is
+  /// called once graph k's extents are known (it may throw: graphs before k have been written)
+  /// and returns where to write its value; `in_place_ok(p)` says whether graph k may be written
+  /// at p (a variable the graphs read: detail::target_unsafe). `target(k, ext)` will do, and
+  /// `target(ext)` for one graph.
   template <class Target>
   void run(staticflow::detail::erased_args args, Target&& target) const {
     const auto views = [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
@@ -104,7 +148,7 @@ class effect_graph {
         // in one pass where no target overlaps a value the graphs read (a call's first write of
         // a variable goes to its spare buffer); otherwise each graph in turn.
         evaluate_grouped<full, true>(plan_.outputs, all, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
-          return target_of<K>(target, ext);
+          return target_of<K>(target, ext, in_place_check<group, K>(all, ext));
         });
         return;
       }
@@ -112,7 +156,7 @@ class effect_graph {
         ([&]() STATICFLOW_LAMBDA_INLINE {
           const auto& node = std::get<K>(plan_.outputs);
           const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
-          evaluate_into<full>(node, all, ext, target_of<K>(target, ext));
+          evaluate_into<full>(node, all, ext, target_of<K>(target, ext, in_place_check<group, K>(all, ext)));
         }(), ...);
       }(std::index_sequence_for<G...>{});
     };
@@ -131,12 +175,25 @@ class effect_graph {
     }
   }
 
-  /// Where graph K's value goes: `target(k, ext)`, or `target(ext)` for one graph.
-  template <std::size_t K, class Target, class Ext>
-  STATICFLOW_INLINE static auto* target_of(Target& target, const Ext& ext) {
-    if constexpr (requires { target(std::integral_constant<std::size_t, K>{}, ext); })
+  /// Where graph K's value goes: `target(k, ext, in_place_ok)`, `target(k, ext)`, or
+  /// `target(ext)` for one graph.
+  template <std::size_t K, class Target, class Ext, class Check>
+  STATICFLOW_INLINE static auto* target_of(Target& target, const Ext& ext, const Check& in_place_ok) {
+    if constexpr (requires { target(std::integral_constant<std::size_t, K>{}, ext, in_place_ok); })
+      return target(std::integral_constant<std::size_t, K>{}, ext, in_place_ok);
+    else if constexpr (requires { target(std::integral_constant<std::size_t, K>{}, ext); })
       return target(std::integral_constant<std::size_t, K>{}, ext);
     else return target(ext);
+  }
+
+  /// Whether graph K (extents ext) may be written at p: no value the graphs read is overwritten
+  /// before it is read (the outputs run as evaluate_grouped runs them: Group in one pass, when it
+  /// can, then the others in order).
+  template <class Group, std::size_t K, class All, class Ext>
+  STATICFLOW_INLINE auto in_place_check(const All& all, const Ext& ext) const {
+    return [&all, size = staticflow::detail::product(ext)](const auto* p) {
+      return !detail::target_unsafe<Group, K, typename plan_type::outputs_type>(all, p, size);
+    };
   }
 
   /// The value of a scalar graph.

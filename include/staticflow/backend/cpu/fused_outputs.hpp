@@ -196,6 +196,45 @@ bool overlaps_any_view(const std::tuple<V...>& views, const T* out, std::size_t 
     }() || ...);
   }, views);
 }
+
+/// Whether writing output K of `Nodes` (`size` elements at `out`) could overwrite a value an
+/// output reads before it is read: any overlap with a view but one that is exactly `out`, which
+/// output K may read (at the positions it writes: every other use is a slot of its own) and so
+/// may outputs before K that run no later than K. Those are every output before K when the outputs
+/// run in order; when `Group` computes its members in one pass (each step reads all its values,
+/// then stores them) and the other outputs after it, a member's target may be read only by
+/// members before it. What an optimizer's update needs: the new variable reads m and v, whose
+/// new values are the group's later members.
+template <class Group, std::size_t K, class Nodes, std::size_t I, std::size_t... J>
+constexpr bool may_read_target(std::index_sequence<J...>) {
+  return ((!graph::uses_argument<I, std::tuple_element_t<J, Nodes>>() ||
+           (J <= K && !(Group::enabled && Group::template member<K> && !Group::template member<J>))) && ...);
+}
+template <class Group, std::size_t K, class Nodes, class All, class T>
+[[gnu::noinline]] bool target_unsafe_exact(const All& all, const T* out, std::size_t size) {
+  const auto* lo = reinterpret_cast<const unsigned char*>(out);
+  const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
+  bool unsafe = false;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ([&] {
+      const auto& v = std::get<I>(all);
+      if constexpr (requires { v.data; v.size(); }) {
+        const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
+        const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + staticflow::detail::memory_size(v));
+        if (!(vlo < hi && lo < vhi)) return;
+        const bool exact = static_cast<const void*>(v.data) == static_cast<const void*>(out) && v.size() == size &&
+                           sizeof(*v.data) == sizeof(T);
+        constexpr bool readers_ok = may_read_target<Group, K, Nodes, I>(std::make_index_sequence<std::tuple_size_v<Nodes>>{});
+        unsafe = unsafe || !exact || !readers_ok;
+      }
+    }(), ...);
+  }(std::make_index_sequence<std::tuple_size_v<All>>{});
+  return unsafe;
+}
+template <class Group, std::size_t K, class Nodes, class All, class T>
+STATICFLOW_INLINE bool target_unsafe(const All& all, const T* out, std::size_t size) {
+  return overlaps_any_view(all, out, size) && target_unsafe_exact<Group, K, Nodes>(all, out, size);
+}
 }  // namespace detail
 
 /// How many fused passes this thread has run (tests prove with it which path a call took).
@@ -370,8 +409,8 @@ inline constexpr std::size_t min_grouped_count = 512;
 
 /// Computes every member output K of `Group` (extents `std::get<K>(ext)`) into
 /// `std::get<K>(outputs)` in one pass, when the call allows it: the members have one extent, every
-/// argument they read fits the flat loop, and (`CheckOverlap`) no member overlaps a value of the
-/// call. A plan's own targets (run_plan) need no overlap test: a loop body writes a variable in
+/// argument they read fits the flat loop, and (`CheckOverlap`) no member's target overlaps a value
+/// of the call that the pass or a later output still reads (detail::target_unsafe). A plan's own targets (run_plan) need no overlap test: a loop body writes a variable in
 /// place only where nothing else reads it, at the positions it reads. Returns whether it ran;
 /// when it did not, nothing was written.
 template <class Full, class Group, bool CheckOverlap = true, class Nodes, class All, class Ext, class Outputs>
@@ -387,7 +426,7 @@ bool compute_grouped_outputs(const Nodes& nodes, const All& all, const Ext& ext,
       using N = std::tuple_element_t<K, Nodes>;
       return staticflow::detail::same_extents(std::get<K>(ext), first_ext) &&
              detail::fits_flat<Full, N>(all, count, args) &&
-             (!CheckOverlap || !detail::overlaps_any_view(all, std::get<K>(outputs), count));
+             (!CheckOverlap || !detail::target_unsafe<Group, K, Nodes>(all, std::get<K>(outputs), count));
     }() && ...);
   }, members{});
   if (!fits) return false;
