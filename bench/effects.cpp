@@ -145,9 +145,9 @@ void AssignPerCall_Hand(benchmark::State& state) {
   benchmark::DoNotOptimize(w.data());
 }
 
-void AssignPerCall_Staticflow(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  sf::variable<float, sf::dyn> w{xt::xtensor<float, 1>(xt::ones<float>({n}))};
+/// One call per iteration updating w (n floats) as w = 0.9 w + g.
+template <class Variable>
+void time_assign_per_call(benchmark::State& state, Variable& w, std::size_t n) {
   xt::xtensor<float, 1> g = xt::xtensor<float, 1>::from_shape({n});
   for (std::size_t j = 0; j < n; ++j) g[j] = 1e-6f * static_cast<float>(j);
   auto step = sf::function([&](auto grad) { w.assign(0.9f * w + grad); });
@@ -159,20 +159,18 @@ void AssignPerCall_Staticflow(benchmark::State& state) {
   benchmark::DoNotOptimize(w.value().data());
 }
 
+void AssignPerCall_Staticflow(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  sf::variable<float, sf::dyn> w{xt::xtensor<float, 1>(xt::ones<float>({n}))};
+  time_assign_per_call(state, w, n);
+}
+
 // The same update of a variable of static shape, from a call that returns nothing: nothing after
 // the write can throw, so it goes in place (effect_program::find_in_place_writes), no spare buffer.
 template <std::size_t N>
 void AssignPerCall_StaticShape(benchmark::State& state) {
   sf::variable<float, N> w{xt::xtensor<float, 1>(xt::ones<float>({N}))};
-  xt::xtensor<float, 1> g = xt::xtensor<float, 1>::from_shape({N});
-  for (std::size_t j = 0; j < N; ++j) g[j] = 1e-6f * static_cast<float>(j);
-  auto step = sf::function([&](auto grad) { w.assign(0.9f * w + grad); });
-  step(g);
-  for (auto _ : state) {
-    step(g);
-    benchmark::ClobberMemory();
-  }
-  benchmark::DoNotOptimize(w.value().data());
+  time_assign_per_call(state, w, N);
 }
 
 // --- many small ops: 12 elementwise ops on 16 floats -------------------------------------------

@@ -157,17 +157,25 @@ TEST_CASE("adam: Keras's defaults and update rule, bias correction by the step c
   CHECK_THROWS_WITH(sf::adam(0.1, 1.0, 0.9), "staticflow: sf::adam: beta_1 and beta_2 must be in [0, 1)");
 }
 
-TEST_CASE("adam writes a variable and its slots in one pass, with the same values", "[optimizers][adam]") {
-  // 600 elements: above cpu::min_grouped_count, so the effect that assigns the variable, m and v
-  // runs as one pass over them (cpu::fused_pass_counter counts it); 4 elements (above) take the
-  // one-by-one fallback, whose order keeps every value computed from the state before the step
-  constexpr std::size_t n = 600;
+namespace {
+// Inputs, targets and starting weights of n elements for the one-pass tests below.
+std::tuple<xt::xtensor<double, 1>, xt::xtensor<double, 1>, xt::xtensor<double, 1>> grouped_update_data(std::size_t n) {
   xt::xtensor<double, 1> x = xt::zeros<double>({n}), y = xt::zeros<double>({n}), w0 = xt::zeros<double>({n});
   for (std::size_t i = 0; i < n; ++i) {
     x(i) = std::sin(0.37 * double(i));
     y(i) = std::cos(0.11 * double(i));
     w0(i) = 0.01 * double(i % 17) - 0.05;
   }
+  return {x, y, w0};
+}
+}  // namespace
+
+TEST_CASE("adam writes a variable and its slots in one pass, with the same values", "[optimizers][adam]") {
+  // 600 elements: above cpu::min_grouped_count, so the effect that assigns the variable, m and v
+  // runs as one pass over them (cpu::fused_pass_counter counts it); 4 elements (above) take the
+  // one-by-one fallback, whose order keeps every value computed from the state before the step
+  constexpr std::size_t n = 600;
+  const auto [x, y, w0] = grouped_update_data(n);
   sf::variable<double, sf::dyn> w{w0};
   sf::adam opt{0.05};
   auto step = sf::function([&](auto xv, auto yv) {
@@ -200,12 +208,7 @@ TEST_CASE("sgd with momentum writes a variable and its momentum in one pass, in 
   // 600 elements of static shape, a step that returns minimize's loss: the variable and its
   // momentum are one effect computed in one pass, written in place (nothing after them can throw)
   constexpr std::size_t n = 600;
-  xt::xtensor<double, 1> x = xt::zeros<double>({n}), y = xt::zeros<double>({n}), w0 = xt::zeros<double>({n});
-  for (std::size_t i = 0; i < n; ++i) {
-    x(i) = std::sin(0.37 * double(i));
-    y(i) = std::cos(0.11 * double(i));
-    w0(i) = 0.01 * double(i % 17) - 0.05;
-  }
+  const auto [x, y, w0] = grouped_update_data(n);
   for (const bool nesterov : {false, true}) {
     INFO("nesterov " << nesterov);
     sf::variable<double, n> w{w0};
