@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "staticflow/autodiff/adjoint_shape.hpp"
+#include "staticflow/autodiff/forward_values.hpp"
 #include "staticflow/autodiff/rules.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/while_loop.hpp"
@@ -189,13 +190,22 @@ constexpr bool shareable() {
   return !graph::detail::is_shared<N>::value && plan::shareable_as_is_v<N>;
 }
 
+/// m marked shared: keyed by its type where the type determines its values, else by its path.
+template <class Root, class Path, class M>
+constexpr auto shared_at(const M& m) {
+  if constexpr (graph::value_free_v<M>) return graph::shared_node<decltype(graph::typed_value_key<M>())>(m);
+  else return graph::shared<graph::path_tag<Root, Path>, M>(m);
+}
+
 /// n with every materialized node below it marked shared: the adjoint rules copy forward nodes into
 /// every gradient, and the copies of one node then have one type, which the planner computes and
 /// compiles once. A node whose type determines its values is keyed by its type, so that copies a
 /// program made by hand (`auto m = sf::matmul(a, b); m * m + m`) are one node too, which the
 /// reverse walk meets as one accumulation point; any other by its path from the root
-/// (path_tag<Root, path>: copies of it at different paths are different nodes).
-template <class Root, class Path, class N>
+/// (path_tag<Root, path>: copies of it at different paths are different nodes). A deep elementwise
+/// node that its parent's rule reads (Read) is stored and shared the same way
+/// (autodiff/forward_values.hpp).
+template <class Root, class Path, class N, bool Read = false>
 constexpr auto share_materialized(const N& n) {
   using kids = decltype(graph::children(n));
   if constexpr (std::tuple_size_v<kids> == 0 || graph::detail::is_shared<N>::value) {
@@ -205,12 +215,15 @@ constexpr auto share_materialized(const N& n) {
   } else {
     const auto rebuilt = [&]<std::size_t... K>(std::index_sequence<K...>) {
       const auto c = graph::children(n);
-      return graph::with_children(n, share_materialized<Root, typename append_index<Path, K>::type>(graph::child<K>(c))...);
+      return graph::with_children(
+          n, share_materialized<Root, typename append_index<Path, K>::type, std::remove_cvref_t<decltype(graph::child<K>(c))>,
+                                rule_reads_child_v<N, K>>(graph::child<K>(c))...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
     using R = std::remove_cvref_t<decltype(rebuilt)>;
-    if constexpr (!shareable<R>()) return rebuilt;
-    else if constexpr (graph::value_free_v<R>) return graph::shared_node<decltype(graph::typed_value_key<R>())>(rebuilt);
-    else return graph::shared<graph::path_tag<Root, Path>, R>(rebuilt);
+    if constexpr (shareable<R>()) return shared_at<Root, Path>(rebuilt);
+    else if constexpr (Read && carries_adjoint<R> && !plan::materializes_v<R> && fused_leaf_count_v<R> > stored_forward_leaves)
+      return shared_at<Root, Path>(graph::stored<R>(rebuilt));
+    else return rebuilt;
   }
 }
 
@@ -229,7 +242,7 @@ struct scalar_broadcast<graph::broadcast_as<A, Ref>> : std::bool_constant<A::sha
 
 template <class Root, class Path, class G>
 constexpr auto share_adjoint(const G& g) {
-  if constexpr (plan::materialized_count<G>() == 0) {
+  if constexpr (plan::materialized_count<G>() == 0 && fused_leaf_count_v<G> <= stored_adjoint_leaves) {
     return g;
   } else if constexpr (scalar_broadcast<G>::value) {
     // a scalar spread over the node's shape (a mean's 1 / count): the scalar is stored, the
@@ -411,15 +424,16 @@ template <class L, class K0, class... K>
 struct shared_below_fold<L, std::tuple<K0, K...>> {
   using type = typename shared_below_fold<typename shared_below<L, std::remove_cvref_t<K0>>::type, std::tuple<K...>>::type;
 };
-template <class L, class... K>
-struct shared_below_fold<L, graph::child_refs<K...>> : shared_below_fold<L, std::tuple<K...>> {};
 template <class L, class N>
 struct shared_below<L, N, false> {
   using type = L;
 };
 template <class L, class N>
 struct shared_below<L, N, true> {
-  using type = typename shared_below_fold<L, decltype(graph::children(std::declval<const N&>()))>::type;
+  // (the children as a std::tuple first: two levels of template instantiation per graph level,
+  // as plan.hpp's prelude_add)
+  using kids = typename plan::detail::kids_as_tuple<decltype(graph::children(std::declval<const N&>()))>::type;
+  using type = typename shared_below_fold<L, kids>::type;
 };
 // A shared node met again is not walked again (one class per case: see plan.hpp's prelude_add).
 template <class L, class S, bool Seen = in_tuple_v<S, L>>

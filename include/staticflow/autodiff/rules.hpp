@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "staticflow/autodiff/adjoint_shape.hpp"
+#include "staticflow/autodiff/forward_values.hpp"
 #include "staticflow/control/index.hpp"
 #include "staticflow/control/tensor_array.hpp"
 #include "staticflow/graph/composites.hpp"
@@ -59,17 +60,6 @@ constexpr zero_adjoint child_adjoint(const N&, const G&) {
   return {};
 }
 
-/// How many leaves (arguments, literals, values read from outside) the tree of node type N has.
-template <class N>
-constexpr std::size_t leaf_count() {
-  using kids = decltype(graph::children(std::declval<const N&>()));
-  if constexpr (std::tuple_size_v<kids> == 0) return 1;
-  else
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (std::size_t{0} + ... + leaf_count<std::remove_cvref_t<std::tuple_element_t<K, kids>>>());
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-}
-
 /// The forward value of a transcendental node (tanh, exp, sigmoid) as its adjoint reads it:
 /// recomputed inside the fused gradient loop when its operand is small, stored once per call (a
 /// slot) when the operand's tree has more than 4 leaves. The adjoint is copied into the
@@ -79,7 +69,7 @@ constexpr std::size_t leaf_count() {
 /// faster at run time (no buffer): sum(tanh(x * w + b)) w.r.t. w.
 template <class N>
 constexpr auto transcendental_value(const N& n) {
-  if constexpr (leaf_count<std::remove_cvref_t<decltype(n.a)>>() > 4) return graph::stored<N>(n);
+  if constexpr (tree_leaf_count_v<std::remove_cvref_t<decltype(n.a)>> > 4) return graph::stored<N>(n);
   else return n;
 }
 
@@ -87,7 +77,8 @@ constexpr auto transcendental_value(const N& n) {
 /// like transcendental_value, stored once per call when its tree has more than 4 leaves.
 template <class N>
 constexpr auto operand_value(const N& n) {
-  if constexpr (leaf_count<std::remove_cvref_t<decltype(n.a)>>() > 4) return graph::stored<std::remove_cvref_t<decltype(n.a)>>(n.a);
+  if constexpr (fused_leaf_count_v<std::remove_cvref_t<decltype(n.a)>> > stored_forward_leaves)
+    return graph::stored<std::remove_cvref_t<decltype(n.a)>>(n.a);
   else return n.a;
 }
 

@@ -100,11 +100,20 @@ template <class L, class K0, class... K>
 struct prelude_fold<L, std::tuple<K0, K...>> {
   using type = typename prelude_fold<typename prelude_add<L, std::remove_cvref_t<K0>>::type, std::tuple<K...>>::type;
 };
-template <class L, class... K>
-struct prelude_fold<L, graph::child_refs<K...>> : prelude_fold<L, std::tuple<K...>> {};
+template <class Kids>
+struct kids_as_tuple {
+  using type = Kids;
+};
+template <class... K>
+struct kids_as_tuple<graph::child_refs<K...>> {
+  using type = std::tuple<K...>;
+};
+// (the children as a std::tuple before the fold, not a fold over child_refs deriving from the
+// tuple's: each level of a graph costs two levels of template instantiation, so that a 200-node
+// chain with its stored forward values, autodiff/forward_values.hpp, stays within g++'s 900)
 template <class L, class N>
 struct prelude_add {
-  using kids = decltype(graph::children(std::declval<const N&>()));
+  using kids = typename kids_as_tuple<decltype(graph::children(std::declval<const N&>()))>::type;
   using type = typename prelude_fold<L, kids>::type;
 };
 // A shared node met for the first time: the shared nodes inside it, then it. Met again: nothing.
