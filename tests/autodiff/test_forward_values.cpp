@@ -73,6 +73,8 @@ TEST_CASE("forward_values: leaf counts, and the children whose values a rule rea
   STATIC_REQUIRE_FALSE(ad::rule_reads_child_v<sf::graph::unary<sf::op::tanh, deep>, 0>);
   STATIC_REQUIRE(ad::rule_reads_child_v<sf::graph::unary<sf::op::square, deep>, 0>);
   STATIC_REQUIRE(ad::rule_reads_child_v<sf::graph::unary<sf::op::sin, deep>, 0>);
+  // sqrt's rule reads its value plainly (g * 0.5 / sqrt(a)), so its operand counts as read
+  STATIC_REQUIRE(ad::rule_reads_child_v<sf::graph::unary<sf::op::sqrt, deep>, 0>);
 }
 
 TEST_CASE("forward_values: a deep product's operand is one slot, read by the value and the gradients") {

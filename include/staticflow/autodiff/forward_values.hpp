@@ -97,12 +97,13 @@ template <class N, std::size_t K>
 inline constexpr bool rule_reads_child_v = false;
 template <class Op, class A, std::size_t K>
 inline constexpr bool rule_reads_child_v<graph::unary<Op, A>, K> = !(
-    // linear or flat ops, and those whose rule reads the node's own value (transcendental_value)
+    // linear or flat ops, and those whose rule reads the node's own value through
+    // transcendental_value, which stores it past 4 leaves (sqrt's rule reads its value plainly:
+    // its operand counts as read)
     std::is_same_v<Op, op::negate> || std::is_same_v<Op, op::identity> || std::is_same_v<Op, op::stop_gradient> ||
     std::is_same_v<Op, op::floor> || std::is_same_v<Op, op::ceil> || std::is_same_v<Op, op::round> ||
     std::is_same_v<Op, op::sign> || std::is_same_v<Op, op::exp> || std::is_same_v<Op, op::tanh> ||
-    std::is_same_v<Op, op::sigmoid> || std::is_same_v<Op, op::sqrt> || std::is_same_v<Op, op::reciprocal> ||
-    std::is_same_v<Op, op::exp2>);
+    std::is_same_v<Op, op::sigmoid> || std::is_same_v<Op, op::reciprocal> || std::is_same_v<Op, op::exp2>);
 template <class Op, class A, class B, std::size_t K>
 inline constexpr bool rule_reads_child_v<graph::binary<Op, A, B>, K> = [] {
   using other = std::conditional_t<K == 0, B, A>;
