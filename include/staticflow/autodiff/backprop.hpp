@@ -133,13 +133,25 @@ constexpr bool reaches() {
 }
 
 /// n with every leaf of type Leaf replaced by r (r has the leaf's spec). Subgraphs that do not
-/// reach the leaf are kept as they are.
+/// reach the leaf are kept as they are. A cond's branches are graphs over the same leaves as the
+/// graph around them: the leaf is replaced there too (a loop's adjoint through a cond reads the
+/// loop's variables inside the cond's adjoint branches). A loop's condition and body are not
+/// entered (they name their own variables).
 template <class Leaf, class N, class R>
 constexpr auto replace_leaf(const N& n, const R& r) {
   if constexpr (std::is_same_v<N, Leaf>) {
     return r;
   } else if constexpr (!reaches<Leaf, N>()) {
     return n;
+  } else if constexpr (is_branch_node<N>::value) {
+    const auto pred = replace_leaf<Leaf>(n.pred, r);
+    const auto replace_in = [&](const auto& results) {
+      return std::apply([&](const auto&... x) { return std::tuple{replace_leaf<Leaf>(x, r)...}; }, results);
+    };
+    return std::apply([&](const auto&... b) {
+      return graph::branch_node<typename N::kind, std::remove_cvref_t<decltype(pred)>, std::remove_cvref_t<decltype(replace_in(b))>...>{
+          {}, pred, {replace_in(b)...}};
+    }, n.branches);
   } else {
     const auto kids = graph::children(n);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {

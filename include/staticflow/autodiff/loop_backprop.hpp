@@ -22,9 +22,10 @@
 // A loop whose outputs the target reads several times gets one reverse loop per output read (the
 // stacked forward loop is the same node, computed once). A variable of run-time shape must keep
 // its extents from one iteration to the next (its stack holds one element shape: a variable that
-// changes them throws the stack's sf::shape_error). A differentiated body may not hold another
-// loop or a cond that reads the loop's variables (their graphs are not rewritten to read the
-// stacks yet): a compile error starting `staticflow:`.
+// changes them throws the stack's sf::shape_error). A cond or switch_case in the body may read
+// the loop's variables (replace_leaf rewrites them inside the branches of its adjoint too); another
+// loop in the body may not (its body is not rewritten to read the stacks yet): a compile error
+// starting `staticflow:`.
 #pragma once
 
 #include <array>
@@ -89,8 +90,8 @@ constexpr auto replace_cotangents(const N& n, const F& replacement) {
   }
 }
 
-/// Whether graph N still names a variable of scope Scope (inside a loop or a cond the
-/// replacement does not enter).
+/// Whether graph N still names a variable of scope Scope (inside a loop, whose condition and body
+/// the replacement does not enter).
 template <class Scope, class Specs, class N>
 constexpr bool names_loop_variables() {
   return []<std::size_t... K>(std::index_sequence<K...>) {
@@ -108,8 +109,8 @@ struct rename_to_stacked {
   }
 };
 
-/// Whether the loop variables can be renamed everywhere in graph N: not when a loop or cond
-/// inside N reads them (the replacement walks children, not the graphs such nodes hold).
+/// Whether the loop variables can be renamed everywhere in graph N: not when a loop inside N reads
+/// them (the replacement walks children and a cond's branches, not a loop's condition and body).
 template <class Scope, class Specs, class N>
 constexpr bool renamable() {
   using renamed = decltype(replace_loop_variables<Scope, Specs>(std::declval<const N&>(), rename_to_stacked<Scope, Specs>{}));
@@ -211,8 +212,9 @@ constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, 
   constexpr bool rewritable = loop_rewritable<Scope, Specs, C>(std::type_identity<B>{});
   static_assert(rewritable,
                 "staticflow: sf::gradients through sf::while_loop / sf::fori_loop: the loop's condition or body "
-                "holds an sf::cond, sf::switch_case or another loop that reads the loop's variables; "
-                "differentiating that is not supported yet (sf::where computes both sides and is differentiable)");
+                "holds another loop (sf::while_loop, sf::fori_loop with run-time bounds, sf::scan, sf::map_fn) that "
+                "reads the loop's variables; differentiating that is not supported yet (a loop with "
+                "sf::static_value bounds is unrolled and differentiable)");
   if constexpr (!rewritable) {
     return zero_adjoint{};
   } else {
