@@ -132,11 +132,21 @@ constexpr bool reaches() {
   return reaches_v<Source, N>;
 }
 
+template <class Leaf, class N, class R>
+constexpr auto replace_leaf(const N& n, const R& r);
+/// replace_leaf over each graph of a tuple (a cond branch's results, a loop's variables).
+template <class Leaf, class... N, class R>
+constexpr auto replace_leaf_in_each(const std::tuple<N...>& graphs, const R& r) {
+  return std::apply([&](const auto&... x) { return std::tuple{replace_leaf<Leaf>(x, r)...}; }, graphs);
+}
+
 /// n with every leaf of type Leaf replaced by r (r has the leaf's spec). Subgraphs that do not
-/// reach the leaf are kept as they are. A cond's branches are graphs over the same leaves as the
-/// graph around them: the leaf is replaced there too (a loop's adjoint through a cond reads the
-/// loop's variables inside the cond's adjoint branches). A loop's condition and body are not
-/// entered (they name their own variables).
+/// reach the leaf are kept as they are. It goes wherever reaches_v looks: besides the children,
+/// a cond's branches, a loop's condition and body (graphs over the same leaves as the graph around
+/// them, plus the loop's own variables, which are other leaves) and a custom gradient's inputs. So
+/// the reverse loop of a loop (autodiff/loop_backprop.hpp) can read the loop's variables from its
+/// stacks wherever the body's adjoint holds them: inside the branches of a cond's adjoint, in a
+/// nested loop's reverse loops.
 template <class Leaf, class N, class R>
 constexpr auto replace_leaf(const N& n, const R& r) {
   if constexpr (std::is_same_v<N, Leaf>) {
@@ -145,13 +155,28 @@ constexpr auto replace_leaf(const N& n, const R& r) {
     return n;
   } else if constexpr (is_branch_node<N>::value) {
     const auto pred = replace_leaf<Leaf>(n.pred, r);
-    const auto replace_in = [&](const auto& results) {
-      return std::apply([&](const auto&... x) { return std::tuple{replace_leaf<Leaf>(x, r)...}; }, results);
-    };
     return std::apply([&](const auto&... b) {
-      return graph::branch_node<typename N::kind, std::remove_cvref_t<decltype(pred)>, std::remove_cvref_t<decltype(replace_in(b))>...>{
-          {}, pred, {replace_in(b)...}};
+      return graph::branch_node<typename N::kind, std::remove_cvref_t<decltype(pred)>,
+                                std::remove_cvref_t<decltype(replace_leaf_in_each<Leaf>(b, r))>...>{
+          {}, pred, {replace_leaf_in_each<Leaf>(b, r)...}};
     }, n.branches);
+  } else if constexpr (is_while_node<N>::value) {
+    return [&]<class Scope, class I, class C, class B>(std::type_identity<graph::while_node<Scope, I, C, B>>) {
+      const auto inits = replace_leaf_in_each<Leaf>(n.inits, r);
+      const auto cond = replace_leaf<Leaf>(n.cond, r);
+      const auto body = replace_leaf_in_each<Leaf>(n.body, r);
+      // (a copy computes its values: the effects of a body, run by the original loop, are not
+      // run again, as loop_backprop's stacked loop does not run them)
+      return graph::while_node<Scope, std::remove_cvref_t<decltype(inits)>, std::remove_cvref_t<decltype(cond)>,
+                               std::remove_cvref_t<decltype(body)>>{{}, inits, cond, body, n.max_iterations};
+    }(std::type_identity<N>{});
+  } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
+    const auto y = replace_leaf<Leaf>(n.y, r);
+    const auto inputs = replace_leaf_in_each<Leaf>(n.inputs, r);
+    return std::apply([&](const auto&... x) {
+      return graph::custom_gradient<std::remove_cvref_t<decltype(y)>, decltype(n.vjp), std::remove_cvref_t<decltype(x)>...>(
+          y, n.vjp, inputs);
+    }, inputs);
   } else {
     const auto kids = graph::children(n);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {

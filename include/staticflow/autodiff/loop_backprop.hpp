@@ -22,10 +22,10 @@
 // A loop whose outputs the target reads several times gets one reverse loop per output read (the
 // stacked forward loop is the same node, computed once). A variable of run-time shape must keep
 // its extents from one iteration to the next (its stack holds one element shape: a variable that
-// changes them throws the stack's sf::shape_error). A cond or switch_case in the body may read
-// the loop's variables (replace_leaf rewrites them inside the branches of its adjoint too); another
-// loop in the body may not (its body is not rewritten to read the stacks yet): a compile error
-// starting `staticflow:`.
+// changes them throws the stack's sf::shape_error). The body may hold conds, switch_cases, other
+// loops and custom gradients that read the loop's variables: replace_leaf rewrites them wherever
+// the walk's graphs hold them (a cond's adjoint branches, a nested loop's stacked and reverse
+// loops, a custom gradient's inputs).
 #pragma once
 
 #include <array>
@@ -90,8 +90,8 @@ constexpr auto replace_cotangents(const N& n, const F& replacement) {
   }
 }
 
-/// Whether graph N still names a variable of scope Scope (inside a loop, whose condition and body
-/// the replacement does not enter).
+/// Whether graph N names a variable of scope Scope anywhere (a loop's own body and condition, a
+/// cond's branches included).
 template <class Scope, class Specs, class N>
 constexpr bool names_loop_variables() {
   return []<std::size_t... K>(std::index_sequence<K...>) {
@@ -109,17 +109,6 @@ struct rename_to_stacked {
   }
 };
 
-/// Whether the loop variables can be renamed everywhere in graph N: not when a loop inside N reads
-/// them (the replacement walks children and a cond's branches, not a loop's condition and body).
-template <class Scope, class Specs, class N>
-constexpr bool renamable() {
-  using renamed = decltype(replace_loop_variables<Scope, Specs>(std::declval<const N&>(), rename_to_stacked<Scope, Specs>{}));
-  return !names_loop_variables<Scope, Specs, renamed>();
-}
-template <class Scope, class Specs, class C, class... B>
-constexpr bool loop_rewritable(std::type_identity<std::tuple<B...>>) {
-  return renamable<Scope, Specs, C>() && (renamable<Scope, Specs, B>() && ...);
-}
 
 /// The forward loop with a counter (variable V) and a stack per kept variable (V + 1 + s, for the
 /// s-th kept variable) holding the value it had at the start of each iteration.
@@ -209,124 +198,117 @@ constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, 
                              const Source& source) {
   using Specs = staticflow::detail::specs_of_nodes_t<I>;
   constexpr std::size_t V = std::tuple_size_v<I>;
-  constexpr bool rewritable = loop_rewritable<Scope, Specs, C>(std::type_identity<B>{});
-  static_assert(rewritable,
-                "staticflow: sf::gradients through sf::while_loop / sf::fori_loop: the loop's condition or body "
-                "holds another loop (sf::while_loop, sf::fori_loop with run-time bounds, sf::scan, sf::map_fn) that "
-                "reads the loop's variables; differentiating that is not supported yet (a loop with "
-                "sf::static_value bounds is unrolled and differentiable)");
-  if constexpr (!rewritable) {
-    return zero_adjoint{};
-  } else {
-    const auto& loop = n.source;
-    constexpr std::size_t FC = float_variables_v<Specs>.second;
-    constexpr bool body_reads_source = reaches_any<Source, B>();
-    // (not the root's type: every leaf of the reverse body names its scope, and a scope holding the
-    // whole differentiated graph's type made a two-variable loop take 6.8 GB of g++)
-    // The source is part of the scope only when the body reads it (it then has an accumulator):
-    // the reverse loops of sources reached through the initial values alone are one node.
-    using R = reverse_scope<Scope, Path, std::conditional_t<body_reads_source, Source, void>>;
-    using L = source_leaf_t<Source>;
-    using j_leaf = graph::bound_variable<R, 0, std::int64_t, shape<>>;
-    // the body's results as the reverse walk sees them: materialized nodes shared, so that the
-    // walk's copies of them compile once
-    const auto body = [&]<std::size_t... P>(std::index_sequence<P...>) {
-      return std::tuple{share_materialized<R, std::index_sequence<float_variables_v<Specs>.first[P]>>(std::get<float_variables_v<Specs>.first[P]>(loop.body))...};
+  const auto& loop = n.source;
+  constexpr std::size_t FC = float_variables_v<Specs>.second;
+  constexpr bool body_reads_source = reaches_any<Source, B>();
+  // (not the root's type: every leaf of the reverse body names its scope, and a scope holding the
+  // whole differentiated graph's type made a two-variable loop take 6.8 GB of g++)
+  // The source is part of the scope only when the body reads it (it then has an accumulator):
+  // the reverse loops of sources reached through the initial values alone are one node.
+  using R = reverse_scope<Scope, Path, std::conditional_t<body_reads_source, Source, void>>;
+  using L = source_leaf_t<Source>;
+  using j_leaf = graph::bound_variable<R, 0, std::int64_t, shape<>>;
+  // the body's results as the reverse walk sees them: materialized nodes shared, so that the
+  // walk's copies of them compile once
+  const auto body = [&]<std::size_t... P>(std::index_sequence<P...>) {
+    return std::tuple{share_materialized<R, std::index_sequence<float_variables_v<Specs>.first[P]>>(std::get<float_variables_v<Specs>.first[P]>(loop.body))...};
+  }(std::make_index_sequence<FC>{});
+  // reverse loop variables: j, the KC stacks, the FC cotangents (1 + KC + p), the source's adjoint;
+  // which variables are kept (KC) depends on what the walk reads, so the cotangents are leaves
+  // numbered from 1 + V and renumbered once KC is known
+  using cot_leaves = typename cotangent_leaves<R, 1 + V, Specs, std::make_index_sequence<FC>>::type;
+  // what one iteration sends to a leaf x: the sum over the body's float results
+  const auto walk = [&]<class X>(const X& x) {
+    return [&]<std::size_t... P>(std::index_sequence<P...>) {
+      return sum_adjoints<typename source_leaf_t<X>::shape_type>(
+          backprop<R, std::index_sequence<float_variables_v<Specs>.first[P]>>(std::get<P>(body), std::tuple_element_t<P, cot_leaves>{}, x)...);
     }(std::make_index_sequence<FC>{});
-    // reverse loop variables: j, the KC stacks, the FC cotangents (1 + KC + p), the source's adjoint;
-    // which variables are kept (KC) depends on what the walk reads, so the cotangents are leaves
-    // numbered from 1 + V and renumbered once KC is known
-    using cot_leaves = typename cotangent_leaves<R, 1 + V, Specs, std::make_index_sequence<FC>>::type;
-    // what one iteration sends to a leaf x: the sum over the body's float results
-    const auto walk = [&]<class X>(const X& x) {
-      return [&]<std::size_t... P>(std::index_sequence<P...>) {
-        return sum_adjoints<typename source_leaf_t<X>::shape_type>(
-            backprop<R, std::index_sequence<float_variables_v<Specs>.first[P]>>(std::get<P>(body), std::tuple_element_t<P, cot_leaves>{}, x)...);
-      }(std::make_index_sequence<FC>{});
+  };
+  const auto next_cotangent = [&](auto p) {
+    constexpr std::size_t k = float_variables_v<Specs>.first[decltype(p)::value];
+    using X = loop_leaf<Scope, k, Specs>;
+    const auto a = walk(X{});
+    if constexpr (is_zero<decltype(a)>) return zero_adjoint_like(X{});
+    else return to_value_spec(a, X{});
+  };
+  // one iteration of the walk, over the loop variables as they were at its start
+  const auto cotangents = [&]<std::size_t... P>(std::index_sequence<P...>) {
+    return std::tuple{next_cotangent(std::integral_constant<std::size_t, P>{})...};
+  }(std::make_index_sequence<FC>{});
+  const auto increment = [&] {
+    if constexpr (body_reads_source) return std::tuple{at_source_spec(walk(source), source)};
+    else return std::tuple{};
+  }();
+  using Kept = kept_variables<Scope, Specs, std::remove_cvref_t<decltype(std::tuple_cat(cotangents, increment))>>;
+  constexpr std::size_t KC = Kept::count;
+  // Both loops are shared nodes (graph/shared.hpp): the reverse loop reads the stacked loop's
+  // results and the walk reads the reverse loop's several times, each a copy in the tree of
+  // types that is planned, computed and compiled once.
+  const auto stacked = stacked_loop<Kept>(loop);
+  const graph::shared<graph::path_tag<Root, stacked_scope<Path>>, std::remove_cvref_t<decltype(stacked)>> forward(stacked);
+  using F = std::remove_cvref_t<decltype(forward)>;
+  constexpr std::size_t acc_at = 1 + KC + FC;
+  using acc_leaf = graph::bound_variable<R, acc_at, typename L::value_type, typename L::shape_type>;
+  const auto previous = j_leaf{} - std::int64_t{1};
+  // variable k's value at the start of iteration j - 1 (a variable that is not kept is not read);
+  // cotangent p, numbered 1 + V + p in the walk, is reverse loop variable 1 + KC + p
+  const auto read = [&](auto k) {
+    constexpr std::size_t k_ = decltype(k)::value;
+    if constexpr (Kept::position(k_) == KC) return loop_leaf<Scope, k_, Specs>{};
+    else return stack_leaf<R, 1 + Kept::position(k_), std::tuple_element_t<k_, Specs>>{}[previous];
+  };
+  const auto at_previous = [&](const auto& reverse_graph) {
+    const auto renumber = [&](auto p) {
+      constexpr std::size_t p_ = decltype(p)::value;
+      return loop_leaf_as<R, 1 + Kept::count + p_, std::tuple_element_t<float_variables_v<Specs>.first[p_], Specs>>{};
     };
-    const auto next_cotangent = [&](auto p) {
-      constexpr std::size_t k = float_variables_v<Specs>.first[decltype(p)::value];
-      using X = loop_leaf<Scope, k, Specs>;
-      const auto a = walk(X{});
-      if constexpr (is_zero<decltype(a)>) return zero_adjoint_like(X{});
-      else return to_value_spec(a, X{});
-    };
-    // one iteration of the walk, over the loop variables as they were at its start
-    const auto cotangents = [&]<std::size_t... P>(std::index_sequence<P...>) {
-      return std::tuple{next_cotangent(std::integral_constant<std::size_t, P>{})...};
-    }(std::make_index_sequence<FC>{});
-    const auto increment = [&] {
-      if constexpr (body_reads_source) return std::tuple{at_source_spec(walk(source), source)};
-      else return std::tuple{};
-    }();
-    using Kept = kept_variables<Scope, Specs, std::remove_cvref_t<decltype(std::tuple_cat(cotangents, increment))>>;
-    constexpr std::size_t KC = Kept::count;
-    // Both loops are shared nodes (graph/shared.hpp): the reverse loop reads the stacked loop's
-    // results and the walk reads the reverse loop's several times, each a copy in the tree of
-    // types that is planned, computed and compiled once.
-    const auto stacked = stacked_loop<Kept>(loop);
-    const graph::shared<graph::path_tag<Root, stacked_scope<Path>>, std::remove_cvref_t<decltype(stacked)>> forward(stacked);
-    using F = std::remove_cvref_t<decltype(forward)>;
-    constexpr std::size_t acc_at = 1 + KC + FC;
-    using acc_leaf = graph::bound_variable<R, acc_at, typename L::value_type, typename L::shape_type>;
-    const auto previous = j_leaf{} - std::int64_t{1};
-    // variable k's value at the start of iteration j - 1 (a variable that is not kept is not read);
-    // cotangent p, numbered 1 + V + p in the walk, is reverse loop variable 1 + KC + p
-    const auto read = [&](auto k) {
-      constexpr std::size_t k_ = decltype(k)::value;
-      if constexpr (Kept::position(k_) == KC) return loop_leaf<Scope, k_, Specs>{};
-      else return stack_leaf<R, 1 + Kept::position(k_), std::tuple_element_t<k_, Specs>>{}[previous];
-    };
-    const auto at_previous = [&](const auto& reverse_graph) {
-      const auto renumber = [&](auto p) {
-        constexpr std::size_t p_ = decltype(p)::value;
-        return loop_leaf_as<R, 1 + Kept::count + p_, std::tuple_element_t<float_variables_v<Specs>.first[p_], Specs>>{};
-      };
-      if constexpr (Kept::count == V) {
-        return replace_loop_variables<Scope, Specs>(reverse_graph, read);
-      } else {
-        using cot_specs = typename float_variable_specs<Specs, std::make_index_sequence<float_variables_v<Specs>.second>>::type;
-        return replace_cotangents<R, 1 + V, cot_specs>(replace_loop_variables<Scope, Specs>(reverse_graph, read), renumber);
-      }
-    };
-    const auto cond = j_leaf{} > std::int64_t{0};
-    const auto reverse_body = [&]<std::size_t... S, std::size_t... P>(std::index_sequence<S...>, std::index_sequence<P...>) {
-      // each stack rewrites the element it reads, in place: a loop variable carried unchanged would
-      // be copied whole every iteration
-      const auto common = std::tuple{
-          previous,
-          graph::ta_write<stack_leaf<R, 1 + S, std::tuple_element_t<Kept::list.first[S], Specs>>, decltype(previous),
-                          decltype(read(std::integral_constant<std::size_t, Kept::list.first[S]>{}))>(
-              {}, previous, read(std::integral_constant<std::size_t, Kept::list.first[S]>{}), false)...,
-          at_previous(std::get<P>(cotangents))...};
-      if constexpr (body_reads_source) return std::tuple_cat(common, std::tuple{acc_leaf{} + at_previous(std::get<0>(increment))});
-      else return common;
-    }(std::make_index_sequence<KC>{}, std::make_index_sequence<FC>{});
-    const auto seed = to_value_spec(g, n);
-    const auto reverse_inits = [&]<std::size_t... S, std::size_t... P>(std::index_sequence<S...>, std::index_sequence<P...>) {
-      const auto common = std::tuple{
-          graph::output_of<V, F>(forward), graph::output_of<V + 1 + S, F>(forward)..., [&] {
-            constexpr std::size_t var = float_variables_v<Specs>.first[P];
-            if constexpr (var == K) return seed;
-            else return zero_adjoint_like(graph::output_of<var, F>(forward));
-          }()...};
-      if constexpr (body_reads_source) return std::tuple_cat(common, std::tuple{at_source_spec(zero_adjoint{}, source)});
-      else return common;
-    }(std::make_index_sequence<KC>{}, std::make_index_sequence<FC>{});
-    static_assert(!names_loop_variables<Scope, Specs, std::remove_cvref_t<decltype(reverse_body)>>());
-    using reverse_loop = graph::while_node<R, std::remove_cvref_t<decltype(reverse_inits)>, std::remove_cvref_t<decltype(cond)>,
-                                           std::remove_cvref_t<decltype(reverse_body)>>;
-    const graph::shared<graph::path_tag<Root, R>, reverse_loop> reverse(reverse_loop{{}, reverse_inits, cond, reverse_body, -1});
-    using RN = std::remove_cvref_t<decltype(reverse)>;
-    using S = typename L::shape_type;
-    // the cotangents of the initial values go on into the graph that made them
-    const auto through_inits = [&]<std::size_t... P>(std::index_sequence<P...>) {
-      return sum_adjoints<S>(backprop<Root, typename append_indices<Path, 0, float_variables_v<Specs>.first[P]>::type>(
-          std::get<float_variables_v<Specs>.first[P]>(loop.inits), graph::output_of<1 + KC + P, RN>(reverse), source)...);
-    }(std::make_index_sequence<FC>{});
-    if constexpr (body_reads_source) return add_adjoints<S>(through_inits, graph::output_of<acc_at, RN>(reverse));
-    else return through_inits;
-  }
+    if constexpr (Kept::count == V) {
+      return replace_loop_variables<Scope, Specs>(reverse_graph, read);
+    } else {
+      using cot_specs = typename float_variable_specs<Specs, std::make_index_sequence<float_variables_v<Specs>.second>>::type;
+      return replace_cotangents<R, 1 + V, cot_specs>(replace_loop_variables<Scope, Specs>(reverse_graph, read), renumber);
+    }
+  };
+  const auto cond = j_leaf{} > std::int64_t{0};
+  const auto reverse_body = [&]<std::size_t... S, std::size_t... P>(std::index_sequence<S...>, std::index_sequence<P...>) {
+    // each stack rewrites the element it reads, in place: a loop variable carried unchanged would
+    // be copied whole every iteration
+    const auto common = std::tuple{
+        previous,
+        graph::ta_write<stack_leaf<R, 1 + S, std::tuple_element_t<Kept::list.first[S], Specs>>, decltype(previous),
+                        decltype(read(std::integral_constant<std::size_t, Kept::list.first[S]>{}))>(
+            {}, previous, read(std::integral_constant<std::size_t, Kept::list.first[S]>{}), false)...,
+        at_previous(std::get<P>(cotangents))...};
+    if constexpr (body_reads_source) return std::tuple_cat(common, std::tuple{acc_leaf{} + at_previous(std::get<0>(increment))});
+    else return common;
+  }(std::make_index_sequence<KC>{}, std::make_index_sequence<FC>{});
+  const auto seed = to_value_spec(g, n);
+  const auto reverse_inits = [&]<std::size_t... S, std::size_t... P>(std::index_sequence<S...>, std::index_sequence<P...>) {
+    const auto common = std::tuple{
+        graph::output_of<V, F>(forward), graph::output_of<V + 1 + S, F>(forward)..., [&] {
+          constexpr std::size_t var = float_variables_v<Specs>.first[P];
+          if constexpr (var == K) return seed;
+          else return zero_adjoint_like(graph::output_of<var, F>(forward));
+        }()...};
+    if constexpr (body_reads_source) return std::tuple_cat(common, std::tuple{at_source_spec(zero_adjoint{}, source)});
+    else return common;
+  }(std::make_index_sequence<KC>{}, std::make_index_sequence<FC>{});
+  // (replace_leaf goes wherever a loop variable can be: a failure here is a bug of staticflow's)
+  static_assert(!names_loop_variables<Scope, Specs, std::remove_cvref_t<decltype(reverse_body)>>(),
+                "staticflow: internal error: the reverse loop still names the forward loop's variables (please "
+                "report it with the function that gave it)");
+  using reverse_loop = graph::while_node<R, std::remove_cvref_t<decltype(reverse_inits)>, std::remove_cvref_t<decltype(cond)>,
+                                         std::remove_cvref_t<decltype(reverse_body)>>;
+  const graph::shared<graph::path_tag<Root, R>, reverse_loop> reverse(reverse_loop{{}, reverse_inits, cond, reverse_body, -1});
+  using RN = std::remove_cvref_t<decltype(reverse)>;
+  using S = typename L::shape_type;
+  // the cotangents of the initial values go on into the graph that made them
+  const auto through_inits = [&]<std::size_t... P>(std::index_sequence<P...>) {
+    return sum_adjoints<S>(backprop<Root, typename append_indices<Path, 0, float_variables_v<Specs>.first[P]>::type>(
+        std::get<float_variables_v<Specs>.first[P]>(loop.inits), graph::output_of<1 + KC + P, RN>(reverse), source)...);
+  }(std::make_index_sequence<FC>{});
+  if constexpr (body_reads_source) return add_adjoints<S>(through_inits, graph::output_of<acc_at, RN>(reverse));
+  else return through_inits;
 }
 
 }  // namespace staticflow::autodiff::detail
