@@ -3,7 +3,7 @@
 
 Each graph is a function of one to three arguments built from random ops (elementwise arithmetic
 and math, comparisons, where, casts, reductions, matmul, transpose, cond, fori_loop with a
-run-time trip count) over named axes, so that broadcasting is right by construction while the
+run-time trip count, whose body is sometimes a cond on the loop variable) over named axes, so that broadcasting is right by construction while the
 extents change from call to call. The same graph is written twice: as a generic lambda over
 staticflow tensors, and as a program over `fuzz::value` (tests/fuzz/graph_reference.hpp).
 tests/fuzz/graph_harness.hpp runs the lambda on random inputs through every way into staticflow and
@@ -72,6 +72,9 @@ class Graph:
         self.seed = seed
         self.gradient = gradient
         self.rng = random.Random(seed * 7919 + (1 if gradient else 0))
+        # a loop body's cond is drawn from a stream of its own: the graphs of the seeds from before
+        # it came (the regressions' included) keep every other choice
+        self.body_rng = random.Random(f"loop-body-{seed}-{int(gradient)}")
         self.cpp = []  # statements of the lambda
         self.ref = []  # statements of the reference
         self.listing = []
@@ -296,10 +299,22 @@ class Graph:
             cpp_binary = f"sf::{op}(lv, {other.name})" if op in ("maximum", "minimum") else f"lv {op} {other.name}"
             cpp_body = f"-({cpp_binary})" if u == "neg" else f"sf::{u}({cpp_binary})"
             ref_body = f"fuzz::{u}({ref_binary})"
+            listing = f"{u}({op} lv {other.name})"
+            if len(v.shape) > 0 and self.body_rng.random() < 0.35:
+                # the body is a cond on the loop variable: the step above, or another unary op of lv
+                lit, lit_value = literal(v.dtype, self.body_rng)
+                u2 = self.body_rng.choice((UNARY_SMOOTH if g else UNARY_FLOAT) if v.dtype in FLOATS else UNARY_INT)
+                other_cpp = "-lv" if u2 == "neg" else f"sf::{u2}(lv)"
+                cpp_body = (f"sf::cond(sf::reduce_max(lv) > {lit}, [&] {{ return {cpp_body}; }}, "
+                            f"[&] {{ return {other_cpp}; }})")
+                ref_body = (f"fuzz::cond(fuzz::greater(fuzz::reduce(lv, fuzz::reduction::max, -1, false), "
+                            f"fuzz::literal(fuzz::kind::{v.dtype}, {lit_value})), [&] {{ return {ref_body}; }}, "
+                            f"[&] {{ return fuzz::{u2}(lv); }})")
+                listing = f"cond (max lv > {lit}) ({listing}) ({u2} lv)"
             return self.new(v.dtype, v.shape,
                             f"sf::fori_loop(0, {trips}, [&](auto, auto lv) {{ return {cpp_body}; }}, {v.name})",
                             f"fuzz::fori_loop({trips}, {v.name}, [&](const fuzz::value& lv) {{ return {ref_body}; }})",
-                            f"fori_loop {trips} times: lv = {u}({op} lv {other.name}), from {v.name}")
+                            f"fori_loop {trips} times: lv = {listing}, from {v.name}")
         return None
 
     def build(self):
