@@ -86,6 +86,15 @@ inline double ulp(kind k, double v) {
 inline double epsilon(kind k) {
   return k == kind::f32 ? static_cast<double>(std::numeric_limits<float>::epsilon()) : std::numeric_limits<double>::epsilon();
 }
+inline double largest_finite(kind k) {
+  return k == kind::f32 ? static_cast<double>(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+}
+/// Whether a sum in dtype k of terms whose magnitudes add up to `magnitude` may overflow on the way,
+/// in some order of summation, although the exact total is finite (a mean's sum of 33 values of
+/// 2e37 in float32 is inf, as in TensorFlow, while the mean is 2e37): its value is then unknown.
+inline bool partial_sums_may_overflow(kind k, long double magnitude) {
+  return std::isfinite(static_cast<double>(magnitude)) && magnitude > static_cast<long double>(largest_finite(k));
+}
 inline double smallest_normal(kind k) {
   return k == kind::f32 ? static_cast<double>(std::numeric_limits<float>::min()) : std::numeric_limits<double>::min();
 }
@@ -383,10 +392,13 @@ inline value reduce(const value& a, reduction op, int axis, bool keepdims) {
           const long double total = op == reduction::mean ? sum / static_cast<long double>(count) : sum;
           const double scale = op == reduction::mean ? 1.0 / static_cast<double>(std::max<std::size_t>(count, 1)) : 1.0;
           r.x[ri] = round_to(k, total);
-          if (value_class(r.x[ri]) == 0)
+          if (partial_sums_may_overflow(k, magnitude))
+            known = false;
+          else if (value_class(r.x[ri]) == 0)
             r.err[ri] = scale * (err + static_cast<double>(count + 2) * epsilon(k) * static_cast<double>(magnitude)) + 2 * ulp(k, r.x[ri]);
-          else if (std::isfinite(static_cast<double>(magnitude)) && std::isfinite(sum))
+          else if (std::isfinite(static_cast<double>(magnitude)) && std::isfinite(sum) && count > 0)
             known = false;  // a finite sum rounded past the largest float: the order decides
+          // (the mean of no element is 0 / 0, NaN, whatever the order: known)
         }
       }
       r.known[ri] = known;
@@ -420,7 +432,9 @@ inline value matmul(const value& a, const value& b) {
           err += std::fabs(x) * ey + std::fabs(y) * ex + ex * ey;
         }
         r.x[i * n + j] = round_to(a.k, sum);
-        if (value_class(r.x[i * n + j]) == 0)
+        if (partial_sums_may_overflow(a.k, magnitude))
+          known = false;  // (a product past the largest float is inf on its own)
+        else if (value_class(r.x[i * n + j]) == 0)
           r.err[i * n + j] = err + static_cast<double>(kk + 2) * epsilon(a.k) * static_cast<double>(magnitude) + 2 * ulp(a.k, r.x[i * n + j]);
         else if (!std::isnan(sum) && std::isfinite(static_cast<double>(magnitude)))
           known = false;
