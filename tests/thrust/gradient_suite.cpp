@@ -447,6 +447,18 @@ TEST_CASE("suite: gradients through a loop with a run-time trip count", "[suite]
     CHECK(close(dx(i), std::pow(double(w(i)), 3)));
     CHECK(close(dw(i), 3 * double(w(i)) * w(i) * x(i)));
   }
+  // a body that is a cond on the loop variable: sum(v) is 2, -5, -5 at the three iterations, so
+  // v = x * w - 2 w, d/dx sum = w, d/dw sum = x - 2 (the cond's adjoint inside the reverse loop)
+  auto gc = sf::grad<0, 1>([](auto x, auto w, auto n) {
+    return sf::reduce_sum(sf::fori_loop(0, n, [&](auto, auto v) {
+      return sf::cond(sf::reduce_sum(v) > 0.f, [&] { return v * w; }, [&] { return v - w; });
+    }, x));
+  }, suite::backend);
+  const auto [cx, cw] = suite::host(gc(suite::in(x), suite::in(w), 3));
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(close(cx(i), w(i)));
+    CHECK(close(cw(i), x(i) - 2.0));
+  }
 }
 
 TEST_CASE("suite: the gradients of diag_part and set_diag land on the diagonal", "[suite][gradients][linalg]") {
