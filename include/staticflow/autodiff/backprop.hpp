@@ -65,6 +65,11 @@ template <class N> struct is_branch_output : std::false_type {};
 template <std::size_t K, class Kind, class P, class... B>
 struct is_branch_output<graph::output_of<K, graph::branch_node<Kind, P, B...>>> : std::true_type {};
 template <class N> struct is_bound_variable : std::false_type {};
+/// Whether Leaf is a variable of the loop scope Scope (inside that loop's own condition and body,
+/// its name is the loop's variable, not an outer value: replace_leaf does not go there).
+template <class Leaf, class Scope> struct is_variable_of : std::false_type {};
+template <class Scope, std::size_t K, class T, class S>
+struct is_variable_of<graph::bound_variable<Scope, K, T, S>, Scope> : std::true_type {};
 template <class Scope, std::size_t K, class T, class S>
 struct is_bound_variable<graph::bound_variable<Scope, K, T, S>> : std::true_type {};
 template <class N> struct is_while_node : std::false_type {};
@@ -163,8 +168,15 @@ constexpr auto replace_leaf(const N& n, const R& r) {
   } else if constexpr (is_while_node<N>::value) {
     return [&]<class Scope, class I, class C, class B>(std::type_identity<graph::while_node<Scope, I, C, B>>) {
       const auto inits = replace_leaf_in_each<Leaf>(n.inits, r);
-      const auto cond = replace_leaf<Leaf>(n.cond, r);
-      const auto body = replace_leaf_in_each<Leaf>(n.body, r);
+      constexpr bool own = is_variable_of<Leaf, Scope>::value;  // (shadowed inside)
+      const auto cond = [&] {
+        if constexpr (own) return n.cond;
+        else return replace_leaf<Leaf>(n.cond, r);
+      }();
+      const auto body = [&] {
+        if constexpr (own) return n.body;
+        else return replace_leaf_in_each<Leaf>(n.body, r);
+      }();
       // (a copy computes its values: the effects of a body, run by the original loop, are not
       // run again, as loop_backprop's stacked loop does not run them)
       return graph::while_node<Scope, std::remove_cvref_t<decltype(inits)>, std::remove_cvref_t<decltype(cond)>,
