@@ -89,11 +89,13 @@ inline double epsilon(kind k) {
 inline double largest_finite(kind k) {
   return k == kind::f32 ? static_cast<double>(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
 }
-/// Whether a sum in dtype k of terms whose magnitudes add up to `magnitude` may overflow on the way,
-/// in some order of summation, although the exact total is finite (a mean's sum of 33 values of
-/// 2e37 in float32 is inf, as in TensorFlow, while the mean is 2e37): its value is then unknown.
-inline bool partial_sums_may_overflow(kind k, long double magnitude) {
-  return std::isfinite(static_cast<double>(magnitude)) && magnitude > static_cast<long double>(largest_finite(k));
+/// Whether a sum in dtype k whose finite terms' magnitudes add up to `finite_magnitude` may overflow
+/// on the way, in some order of summation, whatever the exact total (a mean's sum of 33 values of
+/// 2e37 in float32 is inf, as in TensorFlow, while the mean is 2e37; with a -inf term too, the
+/// overflow to +inf makes NaN where the exact sum is -inf): its value is then unknown, unless a NaN
+/// term makes it NaN in every order.
+inline bool partial_sums_may_overflow(kind k, long double finite_magnitude, bool nan) {
+  return !nan && finite_magnitude > static_cast<long double>(largest_finite(k));
 }
 inline double smallest_normal(kind k) {
   return k == kind::f32 ? static_cast<double>(std::numeric_limits<float>::min()) : std::numeric_limits<double>::min();
@@ -328,7 +330,10 @@ inline value cast(const value& a, kind to) {
       const long double v = is_int(a.k) ? static_cast<long double>(a.n[i]) : static_cast<long double>(a.x[i]);
       r.x[i] = round_to(to, v);
       if (is_float(a.k) && value_class(r.x[i]) != value_class(a.x[i])) r.known[i] = 0;  // overflow at the edge
-      r.err[i] = value_class(r.x[i]) == 0 ? a.err[i] * (1 + epsilon(to)) + ulp(to, r.x[i]) : 0.0;
+      // exact where nothing is rounded: an exactly representable value with no bound (a bool or an
+      // int as a float), or any interval widened from float32 to float64
+      const bool exact = static_cast<long double>(r.x[i]) == v && (a.err[i] == 0 || (a.k == kind::f32 && to == kind::f64));
+      r.err[i] = value_class(r.x[i]) != 0 ? 0.0 : exact ? a.err[i] : a.err[i] * (1 + epsilon(to)) + ulp(to, r.x[i]);
     }
   }
   return r;
@@ -369,7 +374,7 @@ inline value reduce(const value& a, reduction op, int axis, bool keepdims) {
         }
         r.n[ri] = op == reduction::sum || op == reduction::prod ? wrap(k, acc) : best;
       } else {
-        long double sum = 0, magnitude = 0;
+        long double sum = 0, magnitude = 0, finite_magnitude = 0;
         double err = 0;
         double best = op == reduction::max ? -INFINITY : INFINITY;
         bool nan = false;
@@ -379,6 +384,7 @@ inline value reduce(const value& a, reduction op, int axis, bool keepdims) {
           const double v = a.x[i];
           sum += v;
           magnitude += std::fabs(static_cast<long double>(v));
+          if (std::isfinite(v)) finite_magnitude += std::fabs(static_cast<long double>(v));
           nan = nan || std::isnan(v);
           if (op == reduction::max || op == reduction::min) err = std::max(err, a.err[i]);
           else err += a.err[i];
@@ -392,7 +398,7 @@ inline value reduce(const value& a, reduction op, int axis, bool keepdims) {
           const long double total = op == reduction::mean ? sum / static_cast<long double>(count) : sum;
           const double scale = op == reduction::mean ? 1.0 / static_cast<double>(std::max<std::size_t>(count, 1)) : 1.0;
           r.x[ri] = round_to(k, total);
-          if (partial_sums_may_overflow(k, magnitude))
+          if (partial_sums_may_overflow(k, finite_magnitude, nan))
             known = false;
           else if (value_class(r.x[ri]) == 0)
             r.err[ri] = scale * (err + static_cast<double>(count + 2) * epsilon(k) * static_cast<double>(magnitude)) + 2 * ulp(k, r.x[ri]);
@@ -422,17 +428,20 @@ inline value matmul(const value& a, const value& b) {
         }
         r.n[i * n + j] = wrap(a.k, acc);
       } else {
-        long double sum = 0, magnitude = 0;
+        long double sum = 0, magnitude = 0, finite_magnitude = 0;
         double err = 0;
+        bool nan = false;
         for (std::size_t p = 0; p < kk; ++p) {
           const double x = a.x[i * kk + p], y = b.x[p * n + j], ex = a.err[i * kk + p], ey = b.err[p * n + j];
           known = known && a.known[i * kk + p] && b.known[p * n + j];
           sum += static_cast<long double>(x) * y;
           magnitude += std::fabs(static_cast<long double>(x) * y);
+          nan = nan || std::isnan(static_cast<long double>(x) * y);
+          if (std::isfinite(x) && std::isfinite(y)) finite_magnitude += std::fabs(static_cast<long double>(x) * y);
           err += std::fabs(x) * ey + std::fabs(y) * ex + ex * ey;
         }
         r.x[i * n + j] = round_to(a.k, sum);
-        if (partial_sums_may_overflow(a.k, magnitude))
+        if (partial_sums_may_overflow(a.k, finite_magnitude, nan))
           known = false;  // (a product past the largest float is inf on its own)
         else if (value_class(r.x[i * n + j]) == 0)
           r.err[i * n + j] = err + static_cast<double>(kk + 2) * epsilon(a.k) * static_cast<double>(magnitude) + 2 * ulp(a.k, r.x[i * n + j]);
