@@ -109,7 +109,6 @@ struct rename_to_stacked {
   }
 };
 
-
 /// The forward loop with a counter (variable V) and a stack per kept variable (V + 1 + s, for the
 /// s-th kept variable) holding the value it had at the start of each iteration.
 template <class Kept, class Scope, class I, class C, class B>
