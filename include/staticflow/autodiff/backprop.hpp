@@ -65,13 +65,13 @@ template <class N> struct is_branch_output : std::false_type {};
 template <std::size_t K, class Kind, class P, class... B>
 struct is_branch_output<graph::output_of<K, graph::branch_node<Kind, P, B...>>> : std::true_type {};
 template <class N> struct is_bound_variable : std::false_type {};
+template <class Scope, std::size_t K, class T, class S>
+struct is_bound_variable<graph::bound_variable<Scope, K, T, S>> : std::true_type {};
 /// Whether Leaf is a variable of the loop scope Scope (inside that loop's own condition and body,
 /// its name is the loop's variable, not an outer value: replace_leaf does not go there).
 template <class Leaf, class Scope> struct is_variable_of : std::false_type {};
 template <class Scope, std::size_t K, class T, class S>
 struct is_variable_of<graph::bound_variable<Scope, K, T, S>, Scope> : std::true_type {};
-template <class Scope, std::size_t K, class T, class S>
-struct is_bound_variable<graph::bound_variable<Scope, K, T, S>> : std::true_type {};
 template <class N> struct is_while_node : std::false_type {};
 template <class Scope, class I, class C, class B>
 struct is_while_node<graph::while_node<Scope, I, C, B>> : std::true_type {};
