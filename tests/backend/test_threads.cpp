@@ -2,6 +2,7 @@
 // give bit-for-bit the single-threaded results (the documented orders do not depend on the split).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -55,4 +56,30 @@ TEST_CASE("two threads give the single-threaded results bit for bit", "[threads]
   for (float v : x) total += v;
   CHECK(s1 == Approx(total).epsilon(1e-4));
   CHECK(e1(3, 4) == Approx(std::tanh(std::exp(x(3, 4) * 0.5f) - row(0, 4))));
+}
+
+TEST_CASE("a 1-D graph of run-time length gives the same results on two threads", "[threads]") {
+  // above the grain and not a multiple of any unrolled step: the threaded flat loop and the
+  // spread of a one-element argument (backend/cpu/kernel.hpp run_flat_spread) split it
+  const std::size_t n = 100003;
+  const auto x = random_matrix(1, n, 3), y = random_matrix(1, n, 4);
+  auto a = xt::xtensor<float, 1>::from_shape({n}), b = xt::xtensor<float, 1>::from_shape({n});
+  std::copy(x.begin(), x.end(), a.begin());
+  std::copy(y.begin(), y.end(), b.begin());
+  const xt::xtensor<float, 1> one{0.25f};
+  auto f = sf::function([](auto u, auto v) { return sf::tanh(sf::exp(u * 0.5f) - v); });
+  sf::set_num_threads(1);
+  const xt::xtensor<float, 1> flat1 = f(a, b), spread1 = f(a, one);
+  REQUIRE(flat1.size() == n);
+  REQUIRE(spread1.size() == n);
+  {
+    thread_count two(2);
+    const xt::xtensor<float, 1> flat2 = f(a, b), spread2 = f(a, one);
+    CHECK(bitwise_equal(flat1, flat2));
+    CHECK(bitwise_equal(spread1, spread2));
+  }
+  for (const std::size_t i : {std::size_t{0}, std::size_t{63}, std::size_t{65536}, n - 3, n - 1}) {
+    CHECK(flat1(i) == Approx(std::tanh(std::exp(a(i) * 0.5f) - b(i))));
+    CHECK(spread1(i) == Approx(std::tanh(std::exp(a(i) * 0.5f) - 0.25f)));
+  }
 }

@@ -431,18 +431,40 @@ inline value matmul(const value& a, const value& b) {
         long double sum = 0, magnitude = 0, finite_magnitude = 0;
         double err = 0;
         bool nan = false;
+        // A product of finite factors past the largest value by more than everything of the
+        // other sign can take away overflows in every order, fused (fma) or not: partial sums
+        // that hold it are past the largest value; those that do not cannot overflow the other
+        // way when the other sign's terms add up to less than the largest value (the operands'
+        // own error bounds, err, counted against both).
+        long double positive = 0, negative = 0, largest_positive = 0, largest_negative = 0;
+        bool infinite_positive = false, infinite_negative = false;
         for (std::size_t p = 0; p < kk; ++p) {
           const double x = a.x[i * kk + p], y = b.x[p * n + j], ex = a.err[i * kk + p], ey = b.err[p * n + j];
           known = known && a.known[i * kk + p] && b.known[p * n + j];
-          sum += static_cast<long double>(x) * y;
-          magnitude += std::fabs(static_cast<long double>(x) * y);
-          nan = nan || std::isnan(static_cast<long double>(x) * y);
-          if (std::isfinite(x) && std::isfinite(y)) finite_magnitude += std::fabs(static_cast<long double>(x) * y);
+          const long double product = static_cast<long double>(x) * y;
+          sum += product;
+          magnitude += std::fabs(product);
+          nan = nan || std::isnan(product);
+          if (std::isfinite(x) && std::isfinite(y)) {
+            finite_magnitude += std::fabs(product);
+            if (product > 0) positive += product, largest_positive = std::max(largest_positive, product);
+            else negative -= product, largest_negative = std::max(largest_negative, -product);
+          } else if (!std::isnan(product)) {
+            (product > 0 ? infinite_positive : infinite_negative) = true;
+          }
           err += std::fabs(x) * ey + std::fabs(y) * ex + ex * ey;
         }
         r.x[i * n + j] = round_to(a.k, sum);
-        if (partial_sums_may_overflow(a.k, finite_magnitude, nan))
-          known = false;  // (a product past the largest float is inf on its own)
+        const long double slack = 1 + static_cast<long double>(kk + 2) * epsilon(a.k), top = largest_finite(a.k);
+        const auto overflows_to = [&](long double largest_term, long double other_sign, bool other_infinite) {
+          return !nan && !other_infinite && other_sign * slack + err < top && largest_term - other_sign * slack - err > top * slack;
+        };
+        if (overflows_to(largest_positive, negative, infinite_negative))
+          r.x[i * n + j] = INFINITY;
+        else if (overflows_to(largest_negative, positive, infinite_positive))
+          r.x[i * n + j] = -INFINITY;
+        else if (partial_sums_may_overflow(a.k, finite_magnitude, nan))
+          known = false;  // (a product just past the largest float is inf on its own, or not: fused)
         else if (value_class(r.x[i * n + j]) == 0)
           r.err[i * n + j] = err + static_cast<double>(kk + 2) * epsilon(a.k) * static_cast<double>(magnitude) + 2 * ulp(a.k, r.x[i * n + j]);
         else if (!std::isnan(sum) && std::isfinite(static_cast<double>(magnitude)))
