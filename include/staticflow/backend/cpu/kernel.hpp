@@ -48,66 +48,32 @@ STATICFLOW_INLINE void narrow_step(const N& n, const Cursors& c, T* out, std::si
   }
 }
 
-/// Four batches of W lanes from j on, stored.
-template <class B, class N, class Cursors, class T>
-STATICFLOW_INLINE void four_batch_step(const N& n, const Cursors& c, T* out, std::size_t j) {
-  constexpr std::size_t W = B::size;
-  const B v0 = simd_at<B>(n, c, j);
-  const B v1 = simd_at<B>(n, c, j + W);
-  const B v2 = simd_at<B>(n, c, j + 2 * W);
-  const B v3 = simd_at<B>(n, c, j + 3 * W);
-  v0.store_unaligned(out + j);
-  v1.store_unaligned(out + j + W);
-  v2.store_unaligned(out + j + 2 * W);
-  v3.store_unaligned(out + j + 3 * W);
-}
-
-/// Whether the instruction set has a batch of exactly L lanes of T (narrow_step's batches).
-template <class T, std::size_t L>
-inline constexpr bool has_sized_batch = [] {
-  if constexpr (L >= 2) return !std::is_void_v<xsimd::make_sized_batch_t<T, L>>;
-  else return false;
-}();
-
-/// The `last` of a loop whose element count is a constant: std::integral_constant<std::size_t, K>
-/// (the loop then starts at 0).
-template <class Last>
-inline constexpr bool is_known_count = false;
-template <std::size_t K>
-inline constexpr bool is_known_count<std::integral_constant<std::size_t, K>> = true;
-
 /// out[j] = graph at j, for j in [first, last), reading the arguments through the cursors.
 /// SIMD graphs run four batches per iteration, then single batches, then one half-width and one
 /// quarter-width batch (so a call on 4 or 8 floats is one short-vector operation, not a scalar
 /// loop), then the last few elements one by one. (An AVX-512 masked batch for the remainder was
-/// tried: masked stores made a 4-float call of run-time size 2-3x slower on Zen 4.) Where the
-/// count is a constant (`last` an integral_constant: a small static result), only the steps that
-/// count takes are instantiated, each one an inlined copy of the whole graph.
-template <class N, class Cursors, class T, class Last>
-STATICFLOW_INLINE void run_loop_body(const N& n, const Cursors& c, T* out, std::size_t first, Last last) {
+/// tried: masked stores made a 4-float call of run-time size 2-3x slower on Zen 4.)
+template <class N, class Cursors, class T>
+STATICFLOW_INLINE void run_loop_body(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
   std::size_t j = first;
   const std::size_t size = last;
-  if constexpr (takes_simd_path<N> && is_known_count<Last>) {
-    using B = batch_t<T>;
-    constexpr std::size_t W = B::size, count = Last::value;
-    constexpr std::size_t after_half = count % W >= W / 2 && has_sized_batch<T, W / 2> ? count % W - W / 2 : count % W;
-    constexpr std::size_t after_quarter = after_half >= W / 4 && has_sized_batch<T, W / 4> ? after_half - W / 4 : after_half;
-    if constexpr (count >= 4 * W)
-      for (; j + 4 * W <= size; j += 4 * W) four_batch_step<B>(n, c, out, j);
-    if constexpr (count % (4 * W) >= W)
-      for (; j + W <= size; j += W) simd_at<B>(n, c, j).store_unaligned(out + j);
-    if constexpr (after_half != count % W) narrow_step<W / 2>(n, c, out, j, size);
-    if constexpr (after_quarter != after_half) narrow_step<W / 4>(n, c, out, j, size);
-    if constexpr (after_quarter != 0)
-      for (; j < size; ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
-  } else if constexpr (takes_simd_path<N>) {
+  if constexpr (takes_simd_path<N>) {
     using B = batch_t<T>;
     constexpr std::size_t W = B::size;
     // Laid out as the branch not taken: a run-time size below one batch (a call on a few
     // elements, where the call's overhead is what counts) then runs straight through, while a
     // large one pays one taken branch per call.
     if (__builtin_expect(size - j >= W, 0)) {
-      for (; j + 4 * W <= size; j += 4 * W) four_batch_step<B>(n, c, out, j);
+      for (; j + 4 * W <= size; j += 4 * W) {
+        const B v0 = simd_at<B>(n, c, j);
+        const B v1 = simd_at<B>(n, c, j + W);
+        const B v2 = simd_at<B>(n, c, j + 2 * W);
+        const B v3 = simd_at<B>(n, c, j + 3 * W);
+        v0.store_unaligned(out + j);
+        v1.store_unaligned(out + j + W);
+        v2.store_unaligned(out + j + 2 * W);
+        v3.store_unaligned(out + j + 3 * W);
+      }
       for (; j + W <= size; j += W) simd_at<B>(n, c, j).store_unaligned(out + j);
     }
     narrow_step<W / 2>(n, c, out, j, size);
@@ -117,10 +83,8 @@ STATICFLOW_INLINE void run_loop_body(const N& n, const Cursors& c, T* out, std::
       for (std::size_t k = 0; k + 1 < W / 4 && j < size; ++k, ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
       return;
     }
-    for (; j < size; ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
-  } else {
-    for (; j < size; ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
   }
+  for (; j < size; ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
 }
 
 /// The loop of a graph with a costly batch function (sin, exp, erf, ...; backend/cpu/simd_ops.hpp)
@@ -128,14 +92,14 @@ STATICFLOW_INLINE void run_loop_body(const N& n, const Cursors& c, T* out, std::
 /// function, g++ 12 calls xsimd's long functions out of line once per batch (the batch through
 /// memory, their constants reloaded): sin over 1M floats took 1.3-1.5x the time of a hand-written
 /// xsimd loop. One call per loop here costs nothing next to them.
-template <class N, class Cursors, class T, class Last>
-STATICFLOW_FLATTEN void run_costly_loop(const N& n, const Cursors& c, T* out, std::size_t first, Last last) {
+template <class N, class Cursors, class T>
+STATICFLOW_FLATTEN void run_costly_loop(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
   run_loop_body(n, c, out, first, last);
 }
 
 /// out[j] = graph at j for j in [first, last).
-template <class N, class Cursors, class T, class Last>
-STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_t first, Last last) {
+template <class N, class Cursors, class T>
+STATICFLOW_INLINE void run_loop(const N& n, const Cursors& c, T* out, std::size_t first, std::size_t last) {
   if constexpr (takes_simd_path<N> && has_costly_batch<N>::value) run_costly_loop(n, c, out, first, last);
   else run_loop_body(n, c, out, first, last);
 }
@@ -296,7 +260,6 @@ inline constexpr std::size_t unrolled_step = [] {
 /// The flat loop split across `threads` threads. Chunks start at multiples of the unrolled
 /// step, so every element takes the same path (vector body, remainder or tail) as in a
 /// single-threaded run.
-
 template <class Sig, class N, class Views, class T>
 [[gnu::noinline]] void run_flat_parallel(const N& n, const Views views, T* out, std::size_t size, std::size_t threads) {
   const auto cursors = flat_cursors<Sig, N>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
@@ -319,10 +282,7 @@ STATICFLOW_INLINE void run_rows_with(const N& n, const Cursors& all_cursors, con
     for (std::size_t d = R - 1, r = first_row; d-- > 0;) index[d] = r % ext[d], r /= ext[d];
     for (std::size_t row = first_row; row < last_row; ++row) {
       seek_all(cursors, index);
-      if constexpr (small_static)
-        run_loop(n, cursors, out + row * inner, 0, std::integral_constant<std::size_t, N::shape_type::dims[R - 1]>{});
-      else
-        run_loop(n, cursors, out + row * inner, 0, inner);
+      run_loop(n, cursors, out + row * inner, 0, inner);
       for (std::size_t d = R - 1; d-- > 0;) {  // next row: odometer over the outer axes
         if (++index[d] < ext[d]) break;
         index[d] = 0;
@@ -398,7 +358,7 @@ inline constexpr bool spreadable_views = []<std::size_t... I>(std::index_sequenc
 /// check before the call makes every argument's size the result's or 1. Where no argument
 /// broadcasts, it is the threaded flat loop (contiguous ranges, as run_flat_parallel's) with the
 /// same instantiation of the loop: one out-of-line copy of the graph per 1-D graph, not two
-/// (bench/compile_time.sh's 50-node chain: 7 % less g++ time, its gradient's object 10 % smaller).
+/// (bench/compile_time.sh's 50-node chain: its object 5 % smaller, its gradient's 9 %).
 inline constexpr std::size_t spread_chunk = 256;  // a multiple of every unrolled step (4 batches of 64 int8)
 template <class Sig, class N, class Views, class T>
 [[gnu::noinline]] void run_flat_spread(const N& n, const Views views, std::size_t size, T* out) {
@@ -461,9 +421,7 @@ STATICFLOW_INLINE void evaluate_flat_into(const N& n, const Views& views, std::s
   // one inlined loop serves both the small and the single-thread case.
   constexpr bool small_static = N::shape_type::is_static && N::shape_type::size < parallel_grain;
   if constexpr (small_static) {
-    (void)size;
-    detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0,
-                     std::integral_constant<std::size_t, N::shape_type::size>{});
+    detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
   } else {
     const std::size_t threads = size < parallel_grain || graph::mentions_strings_v<N> ? 1 : threads_for(size);
     if (threads <= 1) [[likely]] detail::run_loop(n, detail::flat_cursors<Sig, N>(views, args), out, 0, size);
