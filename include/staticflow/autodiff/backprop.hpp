@@ -142,7 +142,7 @@ constexpr auto replace_leaf(const N& n, const R& r);
 /// replace_leaf over each graph of a tuple (a cond branch's results, a loop's variables).
 template <class Leaf, class... N, class R>
 constexpr auto replace_leaf_in_each(const std::tuple<N...>& graphs, const R& r) {
-  return std::apply([&](const auto&... x) { return std::tuple{replace_leaf<Leaf>(x, r)...}; }, graphs);
+  return staticflow::detail::apply([&](const auto&... x) { return std::tuple{replace_leaf<Leaf>(x, r)...}; }, graphs);
 }
 
 /// n with every leaf of type Leaf replaced by r (r has the leaf's spec). Subgraphs that do not
@@ -160,7 +160,7 @@ constexpr auto replace_leaf(const N& n, const R& r) {
     return n;
   } else if constexpr (is_branch_node<N>::value) {
     const auto pred = replace_leaf<Leaf>(n.pred, r);
-    return std::apply([&](const auto&... b) {
+    return staticflow::detail::apply([&](const auto&... b) {
       return graph::branch_node<typename N::kind, std::remove_cvref_t<decltype(pred)>,
                                 std::remove_cvref_t<decltype(replace_leaf_in_each<Leaf>(b, r))>...>{
           {}, pred, {replace_leaf_in_each<Leaf>(b, r)...}};
@@ -185,7 +185,7 @@ constexpr auto replace_leaf(const N& n, const R& r) {
   } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
     const auto y = replace_leaf<Leaf>(n.y, r);
     const auto inputs = replace_leaf_in_each<Leaf>(n.inputs, r);
-    return std::apply([&](const auto&... x) {
+    return staticflow::detail::apply([&](const auto&... x) {
       return graph::custom_gradient<std::remove_cvref_t<decltype(y)>, decltype(n.vjp), std::remove_cvref_t<decltype(x)>...>(
           y, n.vjp, inputs);
     }, inputs);
@@ -341,7 +341,7 @@ constexpr auto child_backprop(const N& n, const G& g, const Child& child, const 
 
 template <class G>
 constexpr auto gradients_as_tuple(const G& g) {
-  if constexpr (requires { std::tuple_size<G>::value; }) return std::apply([](const auto&... e) { return std::tuple{e...}; }, g);
+  if constexpr (requires { std::tuple_size<G>::value; }) return staticflow::detail::apply([](const auto&... e) { return std::tuple{e...}; }, g);
   else return std::tuple<G>{g};
 }
 
@@ -378,7 +378,7 @@ constexpr auto custom_backprop(const N& n, const G& g, const Source& source) {
   } else {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return sum_adjoints<typename source_leaf_t<Source>::shape_type>(custom_input_backprop<Root, typename append_index<Path, K + 1>::type>(
-          std::get<K>(n.inputs), std::get<K>(given), source)...);
+          staticflow::detail::get<K>(n.inputs), staticflow::detail::get<K>(given), source)...);
     }(std::make_index_sequence<inputs>{});
   }
 }
@@ -422,10 +422,10 @@ constexpr auto branch_backprop(const graph::output_of<K, graph::branch_node<Kind
   const auto& forward = n.source;
   const auto adjoints = [&]<std::size_t... J>(std::index_sequence<J...>) {
     return std::tuple{std::tuple{at_source_spec(
-        backprop<Root, typename append_indices<Path, 0, J + 1, K>::type>(std::get<K>(std::get<J>(forward.branches)), g, source),
+        backprop<Root, typename append_indices<Path, 0, J + 1, K>::type>(staticflow::detail::get<K>(staticflow::detail::get<J>(forward.branches)), g, source),
         source)}...};
   }(std::index_sequence_for<B...>{});
-  return std::apply([&](const auto&... a) {
+  return staticflow::detail::apply([&](const auto&... a) {
     const graph::branch_node<Kind, P, std::remove_cvref_t<decltype(a)>...> backward{{}, forward.pred, {a...}};
     return graph::output_of<0, std::remove_cvref_t<decltype(backward)>>(backward);
   }, adjoints);

@@ -52,7 +52,7 @@ struct differentiated {
     const auto all = std::forward_as_tuple(args...);
     static_assert((symbolic<std::tuple_element_t<Argnums, std::tuple<Args...>>> && ...),
                   "staticflow: sf::grad / sf::value_and_grad: an argnum names a static argument, which has no gradient");
-    const auto grads = gradients(value, std::get<Argnums>(all)...);
+    const auto grads = gradients(value, staticflow::detail::get<Argnums>(all)...);
     // the value's materialized nodes marked as the gradients' are (graph/shared.hpp): one slot each
     using V = std::remove_cvref_t<decltype(value)>;
     if constexpr (WithValue) return std::tuple_cat(std::tuple{share_materialized<V, std::index_sequence<>>(value)}, staticflow::detail::as_tuple(grads));

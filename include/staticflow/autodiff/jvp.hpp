@@ -32,6 +32,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/autodiff/adjoint_shape.hpp"
 #include "staticflow/autodiff/backprop.hpp"
 #include "staticflow/autodiff/grad.hpp"
@@ -106,8 +107,8 @@ struct differentiated_product {
     constexpr std::array<std::size_t, tangents> argnums{Argnums...};
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
-        const auto& x = std::get<argnums[K]>(extents);
-        const auto& v = std::get<primals + K>(extents);
+        const auto& x = staticflow::detail::get<argnums[K]>(extents);
+        const auto& v = staticflow::detail::get<primals + K>(extents);
         if constexpr (std::tuple_size_v<std::remove_cvref_t<decltype(x)>> == std::tuple_size_v<std::remove_cvref_t<decltype(v)>>) {
           if (x != v)
             throw shape_error(std::string(Kind == product_kind::jvp ? "sf::jvp" : "sf::hessian_vector_product") +
@@ -158,7 +159,7 @@ struct differentiated_product {
     if constexpr (!symbolic_arguments || !sources || !fits) {
       return graph::literal<float>(0.f);
     } else {
-      const auto value = fn(std::get<A>(all)...);
+      const auto value = fn(staticflow::detail::get<A>(all)...);
       static_assert(symbolic<decltype(value)>,
                     "staticflow: sf::jvp / sf::hessian_vector_product: the function must return one tensor");
       if constexpr (!symbolic<decltype(value)>) return graph::literal<float>(0.f);
@@ -187,8 +188,8 @@ struct differentiated_product {
     using U = graph::argument<cotangent_index, typename Y::value_type, typename Y::shape_type>;
     const U u{};
     constexpr std::size_t primals = std::tuple_size_v<Tuple> - sizeof...(K);
-    const auto jv = sum_of(vector_jacobian_product(vector_jacobian_product(value, u, std::get<Argnums>(all)),
-                                                   std::get<primals + K>(all), u)...);
+    const auto jv = sum_of(vector_jacobian_product(vector_jacobian_product(value, u, staticflow::detail::get<Argnums>(all)),
+                                                   staticflow::detail::get<primals + K>(all), u)...);
     // (the value as the walks shared it: a zeros node that names it reads the same slots)
     const auto shared_value = share_materialized<Y, std::index_sequence<>>(value);
     const auto product = replace_leaf<U>(jv, zero_adjoint_like(shared_value));
@@ -201,12 +202,12 @@ struct differentiated_product {
   template <class Y, class Tuple, std::size_t... K>
   static constexpr auto hessian_vector(const Y& value, const Tuple& all, std::index_sequence<K...>) {
     constexpr std::size_t primals = std::tuple_size_v<Tuple> - sizeof...(K);
-    const auto grads = std::tuple{gradients(value, std::get<Argnums>(all))...};
+    const auto grads = std::tuple{gradients(value, staticflow::detail::get<Argnums>(all))...};
     const auto product = [&](const auto& x) {
-      return sum_of(vector_jacobian_product(std::get<K>(grads), std::get<primals + K>(all), x)...);
+      return sum_of(vector_jacobian_product(staticflow::detail::get<K>(grads), staticflow::detail::get<primals + K>(all), x)...);
     };
-    if constexpr (sizeof...(Argnums) == 1) return (product(std::get<Argnums>(all)), ...);
-    else return std::tuple{product(std::get<Argnums>(all))...};
+    if constexpr (sizeof...(Argnums) == 1) return (product(staticflow::detail::get<Argnums>(all)), ...);
+    else return std::tuple{product(staticflow::detail::get<Argnums>(all))...};
   }
 };
 

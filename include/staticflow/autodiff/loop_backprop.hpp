@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/autodiff/adjoint_shape.hpp"
 #include "staticflow/autodiff/backprop.hpp"
 #include "staticflow/control/binding.hpp"
@@ -120,7 +121,7 @@ constexpr auto stacked_loop(const graph::while_node<Scope, I, C, B>& loop) {
   const auto rename = rename_to_stacked<Scope, Specs>{};
   const auto cond = replace_loop_variables<Scope, Specs>(loop.cond, rename);
   const auto body = [&]<std::size_t... K, std::size_t... S>(std::index_sequence<K...>, std::index_sequence<S...>) {
-    return std::tuple{replace_loop_variables<Scope, Specs>(std::get<K>(loop.body), rename)..., count{} + std::int64_t{1},
+    return std::tuple{replace_loop_variables<Scope, Specs>(staticflow::detail::get<K>(loop.body), rename)..., count{} + std::int64_t{1},
                       graph::ta_write<stack_leaf<S2, V + 1 + S, std::tuple_element_t<Kept::list.first[S], Specs>>, count,
                                       loop_leaf<S2, Kept::list.first[S], Specs>>({}, count{}, {}, true)...};
   }(std::make_index_sequence<V>{}, std::make_index_sequence<Kept::count>{});
@@ -210,7 +211,7 @@ constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, 
   // the body's results as the reverse walk sees them: materialized nodes shared, so that the
   // walk's copies of them compile once
   const auto body = [&]<std::size_t... P>(std::index_sequence<P...>) {
-    return std::tuple{share_materialized<R, std::index_sequence<float_variables_v<Specs>.first[P]>>(std::get<float_variables_v<Specs>.first[P]>(loop.body))...};
+    return std::tuple{share_materialized<R, std::index_sequence<float_variables_v<Specs>.first[P]>>(staticflow::detail::get<float_variables_v<Specs>.first[P]>(loop.body))...};
   }(std::make_index_sequence<FC>{});
   // reverse loop variables: j, the KC stacks, the FC cotangents (1 + KC + p), the source's adjoint;
   // which variables are kept (KC) depends on what the walk reads, so the cotangents are leaves
@@ -220,7 +221,7 @@ constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, 
   const auto walk = [&]<class X>(const X& x) {
     return [&]<std::size_t... P>(std::index_sequence<P...>) {
       return sum_adjoints<typename source_leaf_t<X>::shape_type>(
-          backprop<R, std::index_sequence<float_variables_v<Specs>.first[P]>>(std::get<P>(body), std::tuple_element_t<P, cot_leaves>{}, x)...);
+          backprop<R, std::index_sequence<float_variables_v<Specs>.first[P]>>(staticflow::detail::get<P>(body), std::tuple_element_t<P, cot_leaves>{}, x)...);
     }(std::make_index_sequence<FC>{});
   };
   const auto next_cotangent = [&](auto p) {
@@ -277,8 +278,8 @@ constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, 
         graph::ta_write<stack_leaf<R, 1 + S, std::tuple_element_t<Kept::list.first[S], Specs>>, decltype(previous),
                         decltype(read(std::integral_constant<std::size_t, Kept::list.first[S]>{}))>(
             {}, previous, read(std::integral_constant<std::size_t, Kept::list.first[S]>{}), false)...,
-        at_previous(std::get<P>(cotangents))...};
-    if constexpr (body_reads_source) return std::tuple_cat(common, std::tuple{acc_leaf{} + at_previous(std::get<0>(increment))});
+        at_previous(staticflow::detail::get<P>(cotangents))...};
+    if constexpr (body_reads_source) return std::tuple_cat(common, std::tuple{acc_leaf{} + at_previous(staticflow::detail::get<0>(increment))});
     else return common;
   }(std::make_index_sequence<KC>{}, std::make_index_sequence<FC>{});
   const auto seed = to_value_spec(g, n);
@@ -304,7 +305,7 @@ constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, 
   // the cotangents of the initial values go on into the graph that made them
   const auto through_inits = [&]<std::size_t... P>(std::index_sequence<P...>) {
     return sum_adjoints<S>(backprop<Root, typename append_indices<Path, 0, float_variables_v<Specs>.first[P]>::type>(
-        std::get<float_variables_v<Specs>.first[P]>(loop.inits), graph::output_of<1 + KC + P, RN>(reverse), source)...);
+        staticflow::detail::get<float_variables_v<Specs>.first[P]>(loop.inits), graph::output_of<1 + KC + P, RN>(reverse), source)...);
   }(std::make_index_sequence<FC>{});
   if constexpr (body_reads_source) return add_adjoints<S>(through_inits, graph::output_of<acc_at, RN>(reverse));
   else return through_inits;

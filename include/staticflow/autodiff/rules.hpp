@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/autodiff/adjoint_shape.hpp"
 #include "staticflow/autodiff/forward_values.hpp"
 #include "staticflow/control/index.hpp"
@@ -755,8 +756,8 @@ constexpr auto child_adjoint(const graph::concat_gradient<P, Axis, H, A...>& n, 
   } else {
     const auto ge = to_value_spec(g, n);
     return [&]<std::size_t... J>(std::index_sequence<J...>) {
-      return graph::concat<Axis, std::remove_cvref_t<decltype(concat_gradient_piece<J, P>(ge, std::get<J>(n.parts)))>...>(
-          concat_gradient_piece<J, P>(ge, std::get<J>(n.parts))...);
+      return graph::concat<Axis, std::remove_cvref_t<decltype(concat_gradient_piece<J, P>(ge, staticflow::detail::get<J>(n.parts)))>...>(
+          concat_gradient_piece<J, P>(ge, staticflow::detail::get<J>(n.parts))...);
     }(std::index_sequence_for<A...>{});
   }
 }

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/traversal.hpp"
 
@@ -80,7 +81,7 @@ constexpr auto bind_variables(const N& n) {
 /// bind_variables over every node of a tuple of graphs.
 template <class Scope, std::size_t Base, class... N>
 constexpr auto bind_variables(const std::tuple<N...>& graphs) {
-  return std::apply([](const auto&... g) { return std::tuple{bind_variables<Scope, Base>(g)...}; }, graphs);
+  return staticflow::detail::apply([](const auto&... g) { return std::tuple{bind_variables<Scope, Base>(g)...}; }, graphs);
 }
 
 /// Whether graph N reads a variable of Scope (a body that ignores a variable may skip copying it).

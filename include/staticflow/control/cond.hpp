@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/control/binding.hpp"
 #include "staticflow/control/structure.hpp"
 #include "staticflow/effects/recorder.hpp"
@@ -44,7 +45,13 @@ namespace detail {
 template <class... N>
 constexpr bool graphs_equal(const std::tuple<N...>& a, const std::tuple<N...>& b) {
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
-    return (plan::detail::structurally_equal(std::get<K>(a), std::get<K>(b)) && ...);
+    return (plan::detail::structurally_equal(staticflow::detail::get<K>(a), staticflow::detail::get<K>(b)) && ...);
+  }(std::index_sequence_for<N...>{});
+}
+template <class... N>
+constexpr bool graphs_equal(const staticflow::detail::value_pack<N...>& a, const staticflow::detail::value_pack<N...>& b) {
+  return [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return (plan::detail::structurally_equal(staticflow::detail::pack_get<K>(a), staticflow::detail::pack_get<K>(b)) && ...);
   }(std::index_sequence_for<N...>{});
 }
 template <class P>
@@ -73,7 +80,7 @@ struct branch_plan : node<branch_plan<Kind, ArgCount, Pred, Plans...>> {
   constexpr auto with_children(const P& p) const { return branch_plan<Kind, ArgCount, P, Plans...>{{}, p, plans}; }
   constexpr bool same_parameters(const branch_plan& o) const {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return (detail::plans_equal(std::get<K>(plans), std::get<K>(o.plans)) && ...);
+      return (detail::plans_equal(staticflow::detail::get<K>(plans), staticflow::detail::get<K>(o.plans)) && ...);
     }(std::index_sequence_for<Plans...>{});
   }
   std::string name() const { return Kind::name; }
@@ -97,7 +104,7 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
   constexpr auto with_children(const P& p) const { return branch_node<Kind, P, Branches...>{{}, p, branches}; }
   constexpr bool same_parameters(const branch_node& o) const {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return (detail::graphs_equal(std::get<K>(branches), std::get<K>(o.branches)) && ...);
+      return (detail::graphs_equal(staticflow::detail::get<K>(branches), staticflow::detail::get<K>(o.branches)) && ...);
     }(std::index_sequence_for<Branches...>{});
   }
   std::string name() const { return Kind::name; }
@@ -107,7 +114,7 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
   template <class V>
   void for_each_subgraph(V& v) const {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (v(branch_label<K>(), std::type_identity<void>{}, std::type_identity<std::tuple<>>{}, std::get<K>(branches)), ...);
+      (v(branch_label<K>(), std::type_identity<void>{}, std::type_identity<std::tuple<>>{}, staticflow::detail::get<K>(branches)), ...);
     }(std::index_sequence_for<Branches...>{});
   }
   /// cond's branches are TF's true_fn and false_fn; switch_case's its branch_fns, by index.
@@ -120,7 +127,7 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
   template <class Scope, std::size_t Base>
   constexpr auto bind_variables() const {
     auto p = graph::bind_variables<Scope, Base>(pred);
-    return std::apply([&](const auto&... b) {
+    return staticflow::detail::apply([&](const auto&... b) {
       return branch_node<Kind, decltype(p), decltype(graph::bind_variables<Scope, Base>(b))...>{
           {}, p, {graph::bind_variables<Scope, Base>(b)...}};
     }, branches);
@@ -128,7 +135,7 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
 
   template <std::size_t ArgCount>
   constexpr auto with_plans() const {
-    return std::apply([&](const auto&... b) {
+    return staticflow::detail::apply([&](const auto&... b) {
       return branch_plan<Kind, ArgCount, Pred, plan::evaluation_plan<ArgCount, std::remove_cvref_t<decltype(b)>>...>{
           {}, pred, {plan::evaluation_plan<ArgCount, std::remove_cvref_t<decltype(b)>>(b)...}};
     }, branches);
@@ -221,7 +228,7 @@ constexpr auto branch_nodes_one(const One& r) {
   }();
   if constexpr (same_count) {  // else the count check reports it
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{to_node_as<typename reference_spec<K, Raw>::type>(std::get<K>(r))...};
+      return std::tuple{to_node_as<typename reference_spec<K, Raw>::type>(staticflow::detail::get<K>(r))...};
     }(std::make_index_sequence<n>{});
   } else {
     return to_nodes(r);
@@ -230,7 +237,7 @@ constexpr auto branch_nodes_one(const One& r) {
 
 template <class... R>
 constexpr auto branch_nodes(const std::tuple<R...>& raw) {
-  return std::apply([](const auto&... r) { return std::tuple{branch_nodes_one<std::tuple<R...>>(r)...}; }, raw);
+  return staticflow::detail::apply([](const auto&... r) { return std::tuple{branch_nodes_one<std::tuple<R...>>(r)...}; }, raw);
 }
 
 /// Makes the effects the branches recorded (variable assignments, sf::print) one effect that runs
@@ -253,7 +260,7 @@ auto trace_branches_recorded(const P& p, Fn&... fn) {
   std::array<recorder, sizeof...(Fn)> recorded;
   auto raw = [&]<std::size_t... B>(std::index_sequence<B...>) {
     auto fns = std::forward_as_tuple(fn...);
-    return std::tuple{trace_branch(recorded[B], std::get<B>(fns))...};  // a braced list: left to right
+    return std::tuple{trace_branch(recorded[B], staticflow::detail::get<B>(fns))...};  // a braced list: left to right
   }(std::index_sequence_for<Fn...>{});
   record_branch_effects<Kind>(p, recorded);
   return raw;
@@ -272,7 +279,7 @@ constexpr auto make_branches(const P& p, Fn&&... fn) {
   [&]<std::size_t... B>(std::index_sequence<B...>) {
     (check_branch_results<Names, first, specs_of_nodes_t<std::tuple_element_t<B, decltype(results)>>, B>(), ...);
   }(std::index_sequence_for<Fn...>{});
-  return std::apply([&](auto&... r) {
+  return staticflow::detail::apply([&](auto&... r) {
     graph::branch_node<Kind, P, std::remove_cvref_t<decltype(r)>...> n{{}, p, {r...}};
     return unwrap_single(graph::outputs_of(n));
   }, results);

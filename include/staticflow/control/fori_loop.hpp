@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/control/structure.hpp"
 #include "staticflow/control/tensor_array.hpp"
 #include "staticflow/control/while_loop.hpp"
@@ -177,7 +178,7 @@ template <std::int64_t I, class Body, class State>
 constexpr auto unrolled_step_inputs(const State& state) {
   using result = typename step_result<Body, State>::type;
   return [&]<std::size_t... J>(std::index_sequence<J...>) {
-    return std::tuple{step_input<Body, I, J, occurrences<std::tuple_element_t<J, State>, result>()>(std::get<J>(state))...};
+    return std::tuple{step_input<Body, I, J, occurrences<std::tuple_element_t<J, State>, result>()>(staticflow::detail::get<J>(state))...};
   }(std::make_index_sequence<std::tuple_size_v<State>>{});
 }
 
@@ -186,7 +187,7 @@ constexpr auto unroll(Body& body, const State& state) {
   if constexpr (I >= Hi) {
     return state;
   } else {
-    auto next = as_tuple(std::apply(
+    auto next = as_tuple(staticflow::detail::apply(
         [&](const auto&... v) { return body(graph::literal<std::int32_t>(static_cast<std::int32_t>(I)), v...); },
         unrolled_step_inputs<I, Body>(state)));
     static_assert(std::tuple_size_v<decltype(next)> == std::tuple_size_v<State>,
@@ -236,7 +237,7 @@ constexpr auto fori_loop(const Lo& lo, const Hi& hi, Body&& body, const Vars&...
     };
     auto all = detail::as_tuple(detail::while_loop_in<Scope>(cond, step, std::int64_t{-1}, first, vars...));
     return detail::unwrap_single([&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{std::get<K + 1>(all)...};
+      return std::tuple{staticflow::detail::get<K + 1>(all)...};
     }(std::index_sequence_for<Vars...>{}));
   }
 }

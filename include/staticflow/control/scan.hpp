@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/control/binding.hpp"
 #include "staticflow/control/index.hpp"
 #include "staticflow/control/structure.hpp"
@@ -57,7 +58,7 @@ constexpr auto scan(Fn&& fn, const Init& init, const Xs& xs) {
   };
   auto r = detail::while_loop_in<Scope>(cond, step, std::int64_t{-1}, std::int32_t{0}, init,
                                         detail::results_array<y_spec, Xs::shape_type::dims[0]>(n));
-  return std::tuple{std::get<1>(r), std::get<2>(r).stack()};
+  return std::tuple{staticflow::detail::get<1>(r), staticflow::detail::get<2>(r).stack()};
 }
 
 /// tf.map_fn: fn applied to each x in xs along the leading axis, the results stacked.
@@ -72,7 +73,7 @@ constexpr auto map_fn(Fn&& fn, const Xs& xs) {
   auto step = [&](const auto& i, const auto& ys) { return std::tuple{i + 1, ys.write(i, fn(xs[i]))}; };
   auto r = detail::while_loop_in<Scope>(cond, step, std::int64_t{-1}, std::int32_t{0},
                                         detail::results_array<y_spec, Xs::shape_type::dims[0]>(n));
-  return std::get<1>(r).stack();
+  return staticflow::detail::get<1>(r).stack();
 }
 
 }  // namespace staticflow

@@ -63,13 +63,13 @@ constexpr auto to_node_as(const V& v) {
 template <class Specs, class... V>
 constexpr auto to_nodes_as(const std::tuple<V...>& values) {
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
-    return std::tuple{to_node_as<std::tuple_element_t<K, Specs>>(std::get<K>(values))...};
+    return std::tuple{to_node_as<std::tuple_element_t<K, Specs>>(staticflow::detail::get<K>(values))...};
   }(std::index_sequence_for<V...>{});
 }
 
 template <class... V>
 constexpr auto to_nodes(const std::tuple<V...>& values) {
-  return std::apply([](const auto&... v) { return std::tuple{to_node(v)...}; }, values);
+  return staticflow::detail::apply([](const auto&... v) { return std::tuple{to_node(v)...}; }, values);
 }
 
 template <class Nodes>

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/control/binding.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/structure.hpp"
@@ -50,7 +51,7 @@ template <std::size_t ArgCount, class... N>
 constexpr auto flatten_body(const std::tuple<N...>& body) {
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
     return std::tuple_cat([&]() {
-      const auto& out = std::get<K>(body);
+      const auto& out = staticflow::detail::get<K>(body);
       if constexpr (in_place_write<std::remove_cvref_t<decltype(out)>, ArgCount + K>::value)
         return std::tuple{out.index, out.value};
       else return std::tuple{out};
@@ -81,7 +82,7 @@ struct while_plan : node<while_plan<ArgCount, Inits, CondPlan, BodyPlan, InPlace
   staticflow::detail::loop_effects* effects = nullptr;  // see while_node
 
   constexpr auto children() const {
-    return std::apply([](const auto&... i) { return make_child_refs(i...); }, inits);
+    return staticflow::detail::apply([](const auto&... i) { return make_child_refs(i...); }, inits);
   }
   template <class... N>
   constexpr auto with_children(const N&... n) const {
@@ -127,7 +128,7 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
   staticflow::detail::loop_effects* effects = nullptr;
 
   constexpr auto children() const {
-    return std::apply([](const auto&... i) { return make_child_refs(i...); }, inits);
+    return staticflow::detail::apply([](const auto&... i) { return make_child_refs(i...); }, inits);
   }
   template <class... N>
   constexpr auto with_children(const N&... n) const {
@@ -172,7 +173,7 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
         if constexpr (detail::in_place_write<std::tuple_element_t<K, B>, ArgCount + K>::value)
-          grows[K] = std::get<K>(b).dynamic_size;
+          grows[K] = staticflow::detail::get<K>(b).dynamic_size;
       }(), ...);
     }(std::make_index_sequence<V>{});
     const auto flat = detail::flatten_body<ArgCount>(b);
@@ -312,10 +313,10 @@ constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, s
     return std::tuple{loop_value<Vars>::wrap(
         graph::bound_variable<Scope, K, typename std::tuple_element_t<K, Specs>::value_type,
                               typename std::tuple_element_t<K, Specs>::shape_type>{},
-        std::get<K>(var_tuple))...};
+        staticflow::detail::get<K>(var_tuple))...};
   }(std::index_sequence_for<Vars...>{});
 
-  auto pred = recording.condition([&] { return to_node(std::apply(cond, bound)); });
+  auto pred = recording.condition([&] { return to_node(staticflow::detail::apply(cond, bound)); });
   using PS = spec_of_node_t<decltype(pred)>;
   constexpr bool pred_ok = std::is_same_v<typename PS::value_type, bool> && PS::shape_type::rank == 0;
   control_flow_check<pred_ok, [] {
@@ -325,7 +326,7 @@ constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, s
     return s;
   }()>();
 
-  auto returned = recording.body([&] { return as_tuple(std::apply(body, bound)); });
+  auto returned = recording.body([&] { return as_tuple(staticflow::detail::apply(body, bound)); });
   constexpr std::size_t n = std::tuple_size_v<decltype(returned)>;
   control_flow_check<n == sizeof...(Vars), [] {
     message_string s;
@@ -338,7 +339,7 @@ constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, s
   }()>();
   if constexpr (n == sizeof...(Vars)) {
     auto next = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{loop_value<Vars>::template unwrap<std::tuple_element_t<K, Specs>>(std::get<K>(returned))...};
+      return std::tuple{loop_value<Vars>::template unwrap<std::tuple_element_t<K, Specs>>(staticflow::detail::get<K>(returned))...};
     }(std::index_sequence_for<Vars...>{});
     using NextSpecs = specs_of_nodes_t<decltype(next)>;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -351,7 +352,7 @@ constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, s
     // the wrong specs would only add kernel errors after the one that says what is wrong.
     const auto result_from = [&](const auto& values) {
       return unwrap_single([&]<std::size_t... K>(std::index_sequence<K...>) {
-        return std::tuple{loop_value<Vars>::wrap(std::get<K>(values), std::get<K>(var_tuple))...};
+        return std::tuple{loop_value<Vars>::wrap(staticflow::detail::get<K>(values), staticflow::detail::get<K>(var_tuple))...};
       }(std::index_sequence_for<Vars...>{}));
     };
     if constexpr (!pred_ok || !specs_kept) {
@@ -382,7 +383,7 @@ constexpr auto while_loop(Cond&& cond, Body&& body, const Vars&... vars) {
   if constexpr (detail::ends_with_max_iterations<Vars...>()) {
     const auto all = std::tie(vars...);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return detail::while_loop_in<Scope>(cond, body, std::get<sizeof...(Vars) - 1>(all).value, std::get<K>(all)...);
+      return detail::while_loop_in<Scope>(cond, body, staticflow::detail::get<sizeof...(Vars) - 1>(all).value, staticflow::detail::get<K>(all)...);
     }(std::make_index_sequence<sizeof...(Vars) - 1>{});
   } else {
     return detail::while_loop_in<Scope>(cond, body, std::int64_t{-1}, vars...);

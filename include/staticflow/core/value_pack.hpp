@@ -7,9 +7,12 @@
 // instantiates libstdc++'s constructor constraints (std::__and_ of is_constructible, ... per
 // element): in clang's -ftime-trace of a gradient test, half of the planner's instantiation time.
 // A value_pack is an aggregate (no constructors, nothing to resolve); the walk concatenates
-// value_packs and the plan makes one std::tuple at the end.
+// value_packs and the plan makes one std::tuple at the end. A call's views and extents, a loop's
+// state and the kernels' cursors are value_packs for the same reason (docs/architecture.md,
+// "What a call site costs the compiler").
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -114,6 +117,56 @@ constexpr auto pack_concat(const P& a, const Q& b, const R& c, const Rest&... re
   return pack_concat(pack_concat(a, b), c, rest...);
 }
 
+/// The type of element I (a declaration only: the base class is deduced, no recursion).
+template <std::size_t I, class T>
+T pack_leaf_type(const pack_leaf<I, T>&);
+
+/// detail::get<I>(x): element I of a value_pack or a std::tuple, for code that reads both (called
+/// qualified: argument-dependent lookup over a graph's types walks every namespace they name).
+template <std::size_t I, class... T>
+constexpr const auto& get(const value_pack<T...>& p) {
+  return pack_get<I>(p.storage);
+}
+template <std::size_t I, class... T>
+constexpr auto& get(value_pack<T...>& p) {
+  return pack_get<I>(p.storage);
+}
+template <std::size_t I, class... T>
+constexpr const auto& get(const std::tuple<T...>& t) {
+  return std::get<I>(t);
+}
+template <std::size_t I, class... T>
+constexpr auto& get(std::tuple<T...>& t) {
+  return std::get<I>(t);
+}
+
+template <std::size_t I, class T, std::size_t N>
+constexpr const T& get(const std::array<T, N>& a) {
+  return a[I];
+}
+template <std::size_t I, class T, std::size_t N>
+constexpr T& get(std::array<T, N>& a) {
+  return a[I];
+}
+
+/// f(elements...) of a value_pack, std::tuple or std::array, each passed as an lvalue (std::apply
+/// without its invoke and noexcept machinery, which costs the compiler per tuple type).
+template <class F, class T>
+constexpr decltype(auto) apply(F&& f, T&& t) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+    return static_cast<F&&>(f)(detail::get<I>(t)...);
+  }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<T>>>{});
+}
+
+/// The elements of a and b (each a value_pack or a std::tuple) as one value_pack.
+template <class A, class B>
+constexpr auto values_concat(const A& a, const B& b) {
+  return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+    return value_pack<std::tuple_element_t<I, A>..., std::tuple_element_t<J, B>...>{
+        {{detail::get<I>(a)}..., {detail::get<J>(b)}...}};
+  }(std::make_index_sequence<std::tuple_size_v<A>>{}, std::make_index_sequence<std::tuple_size_v<B>>{});
+}
+
 /// The values as a std::tuple (one construction).
 template <class... T>
 constexpr std::tuple<T...> pack_to_tuple(const value_pack<T...>& p) {
@@ -136,3 +189,12 @@ template <class... A, class... B, class... Rest>
 struct concat_tuple_types<std::tuple<A...>, std::tuple<B...>, Rest...> : concat_tuple_types<std::tuple<A..., B...>, Rest...> {};
 
 }  // namespace staticflow::detail
+
+// value_pack is tuple-like to the type traits (std::tuple_size_v, std::tuple_element_t), so that a
+// plan's slots read the same whichever of the two holds them.
+template <class... T>
+struct std::tuple_size<staticflow::detail::value_pack<T...>> : std::integral_constant<std::size_t, sizeof...(T)> {};
+template <std::size_t I, class... T>
+struct std::tuple_element<I, staticflow::detail::value_pack<T...>> {
+  using type = decltype(staticflow::detail::pack_leaf_type<I>(std::declval<const typename staticflow::detail::value_pack<T...>::storage_type&>()));
+};

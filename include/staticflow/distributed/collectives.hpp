@@ -155,7 +155,7 @@ class collective_effect final : public staticflow::detail::effect {
 
   collective_effect(Comm& comm, reduce_op op, int root, std::shared_ptr<results_type> results, const G&... g)
       : comm_(&comm), op_(op), root_(root), results_(std::move(results)), graphs_(g...), leaves_(g...) {
-    std::apply([&](auto&... r) {
+    staticflow::detail::apply([&](auto&... r) {
       ((r.allocate = [c = comm_](std::size_t elements) { return collective_memory<typename std::remove_cvref_t<decltype(r)>::value_type>(*c, elements); },
         r.source.device_memory = on_device_memory), ...);
     }, *results_);
@@ -189,11 +189,11 @@ class collective_effect final : public staticflow::detail::effect {
         source = static_cast<const T*>(args[N::index].data);
         for (std::size_t d = 0; d < R; ++d) ext[d] = args[N::index].ext[d];
       } else {
-        source = std::get<0>(leaves_).data();
-        ext = std::get<0>(leaves_).result_extents();
+        source = staticflow::detail::get<0>(leaves_).data();
+        ext = staticflow::detail::get<0>(leaves_).result_extents();
       }
       const std::size_t count = staticflow::detail::product(ext);
-      auto& result = std::get<0>(*results_);
+      auto& result = staticflow::detail::get<0>(*results_);
       if constexpr (Kind == collective_kind::all_gather) {
         comm_->all_gather(source, count, result.reserve_gathered(ext, static_cast<std::size_t>(comm_->size())));
       } else {
@@ -216,15 +216,15 @@ class collective_effect final : public staticflow::detail::effect {
       const std::size_t processes = static_cast<std::size_t>(comm_->size());
       evaluate(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
         using T = typename std::tuple_element_t<K, std::tuple<G...>>::value_type;
-        std::get<K>(*results_).reserve_gathered(ext, processes);
-        return std::get<K>(staging_).resize(staticflow::detail::product(ext), [&](std::size_t elements) { return collective_memory<T>(*comm_, elements); });
+        staticflow::detail::get<K>(*results_).reserve_gathered(ext, processes);
+        return staticflow::detail::get<K>(staging_).resize(staticflow::detail::product(ext), [&](std::size_t elements) { return collective_memory<T>(*comm_, elements); });
       });
       [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (comm_->all_gather(std::get<K>(staging_).data.get(), std::get<K>(staging_).size, std::get<K>(*results_).get()), ...);
+        (comm_->all_gather(staticflow::detail::get<K>(staging_).data.get(), staticflow::detail::get<K>(staging_).size, staticflow::detail::get<K>(*results_).get()), ...);
       }(std::index_sequence_for<G...>{});
     } else {
       evaluate(args, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
-        return std::get<K>(*results_).reserve(ext);
+        return staticflow::detail::get<K>(*results_).reserve(ext);
       });
       combine_bucket<float>();
       combine_bucket<double>();
@@ -260,14 +260,14 @@ class collective_effect final : public staticflow::detail::effect {
   template <class T, std::size_t K>
   void one_of() {
     if constexpr (std::is_same_v<typename std::tuple_element_t<K, std::tuple<G...>>::value_type, T>)
-      collective(std::get<K>(*results_).get(), element_count<K>());
+      collective(staticflow::detail::get<K>(*results_).get(), element_count<K>());
   }
   template <class T, class F>
   void for_each_of(F&& f) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
         if constexpr (std::is_same_v<typename std::tuple_element_t<K, std::tuple<G...>>::value_type, T>)
-          f(std::get<K>(*results_), element_count<K>());
+          f(staticflow::detail::get<K>(*results_), element_count<K>());
       }(), ...);
     }(std::index_sequence_for<G...>{});
   }
@@ -275,7 +275,7 @@ class collective_effect final : public staticflow::detail::effect {
   std::size_t element_count() const {
     constexpr std::size_t R = std::tuple_element_t<K, std::tuple<G...>>::shape_type::rank;
     std::size_t count = 1;
-    for (std::size_t d = 0; d < R; ++d) count *= std::get<K>(*results_).ext[d];
+    for (std::size_t d = 0; d < R; ++d) count *= staticflow::detail::get<K>(*results_).ext[d];
     return count;
   }
   template <class T>
@@ -376,7 +376,7 @@ auto record_collective(Comm& comm, reduce_op op, int root, const X&... xs) {
   staticflow::detail::record_effect(std::move(effect), collective_name(Kind));
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
     return std::tuple{graph::external<typename X::value_type, typename collective_shape<Kind, typename X::shape_type>::type>(
-        &std::get<K>(*results).source)...};
+        &staticflow::detail::get<K>(*results).source)...};
   }(std::index_sequence_for<X...>{});
 }
 
@@ -386,11 +386,11 @@ auto traced_collective(Comm& comm, reduce_op op, int root, const X& x) {
   if constexpr (!check_traced_communicator<Comm>()) {
     return x;  // (the static_assert said why; nothing else follows from it)
   } else if constexpr (staticflow::detail::is_tuple<X>::value) {
-    return std::apply([&](const auto&... xs) {
+    return staticflow::detail::apply([&](const auto&... xs) {
       return record_collective<Kind>(comm, op, root, staticflow::detail::as_node<void>(xs)...);
     }, x);
   } else {
-    return std::get<0>(record_collective<Kind>(comm, op, root, staticflow::detail::as_node<void>(x)));
+    return staticflow::detail::get<0>(record_collective<Kind>(comm, op, root, staticflow::detail::as_node<void>(x)));
   }
 }
 

@@ -31,6 +31,7 @@
 #include <xtensor/xtensor.hpp>
 #include <xtensor/xview.hpp>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/autodiff/backprop.hpp"
 #include "staticflow/autodiff/gradients.hpp"
 #include "staticflow/distributed/collectives.hpp"
@@ -107,7 +108,7 @@ class data_parallel {
   auto average_gradients(const Grads& grads) {
     auto averaged = all_reduce(detail::as_tuple_of<Grads>::make(grads), *comm_, reduce_op::mean);
     if constexpr (is_tuple_v<Grads>) return averaged;
-    else return std::get<0>(averaged);
+    else return staticflow::detail::get<0>(averaged);
   }
 
   /// Inside a traced function: opt.apply_gradients with the gradients averaged over the processes.
@@ -129,9 +130,9 @@ class data_parallel {
       auto grads = detail::as_tuple_of<std::remove_cvref_t<decltype(gradients(loss, vars...))>>::make(gradients(loss, vars...));
       auto averaged = all_reduce(std::tuple_cat(grads, std::tuple{value}), *comm_, reduce_op::mean);
       [&]<std::size_t... K>(std::index_sequence<K...>) {
-        opt.apply_gradients(std::tuple{std::get<K>(averaged)...}, vars...);
+        opt.apply_gradients(std::tuple{staticflow::detail::get<K>(averaged)...}, vars...);
       }(std::index_sequence_for<Var...>{});
-      return std::get<sizeof...(Var)>(averaged);
+      return staticflow::detail::get<sizeof...(Var)>(averaged);
     }
   }
 

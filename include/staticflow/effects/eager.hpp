@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/while_loop.hpp"
@@ -100,7 +101,7 @@ auto eager_materialize(const N& n) {
 
 template <class Results, class Raw, std::size_t... K>
 auto eager_results(const Raw& raw, std::index_sequence<K...>) {
-  return std::tuple{eager_materialize<std::tuple_element_t<K, Results>>(std::get<K>(raw))...};
+  return std::tuple{eager_materialize<std::tuple_element_t<K, Results>>(staticflow::detail::get<K>(raw))...};
 }
 
 template <class N>
@@ -190,8 +191,8 @@ constexpr bool eager_while_possible() {
       using state = decltype([]<class... S>(std::type_identity<std::tuple<S...>>) {
         return std::tuple{graph::eager_value<typename S::value_type, typename S::shape_type>(nullptr)...};
       }(std::type_identity<specs>{}));
-      using pred = std::remove_cvref_t<decltype(to_node(std::apply(std::declval<Cond&>(), std::declval<const state&>())))>;
-      using next = decltype(as_tuple(std::apply(std::declval<Body&>(), std::declval<const state&>())));
+      using pred = std::remove_cvref_t<decltype(to_node(staticflow::detail::apply(std::declval<Cond&>(), std::declval<const state&>())))>;
+      using next = decltype(as_tuple(staticflow::detail::apply(std::declval<Body&>(), std::declval<const state&>())));
       return evaluable_now<pred>() && all_materializable<next>::value && eager_results_fit<specs, next>();
     }
   }
@@ -206,9 +207,9 @@ constexpr auto eager_while(Cond& cond, Body& body, std::int64_t max_iterations, 
   constexpr auto positions = std::index_sequence_for<Vars...>{};
   auto state = eager_results<specs>(inits, positions);
   for (std::int64_t i = 0; max_iterations < 0 || i < max_iterations; ++i) {
-    const auto pred = to_node(std::apply(cond, state));
+    const auto pred = to_node(staticflow::detail::apply(cond, state));
     if (!cpu::effect_graph<std::remove_cvref_t<decltype(pred)>>(pred).scalar(nullptr)) break;
-    state = eager_results<specs>(as_tuple(std::apply(body, state)), positions);
+    state = eager_results<specs>(as_tuple(staticflow::detail::apply(body, state)), positions);
   }
   return unwrap_single(std::move(state));
 }

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/control/binding.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/while_loop.hpp"
@@ -86,7 +87,7 @@ template <class Bound, class N>
 auto externalize_variables(const N& n);
 template <class Bound, class... N>
 auto externalize_all(const std::tuple<N...>& graphs) {
-  return std::apply([](const auto&... g) { return std::tuple{externalize_variables<Bound>(g)...}; }, graphs);
+  return staticflow::detail::apply([](const auto&... g) { return std::tuple{externalize_variables<Bound>(g)...}; }, graphs);
 }
 
 /// Graph n with every loop variable it reads freely as an external leaf over its loop's cell (a
@@ -107,7 +108,7 @@ auto externalize_variables(const N& n) {
     return graph::while_node<Scope, decltype(i), decltype(c), decltype(b)>{{}, i, c, b, n.max_iterations, n.effects};
   } else if constexpr (is_branch<N>::value) {
     auto p = externalize_variables<Bound>(n.pred);
-    return std::apply([&](const auto&... b) {
+    return staticflow::detail::apply([&](const auto&... b) {
       return graph::branch_node<typename N::kind, decltype(p), decltype(externalize_all<Bound>(b))...>{
           {}, p, {externalize_all<Bound>(b)...}};
     }, n.branches);

@@ -21,6 +21,7 @@
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/control/structure.hpp"
 #include "staticflow/core/dtype.hpp"
 #include "staticflow/core/errors.hpp"
@@ -380,8 +381,8 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
 
  public:
   assign_effect(std::tuple<Var&...> vars, assign_mode mode, const G&... g)
-      : vars_(std::apply([](Var&... v) { return std::tuple<Var*...>{&v...}; }, vars)), value_(g...), mode_(mode) {
-    std::apply([&](Var*... v) { (writes.push_back(v), ...); }, vars_);
+      : vars_(staticflow::detail::apply([](Var&... v) { return std::tuple<Var*...>{&v...}; }, vars)), value_(g...), mode_(mode) {
+    staticflow::detail::apply([&](Var*... v) { (writes.push_back(v), ...); }, vars_);
   }
 
   void run(erased_args args) override { assign(args); }
@@ -425,8 +426,8 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
     using V = std::tuple_element_t<K, std::tuple<Var...>>;
     using Gk = std::tuple_element_t<K, std::tuple<G...>>;
     using T = typename V::value_type;
-    V* var = std::get<K>(vars_);
-    auto& stage = std::get<K>(staging_);
+    V* var = staticflow::detail::get<K>(vars_);
+    auto& stage = staticflow::detail::get<K>(staging_);
     stage.used = stage.spare = false;
     if constexpr (!(Gk::shape_type::is_static && V::shape_type::is_static)) {  // (else checked when traced)
       if (ext != var->current_extents() && (mode_ != assign_mode::assign || V::shape_type::is_static))
@@ -459,11 +460,11 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
   template <std::size_t K>
   STATICFLOW_INLINE void finish() {
     using V = std::tuple_element_t<K, std::tuple<Var...>>;
-    auto& stage = std::get<K>(staging_);
+    auto& stage = staticflow::detail::get<K>(staging_);
     if (V::rank > 0 && stage.spare) {
-      std::get<K>(vars_)->commit_spare();
+      staticflow::detail::get<K>(vars_)->commit_spare();
     } else if (stage.used) [[unlikely]] {
-      auto* var = std::get<K>(vars_);
+      auto* var = staticflow::detail::get<K>(vars_);
       var->resize_storage(stage.ext.data());
       std::copy_n(stage.data.get(), staticflow::detail::product(stage.ext), var->data());
     }
@@ -484,7 +485,7 @@ void record_assign_group(std::tuple<Var&...> vars, const G&... values) {
                   assignable_shape<typename G::shape_type, typename Var::shape_type>()) && ...),
                 "staticflow: record_assign_group: each value must have its variable's dtype and a shape that fits it");
   auto e = std::make_unique<assign_effect<std::tuple<Var...>, G...>>(vars, assign_mode::assign, values...);
-  std::apply([](Var&... v) { (traced_program("assign").touched.push_back(&v), ...); }, vars);
+  staticflow::detail::apply([](Var&... v) { (traced_program("assign").touched.push_back(&v), ...); }, vars);
   record_effect(std::move(e), "assign");
 }
 }  // namespace detail

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include "staticflow/core/value_pack.hpp"
 
 namespace staticflow::graph {
 
@@ -65,7 +66,7 @@ constexpr decltype(auto) child(const child_refs<T...>& refs) noexcept {
 }
 template <std::size_t K, class... T>
 constexpr decltype(auto) child(const std::tuple<T...>& refs) noexcept {
-  return std::get<K>(refs);
+  return staticflow::detail::get<K>(refs);
 }
 
 /// f(children...): std::apply for child_refs (and std::tuple, forwarded to std::apply).
@@ -77,7 +78,7 @@ constexpr decltype(auto) apply_children(F&& f, const child_refs<T...>& refs) {
 }
 template <class F, class... T>
 constexpr decltype(auto) apply_children(F&& f, const std::tuple<T...>& refs) {
-  return std::apply(static_cast<F&&>(f), refs);
+  return staticflow::detail::apply(static_cast<F&&>(f), refs);
 }
 
 }  // namespace staticflow::graph

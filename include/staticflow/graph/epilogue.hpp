@@ -98,10 +98,10 @@ struct epilogue : node<epilogue<P, Fn, Q...>> {
   extents<shape_type::rank> result_extents(const E&... e) const {
     const auto all = std::forward_as_tuple(e...);
     auto out = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return producer.result_extents(std::get<K>(all)...);
+      return producer.result_extents(staticflow::detail::get<K>(all)...);
     }(std::make_index_sequence<producer_children>{});
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((out = staticflow::detail::broadcast_extents<shape_type::rank>(out, std::get<producer_children + I>(all))), ...);
+      ((out = staticflow::detail::broadcast_extents<shape_type::rank>(out, staticflow::detail::get<producer_children + I>(all))), ...);
     }(std::index_sequence_for<Q...>{});
     return out;
   }

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/core/config.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/graph/child_refs.hpp"
@@ -246,7 +247,7 @@ struct pool_options {
     return std::tuple{sh, sw, same};
   }
   static constexpr auto resolved = resolve();
-  using type = graph::pool_parameters<KH, KW, std::get<0>(resolved), std::get<1>(resolved), std::get<2>(resolved)>;
+  using type = graph::pool_parameters<KH, KW, staticflow::detail::get<0>(resolved), staticflow::detail::get<1>(resolved), staticflow::detail::get<2>(resolved)>;
 };
 
 /// The static checks of a pooling's arguments: a class, so that its diagnostics appear once

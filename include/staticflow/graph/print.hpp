@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/listing.hpp"
 #include "staticflow/graph/traversal.hpp"
@@ -160,7 +161,7 @@ class listing {
         l.bindings_.push_back({&scope_tag<Scope>, std::move(names)});
       }
       l.open_.push_back({&b, serial});
-      std::apply([&](const auto&... o) { (b.outputs.push_back(l.emit(o)), ...); }, outputs);
+      staticflow::detail::apply([&](const auto&... o) { (b.outputs.push_back(l.emit(o)), ...); }, outputs);
       l.open_.pop_back();
       if constexpr (!std::is_void_v<Scope>) l.bindings_.pop_back();
       blocks.push_back(std::move(b));

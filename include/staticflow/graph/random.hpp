@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/control/index.hpp"
 #include "staticflow/core/config.hpp"
 #include "staticflow/core/errors.hpp"
@@ -230,9 +231,9 @@ struct random_values : node<random_values<Dist, T, S, Seed, Like>> {
   template <class... C>
   constexpr auto with_children(const C&... c) const {
     const std::tuple<const C&...> kids{c...};
-    if constexpr (seed_is_node && has_like) return random_values<Dist, T, S, C...>(dist, std::get<0>(kids), std::get<1>(kids));
-    else if constexpr (seed_is_node) return random_values<Dist, T, S, C..., Like>(dist, std::get<0>(kids), like);
-    else if constexpr (has_like) return random_values<Dist, T, S, Seed, C...>(dist, seed, std::get<0>(kids));
+    if constexpr (seed_is_node && has_like) return random_values<Dist, T, S, C...>(dist, staticflow::detail::get<0>(kids), staticflow::detail::get<1>(kids));
+    else if constexpr (seed_is_node) return random_values<Dist, T, S, C..., Like>(dist, staticflow::detail::get<0>(kids), like);
+    else if constexpr (has_like) return random_values<Dist, T, S, Seed, C...>(dist, seed, staticflow::detail::get<0>(kids));
     else return *this;
   }
   constexpr bool same_parameters(const random_values& o) const {
@@ -248,13 +249,13 @@ struct random_values : node<random_values<Dist, T, S, Seed, Like>> {
   constexpr extents<S::rank> result_extents(const E&... e) const {
     if constexpr (seed_is_node) {
       if constexpr (Seed::shape_type::dims[0] == dyn) {
-        const auto& seed_extents = std::get<0>(std::tie(e...));
+        const auto& seed_extents = staticflow::detail::get<0>(std::tie(e...));
         if (seed_extents[0] != 2)
           throw shape_error("random: the seed must have shape [2] (TensorFlow's stateless seed), got " +
                             staticflow::detail::extents_string(seed_extents));
       }
     }
-    if constexpr (has_like) return std::get<sizeof...(E) - 1>(std::tie(e...));
+    if constexpr (has_like) return staticflow::detail::get<sizeof...(E) - 1>(std::tie(e...));
     else return S::dims;
   }
   /// Philox block k's values written to out[k * per_block ...], the last block cut at count.

@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/control/index.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/graph/child_refs.hpp"
@@ -88,7 +89,7 @@ struct concat_gradient : node<concat_gradient<K, Axis, G, A...>> {
   std::tuple<A...> parts;
   constexpr concat_gradient(G g_, const std::tuple<A...>& p) : g(g_), parts(p) {}
   constexpr auto children() const {
-    return std::apply([&](const auto&... p) { return child_refs<const G&, const A&...>{g, p...}; }, parts);
+    return staticflow::detail::apply([&](const auto&... p) { return child_refs<const G&, const A&...>{g, p...}; }, parts);
   }
   template <class H, class... B>
   constexpr auto with_children(const H& h, const B&... b) const {
@@ -105,11 +106,11 @@ struct concat_gradient : node<concat_gradient<K, Axis, G, A...>> {
   /// ... from the views' run-time extents (ExtViews as node_extents takes them).
   template <class ExtViews>
   std::size_t offset_in(const ExtViews& ext_views) const {
-    return std::apply([&](const auto&... p) { return offset_of(node_extents(p, ext_views)...); }, parts);
+    return staticflow::detail::apply([&](const auto&... p) { return offset_of(node_extents(p, ext_views)...); }, parts);
   }
   template <class... E>
   extents<rank> result_extents(const extents<rank>& eg, const E&... ea) const {
-    const extents<rank> mine = std::get<K>(std::tie(ea...));
+    const extents<rank> mine = staticflow::detail::get<K>(std::tie(ea...));
     if (offset_of(ea...) + mine[axis] > eg[axis])
       throw shape_error("concat gradient: an adjoint of shape " + staticflow::detail::extents_string(eg) +
                         " is shorter than the concatenated parts along axis " + std::to_string(axis));

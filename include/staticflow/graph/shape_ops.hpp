@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/broadcast.hpp"
 #include "staticflow/graph/child_refs.hpp"
@@ -387,14 +388,14 @@ struct concat : node<concat<Axis, A...>> {
   std::tuple<A...> parts;
   constexpr explicit concat(const A&... a) : parts(a...) {}
   constexpr auto children() const {
-    return std::apply([](const auto&... p) { return child_refs<const A&...>{p...}; }, parts);
+    return staticflow::detail::apply([](const auto&... p) { return child_refs<const A&...>{p...}; }, parts);
   }
   template <class... C>
   constexpr auto with_children(const C&... c) const { return concat<Axis, C...>(c...); }
   std::string name() const { return "concatenate[dimension=" + std::to_string(axis) + "]"; }
   template <class... E>
   extents<R> result_extents(const E&... in) const {
-    const auto& e0 = std::get<0>(std::tie(in...));
+    const auto& e0 = staticflow::detail::get<0>(std::tie(in...));
     extents<R> out = e0;
     out[axis] = 0;
     ([&] {

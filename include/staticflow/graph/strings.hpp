@@ -22,6 +22,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/core/axes.hpp"
 #include "staticflow/core/errors.hpp"
 #include "staticflow/core/string.hpp"
@@ -258,7 +259,7 @@ auto reduce_join_of(const X& x, Axes axes, std::string_view separator) {
 template <class X, class... Rest>
   requires(staticflow::detail::operand<X> && (staticflow::detail::operand<Rest> && ...))
 auto join(const std::tuple<X, Rest...>& inputs, std::string_view separator = "") {
-  return std::apply([&](const auto& first, const auto&... rest) {
+  return staticflow::detail::apply([&](const auto& first, const auto&... rest) {
     return detail::join_rest(detail::string_node(first), graph::literal<string>(separator), rest...);
   }, inputs);
 }

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "staticflow/core/broadcast.hpp"
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
@@ -179,7 +180,7 @@ STATICFLOW_INLINE constexpr extents<N::shape_type::rank> node_extents(const N& n
   if constexpr (subtree_is_static<N>()) {
     return S::dims;
   } else if constexpr (detail::is_argument<N>::value) {
-    return std::get<N::index>(args);
+    return staticflow::detail::get<N::index>(args);
   } else if constexpr (requires { N::materialized; } || requires { N::custom_extents; }) {
     return apply_children([&](const auto&... kid) STATICFLOW_LAMBDA_INLINE { return n.result_extents(node_extents(kid, args)...); },
                           children(n));

@@ -12,6 +12,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include "staticflow/core/value_pack.hpp"
+
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
@@ -95,10 +97,13 @@ STATICFLOW_INLINE bool flat_with_size(const V& v, std::size_t size) {
 }
 inline extents<0> view_extents(no_view) { return {}; }
 
-/// The extents of every view of a call, as a tuple indexed like the arguments.
+/// The extents of every view of a call, as a value_pack indexed like the arguments (read with
+/// detail::get; a std::tuple's constructors cost the compiler 20-odd ms per views type).
 template <class Views>
 STATICFLOW_INLINE auto extents_of_views(const Views& views) {
-  return std::apply([](const auto&... v) STATICFLOW_LAMBDA_INLINE { return std::tuple{view_extents(v)...}; }, views);
+  return [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
+    return value_pack<decltype(view_extents(detail::get<I>(views)))...>{{{view_extents(detail::get<I>(views))}...}};
+  }(std::make_index_sequence<std::tuple_size_v<Views>>{});
 }
 
 template <class C>
@@ -238,7 +243,7 @@ template <class R>
 auto owned_strings(R&& r) {
   using U = std::remove_cvref_t<R>;
   if constexpr (is_result_tuple<U>::value) {
-    return std::apply([](auto&... e) { return std::tuple{owned_strings(std::move(e))...}; }, r);
+    return staticflow::detail::apply([](auto&... e) { return std::tuple{owned_strings(std::move(e))...}; }, r);
   } else if constexpr (std::is_same_v<U, string>) {
     return r.str();
   } else if constexpr (xtensor_like<U>) {

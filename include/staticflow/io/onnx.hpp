@@ -31,6 +31,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/io/onnx_lowering.hpp"
 #include "staticflow/staticflow.hpp"
 
@@ -92,7 +93,7 @@ template <class ConcreteFunction>
   [&]<std::size_t... K>(std::index_sequence<K...>) {
     ([&] {
       using N = std::remove_cvref_t<std::tuple_element_t<K, std::remove_cvref_t<decltype(nodes)>>>;
-      const std::string value = ex.emit(std::get<K>(nodes));
+      const std::string value = ex.emit(staticflow::detail::get<K>(nodes));
       const std::string name = options.output_names.empty() ? "output_" + std::to_string(K) : options.output_names[K];
       ex.add_node("Identity", {value}, {name});
       detail::set_value_info<spec_of_node_t<N>>(*graph.add_output(), name, "");

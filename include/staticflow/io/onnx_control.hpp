@@ -17,6 +17,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/control/binding.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/tensor_array.hpp"
@@ -79,9 +80,9 @@ std::vector<std::string> if_chain(E& e, const graph::branch_node<Kind, Pred, Bra
     using P = typename Pred::value_type;
     condition = e.op("Equal", {selector, e.template constant<P>({static_cast<P>(I)}, {})});
   }
-  ::onnx::GraphProto then_graph = e.template subgraph<specs>("then", false, [&] { return e.emit_tuple(std::get<I>(n.branches)); });
+  ::onnx::GraphProto then_graph = e.template subgraph<specs>("then", false, [&] { return e.emit_tuple(staticflow::detail::get<I>(n.branches)); });
   ::onnx::GraphProto else_graph = e.template subgraph<specs>("else", false, [&] {
-    if constexpr (I + 2 == count) return e.emit_tuple(std::get<I + 1>(n.branches));
+    if constexpr (I + 2 == count) return e.emit_tuple(staticflow::detail::get<I + 1>(n.branches));
     else return if_chain<I + 1>(e, n, selector);
   });
   std::vector<std::string> outs;

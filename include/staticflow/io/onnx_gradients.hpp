@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/shape_gradients.hpp"
 #include "staticflow/io/onnx_data_movement.hpp"
 
@@ -51,9 +52,9 @@ std::string lower_node(E& e, const graph::concat_gradient<K, Axis, G, A...>& n) 
   const std::string g = e.emit(n.g);
   std::string start = e.ints({0});
   [&]<std::size_t... J>(std::index_sequence<J...>) {
-    ((J < K ? (void)(start = e.op("Add", {start, extent_of(e, e.emit(std::get<J>(n.parts)), axis)})) : (void)0), ...);
+    ((J < K ? (void)(start = e.op("Add", {start, extent_of(e, e.emit(staticflow::detail::get<J>(n.parts)), axis)})) : (void)0), ...);
   }(std::make_index_sequence<K>{});
-  const std::string length = extent_of(e, e.emit(std::get<K>(n.parts)), axis);
+  const std::string length = extent_of(e, e.emit(staticflow::detail::get<K>(n.parts)), axis);
   return e.op("Slice", {g, start, e.op("Add", {start, length}), e.ints({static_cast<std::int64_t>(axis)})});
 }
 

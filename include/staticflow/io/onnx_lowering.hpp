@@ -24,6 +24,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/io/onnx_control.hpp"
 #include "staticflow/io/onnx_data_movement.hpp"
 #include "staticflow/io/onnx_elementwise.hpp"
@@ -214,7 +215,7 @@ class exporter {
   template <class... N>
   std::vector<std::string> emit_tuple(const std::tuple<N...>& nodes) {
     std::vector<std::string> names;
-    std::apply([&](const auto&... n) { (names.push_back(emit(n)), ...); }, nodes);
+    staticflow::detail::apply([&](const auto&... n) { (names.push_back(emit(n)), ...); }, nodes);
     return names;
   }
 
@@ -565,7 +566,7 @@ class exporter {
   template <int Axis, class... A>
   std::string lower_op(const graph::concat<Axis, A...>& n) {
     std::vector<std::string> parts;
-    std::apply([&](const auto&... p) { (parts.push_back(emit(p)), ...); }, n.parts);
+    staticflow::detail::apply([&](const auto&... p) { (parts.push_back(emit(p)), ...); }, n.parts);
     const std::string out = fresh("concat");
     set_int(add_node("Concat", parts, {out}), "axis", static_cast<std::int64_t>(graph::concat<Axis, A...>::axis));
     return out;

@@ -234,8 +234,8 @@ class optimizer {
   void apply(const Grads& gs, std::tuple<ExtraVar&...> extra_vars, const std::tuple<ExtraValue...>& extra_values,
              Var&... vars) {
     auto& self = static_cast<Derived&>(*this);
-    std::apply([&](const auto&... g) {
-      std::apply([&](const auto&... x) {
+    staticflow::detail::apply([&](const auto&... g) {
+      staticflow::detail::apply([&](const auto&... x) {
         staticflow::detail::record_assign_group(std::tuple_cat(std::tie(slot_for(vars, "gradient")...), extra_vars), g...,
                                                 x...);
       }, extra_values);

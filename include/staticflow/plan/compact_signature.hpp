@@ -23,6 +23,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/control/binding.hpp"
 #include "staticflow/graph/leaf.hpp"
 #include "staticflow/graph/traversal.hpp"
@@ -127,7 +128,7 @@ struct select_entries<Tuple, std::index_sequence<U...>> {
 template <class Used, class Tuple>
 constexpr auto select_views(const Tuple& all) {
   return [&]<std::size_t... U>(std::index_sequence<U...>) {
-    return std::tuple<std::tuple_element_t<U, Tuple>...>{std::get<U>(all)...};
+    return std::tuple<std::tuple_element_t<U, Tuple>...>{staticflow::detail::get<U>(all)...};
   }(Used{});
 }
 

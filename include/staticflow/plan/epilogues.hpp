@@ -398,7 +398,7 @@ constexpr auto fold_output_epilogues(const std::tuple<O...>& outs) {
     return outs;
   } else {
     using outs_type = std::tuple<std::remove_cv_t<O>...>;
-    return std::apply(
+    return staticflow::detail::apply(
         [&](const auto&... o) {
           return std::tuple<epilogue_folded_t<outs_type, std::remove_cv_t<O>>...>{fold_epilogues<outs_type>(o)...};
         },

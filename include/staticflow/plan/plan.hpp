@@ -311,7 +311,7 @@ template <class L, class N, class Ptrs>
 template <class L, class N, class Ptrs>
 constexpr void find_shared(const N& n, Ptrs& ptrs) {
   if constexpr (prelude_node<N>()) {
-    auto& first = std::get<prelude_index<L, N>()>(ptrs);
+    auto& first = staticflow::detail::get<prelude_index<L, N>()>(ptrs);
     if (first == nullptr) {
       first = &n;
       find_shared_first<L>(n.value(), ptrs);
@@ -367,21 +367,21 @@ struct evaluation_plan {
   }
   static constexpr auto lower_outputs(const Planned& outs) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{detail::lower<ArgCount, output_base<K>(), prelude>(std::get<K>(outs))...};
+      return std::tuple{detail::lower<ArgCount, output_base<K>(), prelude>(staticflow::detail::get<K>(outs))...};
     }(std::make_index_sequence<output_count>{});
   }
   static constexpr auto collect_slots(const Planned& outs, const prelude_pointers& shared) {
     auto first = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return detail::pack_concat(
-          detail::collect<ArgCount, detail::prelude_entry<prelude, I>::base, prelude>(std::get<I>(shared)->value())...);
+          detail::collect<ArgCount, detail::prelude_entry<prelude, I>::base, prelude>(staticflow::detail::get<I>(shared)->value())...);
     }(std::make_index_sequence<prelude::size>{});
-    return detail::pack_to_tuple(detail::pack_concat(first, [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return detail::pack_concat(detail::collect<ArgCount, output_base<K>(), prelude>(std::get<K>(outs))...);
-    }(std::make_index_sequence<output_count>{})));
+    return detail::pack_concat(first, [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return detail::pack_concat(detail::collect<ArgCount, output_base<K>(), prelude>(staticflow::detail::get<K>(outs))...);
+    }(std::make_index_sequence<output_count>{}));
   }
   static constexpr prelude_pointers find_prelude(const Planned& outs) {
     prelude_pointers p{};
-    if constexpr (prelude::size > 0) std::apply([&](const auto&... o) { (detail::find_shared<prelude>(o, p), ...); }, outs);
+    if constexpr (prelude::size > 0) staticflow::detail::apply([&](const auto&... o) { (detail::find_shared<prelude>(o, p), ...); }, outs);
     return p;
   }
 
@@ -428,8 +428,8 @@ struct evaluation_plan {
     // different slots, but as traced they are the same type with equal values. A prelude entry is
     // traced as the node it shares, so a plain copy of that node elsewhere is found equal to it.
     const auto traced = detail::pack_concat(
-        std::apply([](const auto*... p) { return detail::pack_concat(detail::collect_traced(p->value())...); }, shared),
-        std::apply([](const auto&... o) { return detail::pack_concat(detail::collect_traced(o)...); }, outs));
+        staticflow::detail::apply([](const auto*... p) { return detail::pack_concat(detail::collect_traced(p->value())...); }, shared),
+        staticflow::detail::apply([](const auto&... o) { return detail::pack_concat(detail::collect_traced(o)...); }, outs));
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((same_as[K] = first_equal<K>(traced, std::make_index_sequence<K>{})), ...);
     }(std::make_index_sequence<slot_count>{});
@@ -463,10 +463,10 @@ void share_views(All& all, std::size_t from) {
     // (an index sequence, not std::apply: its noexcept and invoke machinery cost clang 2 s in a
     // gradient test's views tuple, one instantiation per repeated slot)
     const auto address = [&]<std::size_t... A>(std::index_sequence<A...>) {
-      return std::array<const void*, sizeof...(A)>{static_cast<const void*>(&std::get<A>(all))...};
+      return std::array<const void*, sizeof...(A)>{static_cast<const void*>(&staticflow::detail::get<A>(all))...};
     }(std::make_index_sequence<std::tuple_size_v<All>>{});
     [&]<std::size_t... V>(std::index_sequence<V...>) {
-      ((std::get<First + V>(all) = *static_cast<const std::tuple_element_t<First + V, All>*>(address[from + V])), ...);
+      ((staticflow::detail::get<First + V>(all) = *static_cast<const std::tuple_element_t<First + V, All>*>(address[from + V])), ...);
     }(std::make_index_sequence<Count>{});
   } else {
     (void)all, (void)from;

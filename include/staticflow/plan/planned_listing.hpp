@@ -15,6 +15,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/print.hpp"
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/plan/epilogues.hpp"
@@ -112,8 +113,8 @@ void mark_transposes(graph::detail::listing& l, const N& n) {
 template <class Outs, class Nodes>
 void mark_planned(graph::detail::listing& l, const Nodes& outs) {
   using planned = epilogue_pass_outputs_t<Outs>;
-  std::apply([&](const auto&... n) { (mark_epilogues<planned>(l, n), ...); }, outs);
-  std::apply([&](const auto&... n) { (mark_transposes<Outs>(l, n), ...); }, outs);
+  staticflow::detail::apply([&](const auto&... n) { (mark_epilogues<planned>(l, n), ...); }, outs);
+  staticflow::detail::apply([&](const auto&... n) { (mark_transposes<Outs>(l, n), ...); }, outs);
 }
 
 }  // namespace staticflow::plan::detail

@@ -34,6 +34,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/shape_ops.hpp"
 #include "staticflow/graph/shared.hpp"
@@ -180,7 +181,7 @@ constexpr auto mark_repeats(const N& n) {
 /// The outputs with their repeated nodes marked.
 template <class Outputs>
 constexpr auto mark_output_repeats(const Outputs& outs) {
-  return std::apply([](const auto&... o) { return std::tuple{mark_repeats<Outputs>(o)...}; }, outs);
+  return staticflow::detail::apply([](const auto&... o) { return std::tuple{mark_repeats<Outputs>(o)...}; }, outs);
 }
 template <class Outputs>
 using marked_outputs_t = decltype(mark_output_repeats(std::declval<const Outputs&>()));

@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/core/shape.hpp"
 #include "staticflow/graph/axis_map.hpp"
 #include "staticflow/graph/elementwise.hpp"
@@ -152,7 +153,7 @@ const typename A::value_type* strided_view_in_operand(const graph::axis_map<Kind
   if constexpr (!detail::has_data<A, Views>) {
     return nullptr;
   } else {
-    const auto& operand = std::get<A::index>(views);
+    const auto& operand = staticflow::detail::get<A::index>(views);
     std::size_t offset = 0;
     return graph::strided_layout(n.params.rules(operand.ext, out_ext), offset, strides) ? operand.data + offset : nullptr;
   }
@@ -166,7 +167,7 @@ const typename A::value_type* view_in_operand(const graph::axis_map<Kind, A>& n,
   if constexpr (!detail::has_data<A, Views>) {
     return nullptr;
   } else {
-    const auto& operand = std::get<A::index>(views);
+    const auto& operand = staticflow::detail::get<A::index>(views);
     const std::ptrdiff_t offset = graph::contiguous_stretch(n.params.rules(operand.ext, out_ext));
     return offset < 0 ? nullptr : operand.data + offset;
   }
@@ -178,7 +179,7 @@ template <class Kind, class A, class Views, std::size_t R>
   requires(Kind::keeps_order)
 const typename A::value_type* view_in_operand(const graph::rearrange<Kind, A>&, const Views& views, const extents<R>& out_ext) {
   if constexpr (!detail::has_data<A, Views>) return nullptr;
-  else return staticflow::detail::product(out_ext) == 0 ? nullptr : std::get<A::index>(views).data;
+  else return staticflow::detail::product(out_ext) == 0 ? nullptr : staticflow::detail::get<A::index>(views).data;
 }
 template <int Axis, class A, class Views, std::size_t R>
 const typename A::value_type* view_in_operand(const graph::rearrange<graph::slice_kind<Axis>, A>& n, const Views& views,
@@ -186,7 +187,7 @@ const typename A::value_type* view_in_operand(const graph::rearrange<graph::slic
   if constexpr (!detail::has_data<A, Views>) {
     return nullptr;
   } else {
-    const auto& operand = std::get<A::index>(views);
+    const auto& operand = staticflow::detail::get<A::index>(views);
     if (staticflow::detail::product(out_ext) == 0) return nullptr;
     const std::size_t ax = staticflow::detail::checked_axis(Axis, R);
     std::size_t inner = 1;

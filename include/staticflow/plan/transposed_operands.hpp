@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/matmul.hpp"
 #include "staticflow/graph/shape_ops.hpp"
@@ -167,7 +168,7 @@ struct fold_memo<shared_list<S...>> {
       ((std::is_same_v<S, N> ? (found = i, ++i) : ++i), ...);
       return found;
     }();
-    return std::get<index>(folded);
+    return staticflow::detail::get<index>(folded);
   }
 };
 
@@ -208,7 +209,7 @@ constexpr auto fold_output_transposes(const std::tuple<O...>& outs) {
     return outs;
   } else {
     fold_memo<typename shared_fold<shared_list<>, std::tuple<O...>>::type> memo;
-    return std::apply([&](const auto&... o) { return std::tuple<folded_t<O>...>{fold_transposes(o, memo)...}; }, outs);
+    return staticflow::detail::apply([&](const auto&... o) { return std::tuple<folded_t<O>...>{fold_transposes(o, memo)...}; }, outs);
   }
 }
 template <class Outputs>

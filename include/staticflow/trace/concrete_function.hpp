@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/backend.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/backend/cpu/linalg.hpp"
@@ -306,20 +307,20 @@ class concrete_function final : public concrete_function_base {
     else return with_slots(arg_views, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);  // throws before anything is written
       if constexpr (output_count == 1) {  // returned in place (NRVO): no copy of a static result
-        auto out = make_result<0>(std::get<0>(all_ext));
-        evaluate<0>(views, std::get<0>(all_ext), detail::output_data(out));
+        auto out = make_result<0>(staticflow::detail::get<0>(all_ext));
+        evaluate<0>(views, staticflow::detail::get<0>(all_ext), detail::output_data(out));
         return out;
       } else {
         return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-          auto outs = std::tuple{make_result<K>(std::get<K>(all_ext))...};
+          auto outs = std::tuple{make_result<K>(staticflow::detail::get<K>(all_ext))...};
           bool grouped = false;
           if constexpr (groups_outputs)
             grouped = cpu::compute_grouped_outputs<full_signature, group>(
-                plan().outputs, views, all_ext, std::tuple{grouped_output_data<K>(std::get<K>(outs))...});
+                plan().outputs, views, all_ext, std::tuple{grouped_output_data<K>(staticflow::detail::get<K>(outs))...});
           ([&] {
             if constexpr (groups_outputs && group::template member<K>)
               if (grouped) return;
-            evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(outs)));
+            evaluate<K>(views, staticflow::detail::get<K>(all_ext), detail::output_data(staticflow::detail::get<K>(outs)));
           }(), ...);
           return outs;
         }(std::make_index_sequence<output_count>{});
@@ -337,7 +338,7 @@ class concrete_function final : public concrete_function_base {
                   "staticflow: call_into needs one output container per result (std::tie them)");
     if constexpr (equal_extents_path) {
       if constexpr (!detail::is_scalar_value_v<std::remove_cvref_t<std::tuple_element_t<0, decltype(outs)>>>) {
-        if (compute_equal_extents_into(std::get<0>(outs), arg_views)) [[likely]] return;
+        if (compute_equal_extents_into(staticflow::detail::get<0>(outs), arg_views)) [[likely]] return;
         // (some argument broadcasts, or the output's shape is wrong): out of line, so that the
         // common path keeps its views in registers
         compute_general_into(outs, arg_views);
@@ -357,7 +358,7 @@ class concrete_function final : public concrete_function_base {
     check_argument_extents(arg_views);
     if constexpr (direct_slot < plan_type::slot_count) {
       if constexpr (!detail::is_scalar_value_v<std::remove_cvref_t<std::tuple_element_t<0, Outs>>>)
-        if (compute_direct_into(std::get<0>(outs), arg_views)) return;
+        if (compute_direct_into(staticflow::detail::get<0>(outs), arg_views)) return;
     }
     if constexpr (fuses_outputs) {
       compute_fused_into(outs, arg_views);
@@ -367,27 +368,27 @@ class concrete_function final : public concrete_function_base {
       const auto all_ext = output_extents(views);
       if constexpr (output_count == 1) {
         // one output: no staging tuple; an output that overlaps an input goes out of line
-        auto& out0 = std::get<0>(outs);
-        const auto& ext = std::get<0>(all_ext);
+        auto& out0 = staticflow::detail::get<0>(outs);
+        const auto& ext = staticflow::detail::get<0>(all_ext);
         check_output<0>(out0, ext);
         auto* data = detail::output_data(out0);
-        if (cpu::output_aliases_input(std::get<0>(plan().outputs), views, data, detail::product(ext))) [[unlikely]]
+        if (cpu::output_aliases_input(staticflow::detail::get<0>(plan().outputs), views, data, detail::product(ext))) [[unlikely]]
           evaluate_through_temporary<0>(views, ext, data);
         else
           evaluate<0>(views, ext, data);
         return;
       }
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-        (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
+        (check_output<K>(staticflow::detail::get<K>(outs), staticflow::detail::get<K>(all_ext)), ...);  // all checks first
         bool grouped = false;
         if constexpr (groups_outputs)
           grouped = cpu::compute_grouped_outputs<full_signature, group>(
-              plan().outputs, views, all_ext, std::tuple{grouped_output_data<K>(std::get<K>(outs))...});
+              plan().outputs, views, all_ext, std::tuple{grouped_output_data<K>(staticflow::detail::get<K>(outs))...});
         // An output that overlaps an input goes through a temporary, copied out only after every
         // output is computed: a later output may still read the input an earlier one overwrites.
         auto staged = std::tuple{
-            stage_unless_fused<K, groups_outputs && group::template member<K>>(grouped, views, std::get<K>(all_ext), std::get<K>(outs))...};
-        (copy_staged<K>(std::get<K>(staged), std::get<K>(all_ext), std::get<K>(outs)), ...);
+            stage_unless_fused<K, groups_outputs && group::template member<K>>(grouped, views, staticflow::detail::get<K>(all_ext), staticflow::detail::get<K>(outs))...};
+        (copy_staged<K>(staticflow::detail::get<K>(staged), staticflow::detail::get<K>(all_ext), staticflow::detail::get<K>(outs)), ...);
       }(std::make_index_sequence<output_count>{});
     });
   }
@@ -408,7 +409,7 @@ class concrete_function final : public concrete_function_base {
       check_output<0>(out, ext);  // the compile-time checks (the extents are equal by construction)
       auto* data = detail::output_data(out);
       const std::size_t size = detail::product(ext);
-      const auto& node = std::get<0>(plan().outputs);
+      const auto& node = staticflow::detail::get<0>(plan().outputs);
       if (cpu::output_aliases_input(node, views, data, size, std::true_type{})) [[unlikely]]
         evaluate_through_temporary<0>(views, ext, data);
       else
@@ -528,7 +529,7 @@ class concrete_function final : public concrete_function_base {
   }();
   bool list_output_reads(std::vector<const graph::external_source*>& sources) const override {
     if constexpr (outputs_infallible && !traced_at_compile_time) {
-      std::apply([&](const auto&... slot) {
+      staticflow::detail::pack_apply([&](const auto&... slot) {
         ([&] {
           if constexpr (cpu::detail::is_external<std::remove_cvref_t<decltype(slot)>>::value) sources.push_back(slot.source);
         }(), ...);
@@ -572,18 +573,18 @@ class concrete_function final : public concrete_function_base {
     auto fused_pass = [&](const auto& red, const auto& views, auto* data) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);
       return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-        (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);
-        const auto data_of = std::tuple{fused_output_data<K>(std::get<K>(outs))...};
+        (check_output<K>(staticflow::detail::get<K>(outs), staticflow::detail::get<K>(all_ext)), ...);
+        const auto data_of = std::tuple{fused_output_data<K>(staticflow::detail::get<K>(outs))...};
         return fused = cpu::compute_fused_outputs<full_signature, fusion>(plan(), red, views, data, all_ext, data_of);
       }(every);
     };
     with_fused_slots(arg_views, fused_pass, [&](const auto& views) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-        (check_output<K>(std::get<K>(outs), std::get<K>(all_ext)), ...);  // all checks first
+        (check_output<K>(staticflow::detail::get<K>(outs), staticflow::detail::get<K>(all_ext)), ...);  // all checks first
         auto staged = std::tuple{
-            stage_unless_fused<K, fusion::template member<K>>(fused, views, std::get<K>(all_ext), std::get<K>(outs))...};
-        (copy_staged<K>(std::get<K>(staged), std::get<K>(all_ext), std::get<K>(outs)), ...);
+            stage_unless_fused<K, fusion::template member<K>>(fused, views, staticflow::detail::get<K>(all_ext), staticflow::detail::get<K>(outs))...};
+        (copy_staged<K>(staticflow::detail::get<K>(staged), staticflow::detail::get<K>(all_ext), staticflow::detail::get<K>(outs)), ...);
       }(every);
     });
   }
@@ -625,14 +626,14 @@ class concrete_function final : public concrete_function_base {
     bool fused = false;
     auto make_all = [&](const auto& all_ext) STATICFLOW_LAMBDA_INLINE {
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-        made.emplace(make_result<K>(std::get<K>(all_ext))...);
+        made.emplace(make_result<K>(staticflow::detail::get<K>(all_ext))...);
       }(every);
     };
     auto fused_pass = [&](const auto& red, const auto& views, auto* data) STATICFLOW_LAMBDA_INLINE {
       const auto all_ext = output_extents(views);
       make_all(all_ext);
       return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-        const auto data_of = std::tuple{fused_output_data<K>(std::get<K>(*made))...};
+        const auto data_of = std::tuple{fused_output_data<K>(staticflow::detail::get<K>(*made))...};
         return fused = cpu::compute_fused_outputs<full_signature, fusion>(plan(), red, views, data, all_ext, data_of);
       }(every);
     };
@@ -643,7 +644,7 @@ class concrete_function final : public concrete_function_base {
         ([&] {
           if constexpr (fusion::template member<K>)
             if (fused) return;
-          evaluate<K>(views, std::get<K>(all_ext), detail::output_data(std::get<K>(*made)));
+          evaluate<K>(views, staticflow::detail::get<K>(all_ext), detail::output_data(staticflow::detail::get<K>(*made)));
         }(), ...);
       }(every);
       return std::move(*made);
@@ -664,7 +665,7 @@ class concrete_function final : public concrete_function_base {
   template <class Slots, class... Args>
   STATICFLOW_INLINE static auto make_views(Slots& slots, const Args&... args) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
-      return std::tuple{detail::make_view(args, std::get<I>(slots))...};
+      return staticflow::detail::pack_values(detail::make_view(args, staticflow::detail::get<I>(slots))...);
     }(std::index_sequence_for<Args...>{});
   }
 
@@ -672,7 +673,7 @@ class concrete_function final : public concrete_function_base {
   STATICFLOW_INLINE auto output_extents(const Views& views) const {
     const auto arg_ext = detail::extents_of_views(views);
     return [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-      return std::tuple{graph::node_extents(std::get<K>(plan().outputs), arg_ext)...};
+      return std::tuple{graph::node_extents(staticflow::detail::get<K>(plan().outputs), arg_ext)...};
     }(std::make_index_sequence<output_count>{});
   }
 
@@ -719,7 +720,7 @@ class concrete_function final : public concrete_function_base {
 
   template <std::size_t K, class Views, std::size_t R, class T>
   STATICFLOW_INLINE void evaluate(const Views& views, const extents<R>& ext, T* out) const {
-    const auto& node = std::get<K>(plan().outputs);
+    const auto& node = staticflow::detail::get<K>(plan().outputs);
     if constexpr (std::is_same_v<Backend, backend::eager_t>) eager::evaluate_into<full_signature>(node, views, ext, out);
     else cpu::evaluate_into<full_signature>(node, views, ext, out);
   }
@@ -751,7 +752,7 @@ class concrete_function final : public concrete_function_base {
     T* data = detail::output_data(out);
     const std::size_t size = detail::product(ext);
     const bool alias = output_count > 1 ? any_overlap(views, data, size)
-                                        : cpu::output_aliases_input(std::get<K>(plan().outputs), views, data, size);
+                                        : cpu::output_aliases_input(staticflow::detail::get<K>(plan().outputs), views, data, size);
     std::unique_ptr<T[]> temporary;
     if (alias) temporary.reset(new T[size]);
     evaluate<K>(views, ext, alias ? temporary.get() : data);
@@ -776,7 +777,7 @@ class concrete_function final : public concrete_function_base {
   static bool any_overlap(const Views& views, const T* out, std::size_t size) {
     const auto* lo = reinterpret_cast<const unsigned char*>(out);
     const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
-    return std::apply([&](const auto&... v) STATICFLOW_LAMBDA_INLINE {
+    return staticflow::detail::apply([&](const auto&... v) STATICFLOW_LAMBDA_INLINE {
       return ([&]() STATICFLOW_LAMBDA_INLINE {
         if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, no_view>) return false;
         else return reinterpret_cast<const unsigned char*>(v.data) < hi &&
@@ -789,7 +790,7 @@ class concrete_function final : public concrete_function_base {
     auto l = detail::parameter_listing<Sig>(listing_names());
     if constexpr (output_count > 0) {
       const auto outs = nodes();
-      std::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
+      staticflow::detail::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
       plan::detail::mark_planned<output_values_type>(l, outs);
     }
     return l;
@@ -814,7 +815,7 @@ class concrete_function<Backend, Sig, void, Fn> final : public concrete_function
     if (!has_effects()) return;
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
     const auto views = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::tuple{detail::make_view(args, std::get<I>(slots))...};
+      return staticflow::detail::pack_values(detail::make_view(args, staticflow::detail::get<I>(slots))...);
     }(std::index_sequence_for<Args...>{});
     with_effects<true>(views, [] {});
   }

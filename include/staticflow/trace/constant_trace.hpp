@@ -31,14 +31,14 @@ namespace staticflow::detail {
 template <class Result>
 constexpr auto output_nodes(const Result& r) {
   if constexpr (is_tuple<Result>::value)
-    return std::apply([](const auto&... n) STATICFLOW_LAMBDA_INLINE { return std::tuple<const std::remove_cvref_t<decltype(n)>&...>{n...}; }, r);
+    return staticflow::detail::apply([](const auto&... n) STATICFLOW_LAMBDA_INLINE { return std::tuple<const std::remove_cvref_t<decltype(n)>&...>{n...}; }, r);
   else return std::tuple<const Result&>{r};
 }
 
 /// The output nodes of a traced result, copied into a tuple of values (what a plan is made from).
 template <class Values, class Result>
 constexpr Values output_values_of(const Result& r) {
-  return std::apply([](const auto&... out) { return Values{out...}; }, output_nodes(r));
+  return staticflow::detail::apply([](const auto&... out) { return Values{out...}; }, output_nodes(r));
 }
 
 /// The lambda Fn traced with the symbolic arguments of signature Sig, by a default-constructed Fn.

@@ -773,7 +773,7 @@ struct call_site {
   template <class C, class Views>
   STATICFLOW_INLINE static decltype(auto) apply_views(const C& c, const Views& views) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE -> decltype(auto) {
-      return c(std::get<I>(views)...);
+      return c(staticflow::detail::get<I>(views)...);
     }(std::index_sequence_for<Args...>{});
   }
 
@@ -995,20 +995,20 @@ struct call_site {
       }(std::make_index_sequence<std::tuple_size_v<raws_t>>{});
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         (check_output<K, typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
-                      result_info<std::tuple_element_t<K, raws_t>>::rank>(std::get<K>(outs)),
+                      result_info<std::tuple_element_t<K, raws_t>>::rank>(staticflow::detail::get<K>(outs)),
          ...);
         if constexpr (all_fit) {
           const auto call_into_with = [&](const auto& c, auto& outputs) STATICFLOW_LAMBDA_INLINE {
             [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
-              if constexpr (several) c.call_into(outputs, std::get<I>(views)...);
-              else c.call_into(std::get<0>(outputs), std::get<I>(views)...);
+              if constexpr (several) c.call_into(outputs, staticflow::detail::get<I>(views)...);
+              else c.call_into(staticflow::detail::get<0>(outputs), staticflow::detail::get<I>(views)...);
             }(std::index_sequence_for<Args...>{});
           };
           auto adapted = std::tuple<decltype(adapt_output<typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
                                                           result_info<std::tuple_element_t<K, raws_t>>::rank>(
-              std::get<K>(outs)))...>{
+              staticflow::detail::get<K>(outs)))...>{
               adapt_output<typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
-                           result_info<std::tuple_element_t<K, raws_t>>::rank>(std::get<K>(outs))...};
+                           result_info<std::tuple_element_t<K, raws_t>>::rank>(staticflow::detail::get<K>(outs))...};
           if constexpr (Self::eager_path) {
             if (functions_run_eagerly()) [[unlikely]] {
               // the eager trace lives in this branch only: its unique_ptr is no cost of the common path

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/backend.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/interop/tensor.hpp"
@@ -208,7 +209,7 @@ constexpr auto eager_values_as_arguments(const N& n) {
 template <std::size_t Base, class N, class Views>
 void eager_value_views(const N& n, Views& views) {
   if constexpr (is_computed_eager_value_v<N>) {
-    std::get<Base>(views) = {n.data(), n.result_extents()};
+    staticflow::detail::get<Base>(views) = {n.data(), n.result_extents()};
   } else if constexpr (!graph::detail::is_eager_value<N>::value) {
     using kids = decltype(graph::children(n));
     [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -339,15 +340,15 @@ class polymorphic_function {
   decltype(auto) with_eager_graph(Use&& use, const Args&... args) {
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};
     const auto views = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::tuple{detail::make_view(args, std::get<I>(slots))...};
+      return staticflow::detail::pack_values(detail::make_view(args, staticflow::detail::get<I>(slots))...);
     }(std::index_sequence_for<Args...>{});
     std::array<const void*, sizeof...(Args) + 1> data{};
     std::array<graph::external_source, sizeof...(Args) + 1> sources{};
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       ([&] {
         if constexpr (spec_type<std::tuple_element_t<I, Sig>>) {
-          data[I] = std::get<I>(views).data;
-          sources[I] = {&data[I], std::get<I>(views).ext.data(), "eager_arg"};
+          data[I] = staticflow::detail::get<I>(views).data;
+          sources[I] = {&data[I], staticflow::detail::get<I>(views).ext.data(), "eager_arg"};
         }
       }(), ...);
     }(std::index_sequence_for<Args...>{});
@@ -391,7 +392,7 @@ class polymorphic_function {
           } else {
             typename detail::eager_views<leaf_sig>::type leaf_views;
             detail::eager_value_views<0>(*graph, leaf_views);
-            return run(std::tuple_cat(views, leaf_views));
+            return run(staticflow::detail::values_concat(views, leaf_views));
           }
         } else {
           auto c = detail::make_eager_concrete<concrete_function<backend::eager_t, std::tuple<>, G>>(std::move(*graph));

@@ -17,6 +17,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/block_cache.hpp"
 #include "staticflow/backend/cpu/cursor.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
@@ -39,11 +40,18 @@ namespace detail {
 template <std::size_t N, class Tuple>
 STATICFLOW_INLINE auto first_values(const Tuple& t) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
-    return std::tuple{std::get<I>(t)...};
+    return staticflow::detail::pack_values(staticflow::detail::get<I>(t)...);
   }(std::make_index_sequence<N>{});
 }
+template <class Tuple, class Indices>
+struct first_types;
+template <class Tuple, std::size_t... I>
+struct first_types<Tuple, std::index_sequence<I...>> {
+  using type = std::tuple<std::tuple_element_t<I, Tuple>...>;
+};
+/// The first N types of a std::tuple of specs, as a std::tuple.
 template <std::size_t N, class Tuple>
-using first_types_t = decltype(first_values<N>(std::declval<Tuple>()));
+using first_types_t = typename first_types<Tuple, std::make_index_sequence<N>>::type;
 
 /// One loop variable's buffer: in place for a small static shape, else on the heap, reused
 /// across iterations and grown (never shrunk) as the variable's extents change.
@@ -136,7 +144,7 @@ struct state_buffers {
   buffers next;
 
   state_buffers() {
-    std::apply([](auto&... b) {
+    staticflow::detail::apply([](auto&... b) {
       ([&] {
         if constexpr (requires { b.skew; }) b.skew = 2048 / sizeof(*b.data());
       }(), ...);
@@ -235,7 +243,7 @@ struct slot_evaluator<graph::branch_plan<Kind, ArgCount, Pred, Plans...>> {
     using Sig = detail::first_types_t<ArgCount, FullSig>;
     const auto visible = detail::first_values<ArgCount>(all);
     [&]<std::size_t... B>(std::index_sequence<B...>) {
-      ((pick == B ? run_plan<Sig>(std::get<B>(n.plans), visible, out) : void()), ...);
+      ((pick == B ? run_plan<Sig>(staticflow::detail::get<B>(n.plans), visible, out) : void()), ...);
     }(std::index_sequence_for<Plans...>{});
   }
 };
@@ -301,13 +309,13 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       constexpr std::size_t K = layout::table[J].first;
       constexpr std::size_t part = layout::table[J].second;
       if constexpr (overwrite[K]) {
-        return std::get<K>(cur).resize(ext);
+        return staticflow::detail::get<K>(cur).resize(ext);
       } else if constexpr (!in_place[K]) {
-        return std::get<K>(next).resize(ext);
+        return staticflow::detail::get<K>(next).resize(ext);
       } else if constexpr (part == 0) {
-        return &std::get<K>(staged).index;
+        return &staticflow::detail::get<K>(staged).index;
       } else {
-        auto& s = std::get<K>(staged);
+        auto& s = staticflow::detail::get<K>(staged);
         s.value_ext = ext;
         s.value = s.storage.get(arena, ext);
         return s.value;
@@ -333,10 +341,10 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
         return (graph::uses_argument<J, std::remove_cvref_t<std::tuple_element_t<G, Graphs>>>() || ...);
       }(std::make_index_sequence<std::tuple_size_v<Graphs>>{});
       if constexpr (!used) return detail::unused_cursor{};
-      else if constexpr (J >= ArgCount) return detail::broadcast_cursor<std::tuple_element_t<J - ArgCount, State>>{std::get<J - ArgCount>(state)};
-      else return detail::broadcast_cursor<std::remove_cv_t<std::remove_pointer_t<decltype(std::get<J>(visible).data)>>>{*std::get<J>(visible).data};
+      else if constexpr (J >= ArgCount) return detail::broadcast_cursor<std::tuple_element_t<J - ArgCount, State>>{staticflow::detail::get<J - ArgCount>(state)};
+      else return detail::broadcast_cursor<std::remove_cv_t<std::remove_pointer_t<decltype(staticflow::detail::get<J>(visible).data)>>>{*staticflow::detail::get<J>(visible).data};
     };
-    return std::tuple{one(std::integral_constant<std::size_t, I>{})...};
+    return staticflow::detail::pack_values(one(std::integral_constant<std::size_t, I>{})...);
   }
 
   // Forced inline, as is run(): a plan traced at compile time is a constant only where the loop
@@ -345,10 +353,11 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   template <class FullSig, class All, class Out>
   STATICFLOW_INLINE static void run_scalar(const node_type& n, All& all, const Out& out) {
     auto state = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{detail::scalar_value<FullSig>(std::get<K>(n.inits), all)...};
+      return staticflow::detail::value_pack<decltype(detail::scalar_value<FullSig>(staticflow::detail::get<K>(n.inits), all))...>{
+          {{detail::scalar_value<FullSig>(staticflow::detail::get<K>(n.inits), all)}...}};
     }(std::make_index_sequence<V>{});
     const auto visible = detail::first_values<ArgCount>(all);
-    const auto& cond = std::get<0>(n.cond.outputs);
+    const auto& cond = staticflow::detail::get<0>(n.cond.outputs);
     using graphs = decltype(std::tuple_cat(n.cond.outputs, n.body.outputs));
     constexpr auto indices = std::make_index_sequence<ArgCount + V>{};
     // One step: false when the condition fails, else the body's values replace the state.
@@ -356,8 +365,8 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       const auto c = scalar_cursors<graphs>(visible, state, indices);
       if (!detail::scalar_at(cond, c, 0)) return false;
       state = [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-        return decltype(state){static_cast<std::tuple_element_t<K, decltype(state)>>(
-            detail::scalar_at(std::get<K>(n.body.outputs), c, 0))...};
+        return decltype(state){{{static_cast<std::tuple_element_t<K, decltype(state)>>(
+            detail::scalar_at(staticflow::detail::get<K>(n.body.outputs), c, 0))}...}};
       }(std::make_index_sequence<V>{});
       return true;
     };
@@ -369,7 +378,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       }
     }
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((*out.template allocate<K>(extents<0>{}) = std::get<K>(state)), ...);
+      ((*out.template allocate<K>(extents<0>{}) = staticflow::detail::get<K>(state)), ...);
     }(std::make_index_sequence<V>{});
   }
 
@@ -479,9 +488,9 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     const auto ext_all = staticflow::detail::extents_of_views(all);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
-        const auto& init = std::get<K>(n.inits);
+        const auto& init = staticflow::detail::get<K>(n.inits);
         const auto e = graph::node_extents(init, ext_all);
-        evaluate_into<FullSig>(init, all, e, std::get<K>(cur).resize(e));
+        evaluate_into<FullSig>(init, all, e, staticflow::detail::get<K>(cur).resize(e));
       }(), ...);
     }(std::make_index_sequence<V>{});
     const auto visible = detail::first_values<ArgCount>(all);
@@ -490,23 +499,23 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     // One views tuple for the whole loop, its state entries repointed each iteration (building a
     // new tuple per iteration cost a store-forwarding stall per view).
     auto views = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple_cat(visible, std::tuple{std::get<K>(cur).view()...});
+      return staticflow::detail::values_concat(visible, staticflow::detail::pack_values(staticflow::detail::get<K>(cur).view()...));
     }(std::make_index_sequence<V>{});
     for (std::int64_t iteration = 0;; ++iteration) {
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-        ((std::get<ArgCount + K>(views).data = std::get<K>(cur).data()), ...);
+        ((staticflow::detail::get<ArgCount + K>(views).data = staticflow::detail::get<K>(cur).data()), ...);
         ([&] {
-          if constexpr (!std::tuple_element_t<K, specs>::shape_type::is_static) std::get<ArgCount + K>(views).ext = std::get<K>(cur).ext;
+          if constexpr (!std::tuple_element_t<K, specs>::shape_type::is_static) staticflow::detail::get<ArgCount + K>(views).ext = staticflow::detail::get<K>(cur).ext;
         }(), ...);
       }(std::make_index_sequence<V>{});
       bool go = false;
-      if constexpr (CondPlan::slot_count == 0) go = detail::scalar_value<Sig>(std::get<0>(n.cond.outputs), views);
+      if constexpr (CondPlan::slot_count == 0) go = detail::scalar_value<Sig>(staticflow::detail::get<0>(n.cond.outputs), views);
       else run_plan<Sig>(n.cond, views, detail::scalar_target<bool>{&go});
       if (!go || iteration == n.max_iterations) break;
       if constexpr (STATICFLOW_LOOP_EFFECTS != 0) {
         if (n.effects) [[unlikely]] {  // the body's effects, reading the variables' current values
           [&]<std::size_t... K>(std::index_sequence<K...>) {
-            (n.effects->publish(K, std::get<K>(cur).data(), std::get<ArgCount + K>(views).ext.data(),
+            (n.effects->publish(K, staticflow::detail::get<K>(cur).data(), staticflow::detail::get<ArgCount + K>(views).ext.data(),
                                 std::tuple_element_t<K, specs>::shape_type::rank),
              ...);
           }(std::make_index_sequence<V>{});
@@ -521,14 +530,14 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       }
       [&]<std::size_t... K>(std::index_sequence<K...>) {
         ([&] {
-          if constexpr (in_place[K]) write_in_place(std::get<K>(cur), std::get<K>(staged), n.grows[K]);
-          else if constexpr (!overwrite[K]) std::get<K>(cur).swap(std::get<K>(next));
+          if constexpr (in_place[K]) write_in_place(staticflow::detail::get<K>(cur), staticflow::detail::get<K>(staged), n.grows[K]);
+          else if constexpr (!overwrite[K]) staticflow::detail::get<K>(cur).swap(staticflow::detail::get<K>(next));
         }(), ...);
       }(std::make_index_sequence<V>{});
     }
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
-        auto& b = std::get<K>(cur);
+        auto& b = staticflow::detail::get<K>(cur);
         const auto v = b.view();
         std::copy_n(v.data, v.size(), out.template allocate<K>(v.ext));
       }(), ...);
@@ -546,13 +555,13 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   struct block_state;
   template <class L, std::size_t... K>
   struct block_state<L, std::index_sequence<K...>> {
-    using type = std::tuple<lanes_of<L, K>...>;
+    using type = staticflow::detail::value_pack<lanes_of<L, K>...>;
   };
   template <class Seq = std::make_index_sequence<V>>
   struct scalar_state;
   template <std::size_t... K>
   struct scalar_state<std::index_sequence<K...>> {
-    using type = std::tuple<scalar_of<K>...>;
+    using type = staticflow::detail::value_pack<scalar_of<K>...>;
   };
 
   template <class L, class T>
@@ -567,12 +576,12 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   }
   template <class L, class T, std::size_t... K>
   STATICFLOW_INLINE static auto load_block(const std::array<T*, V>& data, std::size_t at, std::index_sequence<K...>) {
-    return typename block_state<L>::type{load_variable<L, K>(data, at)...};
+    return typename block_state<L>::type{{{load_variable<L, K>(data, at)}...}};
   }
   template <class State, class T, std::size_t... K>
   STATICFLOW_INLINE static void store_block(const State& st, const std::array<T*, V>& data, std::size_t at,
                                             std::index_sequence<K...>) {
-    (store_variable<K>(std::get<K>(st), data, at), ...);
+    (store_variable<K>(staticflow::detail::get<K>(st), data, at), ...);
   }
   template <std::size_t K, class L, class T>
   STATICFLOW_INLINE static void store_variable(const L& lanes, const std::array<T*, V>& data, std::size_t at) {
@@ -585,11 +594,11 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   template <std::size_t K, class State, class Scalars>
   STATICFLOW_INLINE static auto variable_cursor(const State& st, const Scalars& s) {
     if constexpr (!is_vector[K]) {
-      return detail::broadcast_cursor<std::tuple_element_t<K, Scalars>>{std::get<K>(s)};
+      return detail::broadcast_cursor<std::tuple_element_t<K, Scalars>>{staticflow::detail::get<K>(s)};
     } else {
       using L = std::tuple_element_t<K, State>;
-      if constexpr (std::is_arithmetic_v<L>) return detail::broadcast_cursor<L>{std::get<K>(st)};
-      else return detail::register_cursor<L>{std::get<K>(st)};
+      if constexpr (std::is_arithmetic_v<L>) return detail::broadcast_cursor<L>{staticflow::detail::get<K>(st)};
+      else return detail::register_cursor<L>{staticflow::detail::get<K>(st)};
     }
   }
   // A visible value's cursor for the block of lanes L at `at`: a contiguous argument's lanes are
@@ -606,34 +615,34 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   }
   template <class L, class VisibleCursors>
   STATICFLOW_INLINE static auto preloaded_all(const VisibleCursors& vc, std::size_t at) {
-    return std::apply([&](const auto&... c) STATICFLOW_LAMBDA_INLINE { return std::tuple{preloaded<L>(c, at)...}; }, vc);
+    return staticflow::detail::apply([&](const auto&... c) STATICFLOW_LAMBDA_INLINE { return staticflow::detail::pack_values(preloaded<L>(c, at)...); }, vc);
   }
 
   // The cursors of one block: the visible values', then each variable's.
   template <class VisibleCursors, class State, class Scalars, std::size_t... K>
   STATICFLOW_INLINE static auto block_cursors(const VisibleCursors& vc, const State& st, const Scalars& s,
                                               std::index_sequence<K...>) {
-    return std::tuple_cat(vc, std::tuple{variable_cursor<K>(st, s)...});
+    return staticflow::detail::values_concat(vc, staticflow::detail::pack_values(variable_cursor<K>(st, s)...));
   }
 
   template <class L, std::size_t K, class T, class Cursors>
   STATICFLOW_INLINE static lanes_of<L, K> update_variable(const node_type& n, const Cursors& c, std::size_t at) {
     if constexpr (!is_vector[K]) return {};
-    else if constexpr (std::is_arithmetic_v<L>) return static_cast<T>(detail::scalar_at(std::get<K>(n.body.outputs), c, at));
-    else return detail::simd_at<L>(std::get<K>(n.body.outputs), c, at);
+    else if constexpr (std::is_arithmetic_v<L>) return static_cast<T>(detail::scalar_at(staticflow::detail::get<K>(n.body.outputs), c, at));
+    else return detail::simd_at<L>(staticflow::detail::get<K>(n.body.outputs), c, at);
   }
   template <class L, class T, class Cursors, std::size_t... K>
   STATICFLOW_INLINE static auto update_block(const node_type& n, const Cursors& c, std::size_t at, std::index_sequence<K...>) {
-    return typename block_state<L>::type{update_variable<L, K, T>(n, c, at)...};
+    return typename block_state<L>::type{{{update_variable<L, K, T>(n, c, at)}...}};
   }
   template <std::size_t K, class Cursors>
   STATICFLOW_INLINE static scalar_of<K> update_scalar(const node_type& n, const Cursors& c) {
     if constexpr (is_vector[K]) return {};
-    else return static_cast<scalar_of<K>>(detail::scalar_at(std::get<K>(n.body.outputs), c, 0));
+    else return static_cast<scalar_of<K>>(detail::scalar_at(staticflow::detail::get<K>(n.body.outputs), c, 0));
   }
   template <class Scalars, class Cursors, std::size_t... K>
   STATICFLOW_INLINE static Scalars update_scalars(const node_type& n, const Cursors& c, std::index_sequence<K...>) {
-    return Scalars{update_scalar<K>(n, c)...};
+    return Scalars{{{update_scalar<K>(n, c)}...}};
   }
 
   // The Count blocks of lanes L (a batch, or one element) at j, j + width, ...: every iteration
@@ -654,18 +663,18 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
         (f(std::integral_constant<std::size_t, B>{}), ...);
       }(std::make_index_sequence<Count>{});
     };
-    std::array<state, Count> st;
+    std::array<state, Count> st{};
     std::array<decltype(preloaded_all<L>(vc, 0)), Count> visible;
     each_block([&](auto b) STATICFLOW_LAMBDA_INLINE {
       st[b] = load_block<L>(data, j + b * width, vars);
       visible[b] = preloaded_all<L>(vc, j + b * width);
     });
-    const auto& cond = std::get<0>(n.cond.outputs);
+    const auto& cond = staticflow::detail::get<0>(n.cond.outputs);
     for (std::int64_t iteration = 0;; ++iteration) {
       const auto c0 = block_cursors(visible[0], st[0], s, vars);
       if (!detail::scalar_at(cond, c0, 0) || iteration == n.max_iterations) break;
       // every new value from the old ones, then the state replaced
-      std::array<state, Count> next;
+      std::array<state, Count> next{};
       each_block([&](auto b) STATICFLOW_LAMBDA_INLINE {
         next[b] = update_block<L, T>(n, block_cursors(visible[b], st[b], s, vars), j + b * width, vars);
       });
@@ -712,7 +721,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   // read and written there), a scalar one's returned.
   template <std::size_t K, class FullSig, class All, class Out, class T>
   static scalar_of<K> initial_value(const node_type& n, All& all, const Out& out, std::array<T*, V>& data) {
-    const auto& init = std::get<K>(n.inits);
+    const auto& init = staticflow::detail::get<K>(n.inits);
     if constexpr (is_vector[K]) {
       constexpr auto ext = std::tuple_element_t<K, specs>::shape_type::dims;
       data[K] = out.template allocate<K>(ext);
@@ -729,10 +738,10 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     if constexpr (!detail::read_by<I, cond_output, typename BodyPlan::outputs_type>(true, all_mask)) {
       return detail::unused_cursor{};
     } else if constexpr (detail::is_static_scalar<entry>()) {
-      return detail::broadcast_cursor<typename entry::value_type>{*std::get<I>(visible).data};
+      return detail::broadcast_cursor<typename entry::value_type>{*staticflow::detail::get<I>(visible).data};
     } else {
-      fits = fits && std::get<I>(visible).size() == Size;
-      return detail::contiguous_cursor<typename entry::value_type>{std::get<I>(visible).data};
+      fits = fits && staticflow::detail::get<I>(visible).size() == Size;
+      return detail::contiguous_cursor<typename entry::value_type>{staticflow::detail::get<I>(visible).data};
     }
   }
 
@@ -745,7 +754,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     // anything else must have the variables' size (else the general loop runs).
     bool fits = true;
     const auto vc = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::tuple{visible_cursor<I, FullSig, size>(visible, fits)...};
+      return staticflow::detail::pack_values(visible_cursor<I, FullSig, size>(visible, fits)...);
     }(std::make_index_sequence<ArgCount>{});
     if (!fits) return false;
     // Initial values: vector variables straight into their outputs (each element is then read
@@ -753,7 +762,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     std::array<T*, V> data{};
     using scalars = typename scalar_state<>::type;
     scalars s = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return scalars{initial_value<K, FullSig>(n, all, out, data)...};
+      return scalars{{{initial_value<K, FullSig>(n, all, out, data)}...}};
     }(std::make_index_sequence<V>{});
     const scalars initial = s;
     const std::size_t threads = threads_for(size);
@@ -763,14 +772,14 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       // blocks of four batches, as the threaded fused kernel splits its loop
       constexpr std::size_t step = 4 * detail::batch_t<T>::size;
       parallel_for((size + step - 1) / step, threads, [&](std::size_t b0, std::size_t b1) {
-        scalars mine;  // every range computes the same final scalars; the first one keeps them
+        scalars mine{};  // every range computes the same final scalars; the first one keeps them
         run_element_range<T>(n, vc, initial, mine, data, b0 * step, std::min(size, b1 * step));
         if (b0 == 0) s = mine;
       });
     }
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
-        if constexpr (!is_vector[K]) *out.template allocate<K>(extents<0>{}) = std::get<K>(s);
+        if constexpr (!is_vector[K]) *out.template allocate<K>(extents<0>{}) = staticflow::detail::get<K>(s);
       }(), ...);
     }(std::make_index_sequence<V>{});
     return true;

@@ -25,7 +25,7 @@ STATICFLOW_INLINE constexpr const auto& cursor_at(const staticflow::detail::valu
 }
 template <std::size_t I, class... C>
 STATICFLOW_INLINE constexpr const auto& cursor_at(const std::tuple<C...>& c) {
-  return std::get<I>(c);
+  return staticflow::detail::get<I>(c);
 }
 
 /// An argument the graph does not read (or a static value).

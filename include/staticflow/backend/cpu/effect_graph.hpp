@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/control.hpp"
 #include "staticflow/backend/cpu/run_plan.hpp"
 #include "staticflow/effects/effect_graphs.hpp"
@@ -75,7 +76,7 @@ STATICFLOW_INLINE tensor_view<T, S::rank> external_view(const graph::external_le
 /// The erased views of a call (what effects receive).
 template <class Views>
 STATICFLOW_INLINE auto erase_views(const Views& views) {
-  return std::apply(
+  return staticflow::detail::apply(
       [](const auto&... v) STATICFLOW_LAMBDA_INLINE {
         return std::array<staticflow::detail::erased_view, sizeof...(v) + 1>{[](const auto& one) STATICFLOW_LAMBDA_INLINE {
           if constexpr (std::is_same_v<std::remove_cvref_t<decltype(one)>, no_view>) return staticflow::detail::erased_view{};
@@ -120,7 +121,7 @@ class effect_graph {
   /// among them reads values of its own (its bodies are planned apart).
   bool list_reads(std::vector<const graph::external_source*>& sources) const {
     bool known = true;
-    std::apply([&](const auto&... slot) {
+    staticflow::detail::pack_apply([&](const auto&... slot) {
       ([&] {
         using N = std::remove_cvref_t<decltype(slot)>;
         if constexpr (detail::is_external<N>::value) sources.push_back(slot.source);
@@ -138,7 +139,7 @@ class effect_graph {
   template <class Target>
   void run(staticflow::detail::erased_args args, Target&& target) const {
     const auto views = [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
-      return std::tuple{detail::typed_view<std::tuple_element_t<I, signature>>(args[I])...};
+      return staticflow::detail::pack_values(detail::typed_view<std::tuple_element_t<I, signature>>(args[I])...);
     }(std::make_index_sequence<arg_count>{});
     using full = full_signature_t<signature, plan_type>;
     using group = output_group<typename plan_type::outputs_type>;
@@ -154,7 +155,7 @@ class effect_graph {
       }
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         ([&]() STATICFLOW_LAMBDA_INLINE {
-          const auto& node = std::get<K>(plan_.outputs);
+          const auto& node = staticflow::detail::get<K>(plan_.outputs);
           const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
           evaluate_into<full>(node, all, ext, target_of<K>(target, ext, in_place_check<group, K>(all, ext)));
         }(), ...);
@@ -168,8 +169,8 @@ class effect_graph {
     } else {
       // only external values: their views point at their data (the loop of a for_range body
       // runs this per iteration, so nothing else is done: no arena, no counters)
-      const auto all = std::tuple_cat(views, std::apply([](const auto&... slot) STATICFLOW_LAMBDA_INLINE {
-        return std::tuple{detail::external_view(slot)...};
+      const auto all = staticflow::detail::values_concat(views, staticflow::detail::pack_apply([](const auto&... slot) STATICFLOW_LAMBDA_INLINE {
+        return staticflow::detail::pack_values(detail::external_view(slot)...);
       }, plan_.slots));
       body(all);
     }

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/backend/cpu/reduce.hpp"
 #include "staticflow/graph/reduce.hpp"
@@ -45,8 +46,8 @@ STATICFLOW_INLINE auto shared_flat_cursors(const Views& v, std::index_sequence<I
   [[maybe_unused]] auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     using entry = std::tuple_element_t<K, Sig>;
     if constexpr (!(graph::uses_argument<K, N>() || ...)) return unused_cursor{};
-    else if constexpr (is_static_scalar<entry>()) return broadcast_cursor<typename entry::value_type>{*std::get<K>(v).data};
-    else return contiguous_cursor<typename entry::value_type>{std::get<K>(v).data};
+    else if constexpr (is_static_scalar<entry>()) return broadcast_cursor<typename entry::value_type>{*staticflow::detail::get<K>(v).data};
+    else return contiguous_cursor<typename entry::value_type>{staticflow::detail::get<K>(v).data};
   };
   return staticflow::detail::pack_values(one(std::integral_constant<std::size_t, I>{})...);
 }
@@ -66,14 +67,15 @@ STATICFLOW_INLINE void store_four(const O& o, const std::array<B, 4>& v, std::si
 /// One step of four batches at `at`: every value first, then the stores (see the top of this
 /// file). `First`: the step that starts the accumulators.
 template <bool First, class C, class B, class A, class Cursors, class... O, std::size_t... K>
-STATICFLOW_INLINE void fused_step(const A& red, const Cursors& c, const std::tuple<O...>& outs, std::size_t at,
+STATICFLOW_INLINE void fused_step(const A& red, const Cursors& c, const staticflow::detail::value_pack<O...>& outs, std::size_t at,
                                   std::array<B, 4>& acc, std::index_sequence<K...>) {
   constexpr std::size_t W = B::size;
   const std::array<B, 4> r{simd_at<B>(red, c, at), simd_at<B>(red, c, at + W), simd_at<B>(red, c, at + 2 * W),
                            simd_at<B>(red, c, at + 3 * W)};
-  const std::tuple<decltype(four_batches<B>(std::get<K>(outs), c, at))...> values{four_batches<B>(std::get<K>(outs), c, at)...};
+  const staticflow::detail::value_pack<decltype(four_batches<B>(staticflow::detail::get<K>(outs), c, at))...> values{
+      {{four_batches<B>(staticflow::detail::get<K>(outs), c, at)}...}};
   for (std::size_t u = 0; u < 4; ++u) acc[u] = First ? r[u] : C::apply(acc[u], r[u]);
-  (store_four<B>(std::get<K>(outs), std::get<K>(values), at), ...);
+  (store_four<B>(staticflow::detail::get<K>(outs), staticflow::detail::get<K>(values), at), ...);
 }
 
 /// reduce_block (reduce.hpp) of graph `red` over [first, first + count) with every output of
@@ -81,7 +83,7 @@ STATICFLOW_INLINE void fused_step(const A& red, const Cursors& c, const std::tup
 /// all inlined (one call per block; see kernel.hpp's run_costly_loop).
 template <class Op, class A, class Cursors, class... O>
 STATICFLOW_FLATTEN typename A::value_type reduce_block_with_outputs(const A& red, const Cursors& cursors,
-                                                                    const std::tuple<O...>& outs, std::size_t first,
+                                                                    const staticflow::detail::value_pack<O...>& outs, std::size_t first,
                                                                     std::size_t count) {
   using T = typename A::value_type;
   using B = batch_t<T>;
@@ -103,7 +105,7 @@ STATICFLOW_FLATTEN typename A::value_type reduce_block_with_outputs(const A& red
   }
   const std::size_t tail = j;
   for (; j < count; ++j) total = Op::combine(total, static_cast<T>(scalar_at(red, c, first + j)));
-  std::apply([&](const auto&... o) STATICFLOW_LAMBDA_INLINE {
+  staticflow::detail::apply([&](const auto&... o) STATICFLOW_LAMBDA_INLINE {
     (run_loop_body(o.node, c, o.out, first + tail, first + count), ...);
   }, outs);
   return total;
@@ -125,24 +127,25 @@ typename A::value_type reduce_with_outputs(const A& red, const Cursors& c, const
 /// Every output of `outs` (one dtype) over [first, last) in one pass: each step computes all its
 /// values, then stores them; the tail is each output's usual loop.
 template <class Cursors, class... O, std::size_t... K>
-STATICFLOW_FLATTEN void outputs_block(const Cursors& cursors, const std::tuple<O...>& outs, std::size_t first,
+STATICFLOW_FLATTEN void outputs_block(const Cursors& cursors, const staticflow::detail::value_pack<O...>& outs, std::size_t first,
                                       std::size_t last, std::index_sequence<K...>) {
-  using T = std::remove_pointer_t<decltype(std::get<0>(outs).out)>;
+  using T = std::remove_pointer_t<decltype(staticflow::detail::get<0>(outs).out)>;
   using B = batch_t<T>;
   constexpr std::size_t W = B::size;
   const Cursors c = cursors;  // in registers for the whole range
   std::size_t j = first;
   for (; j + 4 * W <= last; j += 4 * W) {
-    const std::tuple<decltype(four_batches<B>(std::get<K>(outs), c, j))...> values{four_batches<B>(std::get<K>(outs), c, j)...};
-    (store_four<B>(std::get<K>(outs), std::get<K>(values), j), ...);
+    const staticflow::detail::value_pack<decltype(four_batches<B>(staticflow::detail::get<K>(outs), c, j))...> values{
+        {{four_batches<B>(staticflow::detail::get<K>(outs), c, j)}...}};
+    (store_four<B>(staticflow::detail::get<K>(outs), staticflow::detail::get<K>(values), j), ...);
   }
-  (run_loop_body(std::get<K>(outs).node, c, std::get<K>(outs).out, j, last), ...);
+  (run_loop_body(staticflow::detail::get<K>(outs).node, c, staticflow::detail::get<K>(outs).out, j, last), ...);
 }
 
 /// outputs_block over [0, count), split across threads above the grain at multiples of the step.
 template <class Cursors, class... O>
-void outputs_pass(const Cursors& c, const std::tuple<O...>& outs, std::size_t count) {
-  using T = std::remove_pointer_t<decltype(std::get<0>(outs).out)>;
+void outputs_pass(const Cursors& c, const staticflow::detail::value_pack<O...>& outs, std::size_t count) {
+  using T = std::remove_pointer_t<decltype(staticflow::detail::get<0>(outs).out)>;
   constexpr std::size_t step = 4 * batch_t<T>::size;
   constexpr auto each = std::index_sequence_for<O...>{};
   const std::size_t threads = threads_for(count);
@@ -184,11 +187,11 @@ struct full_reduction<graph::reduce<Op, A, Axes, Keep>>
                          flat_graph<A>::value && takes_simd_path<A> &&
                          simd_combine<Op, typename A::value_type>::supported> {};
 
-template <class... V, class T>
-bool overlaps_any_view(const std::tuple<V...>& views, const T* out, std::size_t size) {
+template <class Views, class T>
+bool overlaps_any_view(const Views& views, const T* out, std::size_t size) {
   const auto* lo = reinterpret_cast<const unsigned char*>(out);
   const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
-  return std::apply([&](const auto&... v) {
+  return staticflow::detail::apply([&](const auto&... v) {
     return ([&] {
       if constexpr (!requires { v.data; v.size(); }) return false;
       else return reinterpret_cast<const unsigned char*>(v.data) < hi &&
@@ -217,7 +220,7 @@ template <class Group, std::size_t K, class Nodes, class All, class T>
   bool unsafe = false;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ([&] {
-      const auto& v = std::get<I>(all);
+      const auto& v = staticflow::detail::get<I>(all);
       if constexpr (requires { v.data; v.size(); }) {
         const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
         const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + staticflow::detail::memory_size(v));
@@ -331,7 +334,7 @@ constexpr auto fused_members(std::index_sequence<K...>) {
 }  // namespace detail
 
 /// Computes the reduction `red` (slot Fusion::slot, after every other slot) into `slot_data` and every
-/// member output K into `std::get<K>(outputs)` (its extents `std::get<K>(ext)`) in one pass, when
+/// member output K into `staticflow::detail::get<K>(outputs)` (its extents `staticflow::detail::get<K>(ext)`) in one pass, when
 /// the call allows it: each member has the reduction input's extents, every argument read has
 /// them too (or is a static scalar), and no member overlaps a value of the call. Returns whether
 /// it ran; when it did not, nothing was written.
@@ -344,26 +347,26 @@ bool compute_fused_outputs(const Plan& p, const Red& red, const All& all, typena
   const auto in_ext = graph::node_extents(red.a, staticflow::detail::extents_of_views(all));
   const std::size_t count = staticflow::detail::product(in_ext);
   if (!detail::fits_flat<Full, std::remove_cvref_t<decltype(red.a)>>(all, count, args)) return false;
-  const bool fits = std::apply([&](auto... k) {
+  const bool fits = staticflow::detail::apply([&](auto... k) {
     return ([&] {
       constexpr std::size_t K = decltype(k)::value;
       using N = std::tuple_element_t<K, typename Plan::outputs_type>;
-      return staticflow::detail::same_extents(std::get<K>(ext), in_ext) &&
-             detail::fits_flat<Full, N>(all, count, args) && !detail::overlaps_any_view(all, std::get<K>(outputs), count);
+      return staticflow::detail::same_extents(staticflow::detail::get<K>(ext), in_ext) &&
+             detail::fits_flat<Full, N>(all, count, args) && !detail::overlaps_any_view(all, staticflow::detail::get<K>(outputs), count);
     }() && ...);
   }, members{});
   if (!fits) return false;
   using A = std::remove_cvref_t<decltype(red.a)>;
-  const auto cursors = std::apply([&](auto... k) {
+  const auto cursors = staticflow::detail::apply([&](auto... k) {
     return detail::shared_flat_cursors<Full, A, std::tuple_element_t<decltype(k)::value, typename Plan::outputs_type>...>(all, args);
   }, members{});
-  const auto outs = std::apply([&](auto... k) {
-    return std::tuple{[&] {
+  const auto outs = staticflow::detail::apply([&](auto... k) {
+    return staticflow::detail::pack_values([&] {
       constexpr std::size_t K = decltype(k)::value;
       using N = std::tuple_element_t<K, typename Plan::outputs_type>;
-      return detail::fused_output<N, std::remove_pointer_t<std::tuple_element_t<K, Outputs>>>{std::get<K>(p.outputs),
-                                                                                             std::get<K>(outputs)};
-    }()...};
+      return detail::fused_output<N, std::remove_pointer_t<std::tuple_element_t<K, Outputs>>>{staticflow::detail::get<K>(p.outputs),
+                                                                                             staticflow::detail::get<K>(outputs)};
+    }()...);
   }, members{});
   slot_data[0] = Op::finish(detail::reduce_with_outputs<Op>(red.a, cursors, outs, count, threads_for(count)), count);
   ++fused_pass_counter();
@@ -407,8 +410,8 @@ struct output_group {
 /// the inputs again (a loop body over 64 floats, 1000 iterations: 3-5 % slower grouped).
 inline constexpr std::size_t min_grouped_count = 512;
 
-/// Computes every member output K of `Group` (extents `std::get<K>(ext)`) into
-/// `std::get<K>(outputs)` in one pass, when the call allows it: the members have one extent, every
+/// Computes every member output K of `Group` (extents `staticflow::detail::get<K>(ext)`) into
+/// `staticflow::detail::get<K>(outputs)` in one pass, when the call allows it: the members have one extent, every
 /// argument they read fits the flat loop, and (`CheckOverlap`) no member's target overlaps a value
 /// of the call that the pass or a later output still reads (detail::target_unsafe). A plan's own targets (run_plan) need no overlap test: a loop body writes a variable in
 /// place only where nothing else reads it, at the positions it reads. Returns whether it ran;
@@ -417,28 +420,28 @@ template <class Full, class Group, bool CheckOverlap = true, class Nodes, class 
 bool compute_grouped_outputs(const Nodes& nodes, const All& all, const Ext& ext, const Outputs& outputs) {
   using members = decltype(detail::fused_members<Group>(std::make_index_sequence<Group::output_count>{}));
   constexpr auto args = std::make_index_sequence<std::tuple_size_v<All>>{};
-  const auto& first_ext = std::get<Group::first>(ext);
+  const auto& first_ext = staticflow::detail::get<Group::first>(ext);
   const std::size_t count = staticflow::detail::product(first_ext);
   if (count < min_grouped_count) return false;
-  const bool fits = std::apply([&](auto... k) {
+  const bool fits = staticflow::detail::apply([&](auto... k) {
     return ([&] {
       constexpr std::size_t K = decltype(k)::value;
       using N = std::tuple_element_t<K, Nodes>;
-      return staticflow::detail::same_extents(std::get<K>(ext), first_ext) &&
+      return staticflow::detail::same_extents(staticflow::detail::get<K>(ext), first_ext) &&
              detail::fits_flat<Full, N>(all, count, args) &&
-             (!CheckOverlap || !detail::target_unsafe<Group, K, Nodes>(all, std::get<K>(outputs), count));
+             (!CheckOverlap || !detail::target_unsafe<Group, K, Nodes>(all, staticflow::detail::get<K>(outputs), count));
     }() && ...);
   }, members{});
   if (!fits) return false;
-  const auto cursors = std::apply([&](auto... k) {
+  const auto cursors = staticflow::detail::apply([&](auto... k) {
     return detail::shared_flat_cursors<Full, std::tuple_element_t<decltype(k)::value, Nodes>...>(all, args);
   }, members{});
-  const auto outs = std::apply([&](auto... k) {
-    return std::tuple{[&] {
+  const auto outs = staticflow::detail::apply([&](auto... k) {
+    return staticflow::detail::pack_values([&] {
       constexpr std::size_t K = decltype(k)::value;
       return detail::fused_output<std::tuple_element_t<K, Nodes>, std::remove_pointer_t<std::tuple_element_t<K, Outputs>>>{
-          std::get<K>(nodes), std::get<K>(outputs)};
-    }()...};
+          staticflow::detail::get<K>(nodes), staticflow::detail::get<K>(outputs)};
+    }()...);
   }, members{});
   detail::outputs_pass(cursors, outs, count);
   ++fused_pass_counter();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/shape_ops.hpp"
@@ -22,7 +23,7 @@ STATICFLOW_INLINE typename N::value_type scalar_value(const N& n, const Views& v
   if constexpr (graph::detail::is_literal<N>::value) {
     return n.value;
   } else if constexpr (graph::detail::is_argument<N>::value) {
-    return *std::get<N::index>(views).data;
+    return *staticflow::detail::get<N::index>(views).data;
   } else {
     // every input of a rank-0 node has rank 0: read each one's only element (no loop)
     const auto cursors = flat_cursors<Sig, N>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
@@ -48,7 +49,7 @@ inline std::size_t checked_position(std::int64_t i, std::size_t extent, const ch
 template <class Sig, class X, class I, class Views, std::size_t R>
 const typename X::value_type* row_in_operand(const graph::take<X, I>& n, const Views& views, const extents<R>& out_ext) {
   static_assert(graph::detail::is_argument<X>::value);
-  const auto& operand = std::get<X::index>(views);
+  const auto& operand = staticflow::detail::get<X::index>(views);
   const std::size_t row = detail::checked_position(static_cast<std::int64_t>(detail::scalar_value<Sig>(n.index, views)),
                                                    operand.ext[0], "x[i]");
   return operand.data + row * staticflow::detail::product(out_ext);

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/cursor.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/backend/cpu/scalar_eval.hpp"
@@ -117,8 +118,8 @@ STATICFLOW_INLINE auto flat_cursors(const Views& v, std::index_sequence<I...>) {
   [[maybe_unused]] auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     using entry = std::tuple_element_t<K, Sig>;
     if constexpr (!graph::uses_argument<K, N>()) return unused_cursor{};
-    else if constexpr (is_static_scalar<entry>()) return broadcast_cursor<typename entry::value_type>{*std::get<K>(v).data};
-    else return contiguous_cursor<typename entry::value_type>{std::get<K>(v).data};
+    else if constexpr (is_static_scalar<entry>()) return broadcast_cursor<typename entry::value_type>{*staticflow::detail::get<K>(v).data};
+    else return contiguous_cursor<typename entry::value_type>{staticflow::detail::get<K>(v).data};
   };
   return staticflow::detail::pack_values(one(std::integral_constant<std::size_t, I>{})...);
 }
@@ -129,7 +130,7 @@ template <class Sig, class N, class Views, std::size_t... I>
 STATICFLOW_INLINE bool fits_flat(const Views& v, std::size_t out_size, std::index_sequence<I...>) {
   [[maybe_unused]] auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     if constexpr (!graph::uses_argument<K, N>() || is_static_scalar<std::tuple_element_t<K, Sig>>()) return true;
-    else return staticflow::detail::flat_with_size(std::get<K>(v), out_size);
+    else return staticflow::detail::flat_with_size(staticflow::detail::get<K>(v), out_size);
   };
   return (one(std::integral_constant<std::size_t, I>{}) && ...);
 }
@@ -178,7 +179,7 @@ STATICFLOW_INLINE bool all_arguments_have(const Views& v, const extents<R>& ext)
   return [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
     return ([&]() STATICFLOW_LAMBDA_INLINE {
       if constexpr (!graph::uses_argument<I, N>() || is_static_scalar<std::tuple_element_t<I, Sig>>()) return true;
-      else return staticflow::detail::same_extents(std::get<I>(v).ext, ext);
+      else return staticflow::detail::same_extents(staticflow::detail::get<I>(v).ext, ext);
     }() && ...);
   }(std::make_index_sequence<std::tuple_size_v<Views>>{});
 }
@@ -192,7 +193,7 @@ auto row_cursors(const Views& v, std::index_sequence<I...>) {
     if constexpr (!graph::uses_argument<K, N>()) {
       return unused_cursor{};
     } else {
-      const auto& view = std::get<K>(v);
+      const auto& view = staticflow::detail::get<K>(v);
       using T = std::remove_cv_t<std::remove_pointer_t<decltype(view.data)>>;
       constexpr std::size_t VR = std::tuple_size_v<decltype(view.ext)>;
       strided_cursor<T, R> c{view.data, {}};
@@ -220,7 +221,7 @@ template <class N, class Views, class T, std::size_t... I>
   bool unsafe = false;
   ([&] {
     if constexpr (graph::uses_argument<I, N>()) {
-      const auto& v = std::get<I>(views);
+      const auto& v = staticflow::detail::get<I>(views);
       const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
       const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + staticflow::detail::memory_size(v));
       const bool overlap = vlo < hi && lo < vhi;
@@ -372,7 +373,7 @@ template <class Sig, class N, class Views, class T>
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ([&] {
       if constexpr (graph::uses_argument<I, N>() && !is_static_scalar<std::tuple_element_t<I, Sig>>()) {
-        auto& v = std::get<I>(spread);
+        auto& v = staticflow::detail::get<I>(spread);
         moves[I] = v.size() == size;
         if (!moves[I]) {
           using E = std::remove_cv_t<std::remove_pointer_t<decltype(v.data)>>;
@@ -399,7 +400,7 @@ template <class Sig, class N, class Views, class T>
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         ([&] {
           if constexpr (graph::uses_argument<I, N>() && !is_static_scalar<std::tuple_element_t<I, Sig>>())
-            if (moves[I]) std::get<I>(at).data += first;
+            if (moves[I]) staticflow::detail::get<I>(at).data += first;
         }(), ...);
       }(args);
       run_loop(n, flat_cursors<Sig, N>(at, args), out + first, 0, count);
@@ -512,7 +513,7 @@ STATICFLOW_INLINE bool output_aliases_input(const N&, const Views& views, const 
   [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
     ([&]() STATICFLOW_LAMBDA_INLINE {
       if constexpr (graph::uses_argument<I, N>()) {
-        const auto& v = std::get<I>(views);
+        const auto& v = staticflow::detail::get<I>(views);
         const auto a = reinterpret_cast<std::uintptr_t>(v.data);
         // (every argument has `size` elements when the caller says so: one product for all)
         const std::size_t abytes = (EqualSizes ? size : staticflow::detail::memory_size(v)) * sizeof(*v.data);

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/plan/arena.hpp"
@@ -14,7 +15,7 @@ namespace staticflow::cpu::detail {
 template <class T, class Sig, class N, class Views, std::size_t R>
 const T* contiguous_operand(const N& n, const Views& views, const extents<R>& ext) {
   if constexpr (graph::detail::is_argument<N>::value && std::is_same_v<typename N::value_type, T>) {
-    return std::get<N::index>(views).data;
+    return staticflow::detail::get<N::index>(views).data;
   } else {
     auto* buffer = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * staticflow::detail::product(ext)));
     if constexpr (std::is_same_v<typename N::value_type, T>) evaluate_into<Sig>(n, views, ext, buffer);

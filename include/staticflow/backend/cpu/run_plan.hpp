@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/conv.hpp"
 #include "staticflow/backend/cpu/cumulative.hpp"
 #include "staticflow/backend/cpu/conv3d.hpp"
@@ -58,8 +59,9 @@ template <class Specs>
 struct slot_buffers;
 template <class... Spec>
 struct slot_buffers<std::tuple<Spec...>> {
-  using views = std::tuple<view_for_t<Spec>...>;
-  using storage = std::tuple<storage_for_t<Spec>...>;
+  // (value_packs: aggregates, so that a plan's views and buffers cost no constructor overloads)
+  using views = staticflow::detail::value_pack<view_for_t<Spec>...>;
+  using storage = staticflow::detail::value_pack<storage_for_t<Spec>...>;
 };
 
 template <class Plan>
@@ -85,7 +87,7 @@ template <std::size_t ArgCount, class Plan, std::size_t... V>
 struct slot_views_of<ArgCount, Plan, std::index_sequence<V...>> {
   template <std::size_t I>
   using spec = std::tuple_element_t<I, typename Plan::view_specs>;
-  using type = std::tuple<std::conditional_t<strided_slot_value<ArgCount, Plan, V>(),
+  using type = staticflow::detail::value_pack<std::conditional_t<strided_slot_value<ArgCount, Plan, V>(),
                                              strided_tensor_view<typename spec<V>::value_type, spec<V>::shape_type::rank>, view_for_t<spec<V>>>...>;
 };
 
@@ -116,14 +118,14 @@ struct slot_outputs {
 
   template <std::size_t J, std::size_t R>
   auto* allocate(const extents<R>& ext) const {
-    auto* data = std::get<FirstStorage + J>(storage).get(arena, ext);
-    std::get<FirstView + J>(all) = {data, ext};
+    auto* data = staticflow::detail::get<FirstStorage + J>(storage).get(arena, ext);
+    staticflow::detail::get<FirstView + J>(all) = {data, ext};
     return data;
   }
   /// Points the J-th view at data that lives elsewhere (an external value: nothing is copied).
   template <std::size_t J, class T, std::size_t R>
   void point(const T* data, const extents<R>& ext) const {
-    std::get<FirstView + J>(all) = {data, ext};
+    staticflow::detail::get<FirstView + J>(all) = {data, ext};
   }
 };
 
@@ -140,7 +142,7 @@ struct direct_slot_outputs {
   auto* allocate(const extents<R>& ext) const {
     static_assert(J == 0, "staticflow: internal: an allocates_once slot has one value");
     auto* data = where(ext);
-    std::get<View>(all) = {data, ext};
+    staticflow::detail::get<View>(all) = {data, ext};
     return data;
   }
 };
@@ -211,10 +213,10 @@ STATICFLOW_INLINE void materialize_slot(const Plan& p, All& all, Storage& storag
   if (shares_earlier_slot<Sig, K>(p, all)) return;
   if constexpr (Direct::slot == K && !is_fused_slot<Direct>::value)
     slot_evaluator<node_type>::template run<full_signature_t<Sig, Plan>>(
-        std::get<K>(p.slots), all, direct_slot_outputs<args + base, All, decltype(direct.where)>{all, direct.where});
+        staticflow::detail::pack_get<K>(p.slots), all, direct_slot_outputs<args + base, All, decltype(direct.where)>{all, direct.where});
   else
     slot_evaluator<node_type>::template run<full_signature_t<Sig, Plan>>(
-        std::get<K>(p.slots), all, slot_outputs<args + base, base, All, Storage>{all, storage, arena});
+        staticflow::detail::pack_get<K>(p.slots), all, slot_outputs<args + base, base, All, Storage>{all, storage, arena});
   ++plan::materialization_counter();
 }
 
@@ -225,7 +227,7 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
   constexpr std::size_t base = Plan::template view_base<K>;
   if (shares_earlier_slot<Sig, K>(p, all)) return;
   using full = full_signature_t<Sig, Plan>;
-  const auto& node = std::get<K>(p.slots);
+  const auto& node = staticflow::detail::pack_get<K>(p.slots);
   const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
   // a slice that is a stretch of a value nothing overwrites, or x[i] of one: a view
   // (plan/slot_views.hpp), unless the caller has it computed into memory of its own (Direct)
@@ -233,29 +235,29 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
     // (a strided view: only fused loops read it)
     extents<std::tuple_size_v<std::remove_cvref_t<decltype(ext)>>> strides{};
     if (const auto* in_place = plan::strided_view_in_operand(node, std::as_const(all), ext, strides)) {
-      std::get<args + base>(all) = {in_place, ext, strides};
+      staticflow::detail::get<args + base>(all) = {in_place, ext, strides};
       ++plan::materialization_counter();
       return;
     }
   } else if constexpr (Direct::slot != K && plan::may_view_operand<args, K, Plan>()) {
     if (const auto* in_place = plan::view_in_operand(node, std::as_const(all), ext)) {
-      std::get<args + base>(all) = {in_place, ext};  // nothing copied
+      staticflow::detail::get<args + base>(all) = {in_place, ext};  // nothing copied
       ++plan::materialization_counter();
       return;
     }
   } else if constexpr (Direct::slot != K && is_take<std::remove_cvref_t<decltype(node)>>::value) {
     if constexpr (plan::reads_stable_operand<args, K, Plan>()) {
       // (reads the index: one out of range throws here, before anything else of the slot)
-      std::get<args + base>(all) = {row_in_operand<full>(node, std::as_const(all), ext), ext};
+      staticflow::detail::get<args + base>(all) = {row_in_operand<full>(node, std::as_const(all), ext), ext};
       ++plan::materialization_counter();
       return;
     }
   }
   auto* data = [&] {
     if constexpr (Direct::slot == K && !is_fused_slot<Direct>::value) return direct.where(ext);
-    else return std::get<base>(storage).get(arena, ext);
+    else return staticflow::detail::get<base>(storage).get(arena, ext);
   }();
-  std::get<args + base>(all) = {data, ext};
+  staticflow::detail::get<args + base>(all) = {data, ext};
   if constexpr (Direct::slot == K && is_fused_slot<Direct>::value) return;  // after the others
   // (over the values the node reads: plan/compact_signature.hpp)
   plan::with_compact_signature<full>(node, std::as_const(all), [&]<class S>(std::type_identity<S>, const auto& compact, const auto& read)
@@ -272,10 +274,10 @@ STATICFLOW_INLINE void materialize_fused_slot(const Plan& p, All& all, const Dir
     constexpr std::size_t K = Direct::slot;
     if (p.same_as[K] != K) return;  // it repeats an earlier slot, whose views it has
     constexpr std::size_t at = std::tuple_size_v<Sig> + Plan::template view_base<K>;
-    const auto& node = std::get<K>(p.slots);
-    auto* data = const_cast<typename std::remove_cvref_t<decltype(node)>::value_type*>(std::get<at>(all).data);
+    const auto& node = staticflow::detail::pack_get<K>(p.slots);
+    auto* data = const_cast<typename std::remove_cvref_t<decltype(node)>::value_type*>(staticflow::detail::get<at>(all).data);
     if (!direct.compute(node, std::as_const(all), data))
-      materialize<full_signature_t<Sig, Plan>>(node, all, std::get<at>(all).ext, data);
+      materialize<full_signature_t<Sig, Plan>>(node, all, staticflow::detail::get<at>(all).ext, data);
     ++plan::materialization_counter();
   }
 }
@@ -291,8 +293,8 @@ STATICFLOW_INLINE decltype(auto) with_slots(const Plan& p, const Views& views, F
     return f(views);
   } else {
     using buffers = detail::slot_buffers<typename Plan::view_specs>;
-    auto all = std::tuple_cat(views, typename detail::slot_views_of<std::tuple_size_v<Sig>, Plan>::type{});
-    typename buffers::storage storage;
+    auto all = staticflow::detail::values_concat(views, typename detail::slot_views_of<std::tuple_size_v<Sig>, Plan>::type{});
+    typename buffers::storage storage{};
     plan::arena& arena = plan::arena::local();
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       (detail::materialize_slot<Sig, K>(p, all, storage, arena, direct), ...);
@@ -312,13 +314,16 @@ STATICFLOW_INLINE void evaluate_grouped(const Outputs& outputs, const All& all, 
   using group = output_group<Outputs>;
   const auto ext_all = staticflow::detail::extents_of_views(all);
   [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
-    const auto ext = std::tuple{graph::node_extents(std::get<K>(outputs), ext_all)...};
-    const auto data = std::tuple{target(std::integral_constant<std::size_t, K>{}, std::get<K>(ext))...};  // in order
+    // (braced: in order; value_packs: no constructor overloads)
+    const staticflow::detail::value_pack<decltype(graph::node_extents(staticflow::detail::get<K>(outputs), ext_all))...> ext{
+        {{graph::node_extents(staticflow::detail::get<K>(outputs), ext_all)}...}};
+    const staticflow::detail::value_pack<decltype(target(std::integral_constant<std::size_t, K>{}, staticflow::detail::get<K>(ext)))...> data{
+        {{target(std::integral_constant<std::size_t, K>{}, staticflow::detail::get<K>(ext))}...}};
     const bool fused = compute_grouped_outputs<Full, group, CheckOverlap>(outputs, all, ext, data);
     ([&] {
       if constexpr (group::template member<K>)
         if (fused) return;
-      evaluate_into<Full>(std::get<K>(outputs), all, std::get<K>(ext), std::get<K>(data));
+      evaluate_into<Full>(staticflow::detail::get<K>(outputs), all, staticflow::detail::get<K>(ext), staticflow::detail::get<K>(data));
     }(), ...);
   }(std::make_index_sequence<std::tuple_size_v<Outputs>>{});
 }
@@ -343,7 +348,7 @@ STATICFLOW_INLINE void run_plan(const Plan& p, const Views& views, const Out& ou
     const auto ext_all = staticflow::detail::extents_of_views(all);
     [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
       ([&]() STATICFLOW_LAMBDA_INLINE {
-        const auto& node = std::get<K>(p.outputs);
+        const auto& node = staticflow::detail::get<K>(p.outputs);
         const auto ext = graph::node_extents(node, ext_all);
         auto* data = out.template allocate<K>(ext);
         plan::with_compact_signature<full>(node, all, [&]<class S>(std::type_identity<S>, const auto& compact, const auto& read)

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/core/config.hpp"
 #include "staticflow/graph/elementwise.hpp"
 #include "staticflow/graph/leaf.hpp"
@@ -63,7 +64,7 @@ template <class Op, class A, class B, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors& c, std::size_t j) {
   using C = typename graph::binary<Op, A, B>::compute_type;
   if constexpr (std::is_same_v<Op, op::add> && string_dtype<C>)
-    return std::apply([](const auto&... part) { return staticflow::detail::pooled_string(part...); },
+    return staticflow::detail::apply([](const auto&... part) { return staticflow::detail::pooled_string(part...); },
                       concatenated_parts(n, c, j));
   else if constexpr (op::mixed_operands<Op>)
     return Op::apply(scalar_at(n.a, c, j), scalar_at(n.b, c, j));

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/graph/shape_gradients.hpp"
 #include "staticflow/graph/shape_ops.hpp"
@@ -96,7 +97,7 @@ void materialize(const graph::concat<Axis, A...>& n, const Views& views, const e
   for (std::size_t i = ax + 1; i < R; ++i) inner *= out_ext[i];
   const std::size_t out_row = out_ext[ax] * inner;
   std::size_t offset = 0;  // where this part starts inside an output row
-  std::apply([&](const auto&... part) {
+  staticflow::detail::apply([&](const auto&... part) {
     ([&] {
       const auto pe = graph::node_extents(part, staticflow::detail::extents_of_views(views));
       const T* in = detail::contiguous_operand<T, Sig>(part, views, pe);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <tuple>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/kernel.hpp"
 #include "staticflow/graph/child_refs.hpp"
 #include "staticflow/graph/traversal.hpp"
@@ -62,7 +63,7 @@ template <class Sig, class Op, class Views, class T, std::size_t R>
 /// to write (a new temporary, or the caller's output for the root).
 template <class N, class Kids, class MakeOut>
 auto run_op(const N& n, const Kids& kids, MakeOut&& make_out) {
-  return std::apply(
+  return staticflow::detail::apply(
       [&](const auto&... kid) {
         return [&]<std::size_t... K>(std::index_sequence<K...>) {
           auto op = graph::with_children(n, as_operand<K>(kid)...);
@@ -88,7 +89,7 @@ auto evaluate_node(const N& n, const Views& views) {
   using T = typename N::value_type;
   constexpr std::size_t R = N::shape_type::rank;
   if constexpr (graph::detail::is_argument<N>::value) {
-    const auto& v = std::get<N::index>(views);
+    const auto& v = staticflow::detail::get<N::index>(views);
     return value<T, R>{nullptr, {v.data, v.ext}};
   } else if constexpr (graph::detail::is_literal<N>::value) {
     return n;

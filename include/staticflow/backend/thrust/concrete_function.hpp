@@ -17,6 +17,7 @@
 
 #include <thrust/copy.h>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/backend.hpp"
 #include "staticflow/backend/thrust/arena.hpp"
 #include "staticflow/backend/thrust/effect_graph.hpp"
@@ -192,8 +193,8 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     return with_slots(call_views, [&](const auto& views) {
       const auto all_ext = output_extents(views);  // throws before anything is computed
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        auto outs = std::tuple{result_type<K>(std::get<K>(all_ext))...};
-        (evaluate<K>(views, std::get<K>(all_ext), std::get<K>(outs).data()), ...);
+        auto outs = std::tuple{result_type<K>(staticflow::detail::get<K>(all_ext))...};
+        (evaluate<K>(views, staticflow::detail::get<K>(all_ext), staticflow::detail::get<K>(outs).data()), ...);
         if constexpr (output_count == 1) return std::move(std::get<0>(outs));
         else return outs;
       }(std::make_index_sequence<output_count>{});
@@ -212,9 +213,9 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     with_slots(call_views, [&](const auto& views) {
       const auto all_ext = output_extents(views);
       [&]<std::size_t... K2>(std::index_sequence<K2...>) {
-        (check_output<K2>(std::get<K2>(outs), std::get<K2>(all_ext)), ...);  // all checks first
-        auto staged = std::tuple{stage_output<K2>(views, std::get<K2>(all_ext), std::get<K2>(outs))...};
-        (copy_staged<K2>(std::get<K2>(staged), std::get<K2>(all_ext), std::get<K2>(outs)), ...);
+        (check_output<K2>(staticflow::detail::get<K2>(outs), staticflow::detail::get<K2>(all_ext)), ...);  // all checks first
+        auto staged = std::tuple{stage_output<K2>(views, staticflow::detail::get<K2>(all_ext), staticflow::detail::get<K2>(outs))...};
+        (copy_staged<K2>(staticflow::detail::get<K2>(staged), staticflow::detail::get<K2>(all_ext), staticflow::detail::get<K2>(outs)), ...);
       }(std::make_index_sequence<output_count>{});
       return 0;
     });
@@ -239,13 +240,13 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   auto output_extents(const Views& views) const {
     const auto arg_ext = detail::extents_of_views(views);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{graph::node_extents(std::get<K>(evaluation_plan().outputs), arg_ext)...};
+      return std::tuple{graph::node_extents(staticflow::detail::get<K>(evaluation_plan().outputs), arg_ext)...};
     }(std::make_index_sequence<output_count>{});
   }
 
   auto nodes() const { return detail::output_nodes(graph()); }
   output_values_type output_values() const {
-    return std::apply([](const auto&... n) { return output_values_type{n...}; }, detail::output_nodes(graph()));
+    return staticflow::detail::apply([](const auto&... n) { return output_values_type{n...}; }, detail::output_nodes(graph()));
   }
 
   /// Computes the slots (device buffers), then runs f over the argument views followed by the
@@ -258,7 +259,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
 
   template <std::size_t K, class Views, std::size_t R, class T>
   void evaluate(const Views& views, const extents<R>& ext, T* out) const {
-    thrust_backend::evaluate_into(std::get<K>(evaluation_plan().outputs), views, ext, out);
+    thrust_backend::evaluate_into(staticflow::detail::get<K>(evaluation_plan().outputs), views, ext, out);
   }
 
   template <std::size_t K, class O, std::size_t R>
@@ -307,7 +308,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
         using V = std::remove_cvref_t<std::tuple_element_t<I, Views>>;
         if constexpr (requires(const V& v) { v.data; }) {
           if (output_count == 1 && !graph::uses_argument<I, N>()) return;
-          const auto& v = std::get<I>(views);
+          const auto& v = staticflow::detail::get<I>(views);
           const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
           const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + v.size());
           const bool overlap = vlo < hi && lo < vhi;
@@ -323,7 +324,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   graph::detail::listing make_listing() const {
     auto l = detail::parameter_listing<Sig>(listing_names());
     const auto outs = nodes();
-    std::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
+    staticflow::detail::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
     plan::detail::mark_planned<output_values_type>(l, outs);
     return l;
   }

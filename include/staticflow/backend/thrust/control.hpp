@@ -23,6 +23,7 @@
 #include <thrust/device_vector.h>
 #include <thrust/fill.h>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/thrust/arena.hpp"
 #include "staticflow/backend/thrust/index.hpp"
 #include "staticflow/backend/thrust/kernel.hpp"
@@ -41,7 +42,7 @@ namespace detail {
 /// The first N elements of a tuple (the values visible to a branch or a body).
 template <std::size_t N, class Tuple>
 auto first_values(const Tuple& t) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) { return std::tuple{std::get<I>(t)...}; }(
+  return [&]<std::size_t... I>(std::index_sequence<I...>) { return std::tuple{staticflow::detail::get<I>(t)...}; }(
              std::make_index_sequence<N>{});
 }
 
@@ -158,7 +159,7 @@ struct slot_evaluator<graph::branch_plan<Kind, ArgCount, Pred, Plans...>> {
     const std::size_t pick = Kind::branch(selector, sizeof...(Plans));
     const auto visible = detail::first_values<ArgCount>(all);
     [&]<std::size_t... B>(std::index_sequence<B...>) {
-      ((pick == B ? run_plan<ArgCount>(std::get<B>(n.plans), visible, out) : void()), ...);
+      ((pick == B ? run_plan<ArgCount>(staticflow::detail::get<B>(n.plans), visible, out) : void()), ...);
     }(std::index_sequence_for<Plans...>{});
   }
 };
@@ -203,11 +204,11 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       constexpr std::size_t K = layout::table[J].first;
       constexpr std::size_t part = layout::table[J].second;
       if constexpr (!in_place[K]) {
-        return std::get<K>(next).resize(ext);
+        return staticflow::detail::get<K>(next).resize(ext);
       } else if constexpr (part == 0) {
-        return std::get<K>(staged).index;
+        return staticflow::detail::get<K>(staged).index;
       } else {
-        auto& s = std::get<K>(staged);
+        auto& s = staticflow::detail::get<K>(staged);
         using T = std::remove_pointer_t<decltype(s.value)>;
         const std::size_t n = staticflow::detail::product(ext);
         s.value_ext = ext;
@@ -232,9 +233,9 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     const auto ext_all = staticflow::detail::extents_of_views(all);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
-        const auto& init = std::get<K>(n.inits);
+        const auto& init = staticflow::detail::get<K>(n.inits);
         const auto e = graph::node_extents(init, ext_all);
-        evaluate_into(init, all, e, std::get<K>(cur).resize(e));
+        evaluate_into(init, all, e, staticflow::detail::get<K>(cur).resize(e));
       }(), ...);
     }(std::make_index_sequence<V>{});
     const auto visible = detail::first_values<ArgCount>(all);
@@ -242,7 +243,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
         if constexpr (in_place[K]) {
-          auto& s = std::get<K>(staged);
+          auto& s = staticflow::detail::get<K>(staged);
           using I = std::remove_pointer_t<decltype(s.index)>;
           s.index = static_cast<I*>(device_arena::local().allocate(sizeof(I)));
         }
@@ -251,7 +252,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     bool* go_device = static_cast<bool*>(device_arena::local().allocate(sizeof(bool)));
     for (std::int64_t iteration = 0;; ++iteration) {
       const auto views = [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return std::tuple_cat(visible, std::tuple{std::get<K>(cur).view()...});
+        return std::tuple_cat(visible, std::tuple{staticflow::detail::get<K>(cur).view()...});
       }(std::make_index_sequence<V>{});
       {
         device_arena::scope scope;  // the condition's slots go back after each test
@@ -262,7 +263,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
         if (n.effects) [[unlikely]] {  // the body's effects, reading the variables' current values
           [&]<std::size_t... K>(std::index_sequence<K...>) {
             ([&] {
-              const auto& v = std::get<ArgCount + K>(views);
+              const auto& v = staticflow::detail::get<ArgCount + K>(views);
               n.effects->publish(K, v.data, v.ext.data(), v.ext.size(), system_memory_is_device);
             }(), ...);
           }(std::make_index_sequence<V>{});
@@ -273,14 +274,14 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       run_plan<ArgCount + V>(n.body, views, body_targets{next, staged});
       [&]<std::size_t... K>(std::index_sequence<K...>) {
         ([&] {
-          if constexpr (in_place[K]) write_in_place<std::tuple_element_t<K, specs>>(std::get<K>(cur), std::get<K>(staged), n.grows[K]);
-          else std::get<K>(cur).swap(std::get<K>(next));
+          if constexpr (in_place[K]) write_in_place<std::tuple_element_t<K, specs>>(staticflow::detail::get<K>(cur), staticflow::detail::get<K>(staged), n.grows[K]);
+          else staticflow::detail::get<K>(cur).swap(staticflow::detail::get<K>(next));
         }(), ...);
       }(std::make_index_sequence<V>{});
     }
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
-        auto& b = std::get<K>(cur);
+        auto& b = staticflow::detail::get<K>(cur);
         const auto v = b.view();
         auto* dst = out.template allocate<K>(v.ext);
         const std::size_t size = v.size();

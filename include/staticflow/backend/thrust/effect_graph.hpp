@@ -21,6 +21,7 @@
 
 #include <thrust/copy.h>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/thrust/arena.hpp"
 #include "staticflow/backend/thrust/expr.hpp"
 #include "staticflow/backend/thrust/run_plan.hpp"
@@ -86,7 +87,7 @@ auto erase_views(const Views& views, std::array<detail::scalar_cell, N>& cells) 
   std::array<staticflow::detail::erased_view, N> erased{};
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ([&] {
-      const auto& v = std::get<I>(views);
+      const auto& v = staticflow::detail::get<I>(views);
       using V = std::remove_cvref_t<decltype(v)>;
       if constexpr (std::is_same_v<V, no_view>) {
         return;
@@ -151,7 +152,7 @@ class effect_graph {
  private:
   template <std::size_t K, bool DeviceTargets, class All, class Target>
   void write(const All& all, Target& target) const {
-    const auto& node = std::get<K>(plan_.outputs);
+    const auto& node = staticflow::detail::get<K>(plan_.outputs);
     using T = typename std::remove_cvref_t<decltype(node)>::value_type;
     const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
     T* out = [&] {

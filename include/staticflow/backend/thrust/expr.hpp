@@ -14,6 +14,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/core/config.hpp"
 #include "staticflow/core/shape.hpp"
 #include "staticflow/graph/elementwise.hpp"
@@ -189,7 +190,7 @@ d_value<T> make_tensor(const host_scalar<T>& s, const read_plan<R>&) {
 /// host scalars, indexed like the arguments and slots).
 template <class Views, std::size_t R, std::size_t I, class T, class S>
 auto make_expr(const graph::argument<I, T, S>&, const Views& views, const read_plan<R>& rp) {
-  return make_tensor(std::get<I>(views), rp);
+  return make_tensor(staticflow::detail::get<I>(views), rp);
 }
 template <class Views, std::size_t R, class T>
 d_value<T> make_expr(const graph::literal<T>& n, const Views&, const read_plan<R>&) {
@@ -248,7 +249,7 @@ bool fits_flat(const Views& views, const extents<R>& out) {
     return ([&] {
       using V = std::remove_cvref_t<std::tuple_element_t<I, Views>>;
       if constexpr (!graph::uses_argument<I, N>() || !requires(const V& x) { x.size(); }) return true;
-      else return view_reads_flat(std::get<I>(views), out, out_size);
+      else return view_reads_flat(staticflow::detail::get<I>(views), out, out_size);
     }() && ...);
   }(std::make_index_sequence<std::tuple_size_v<Views>>{});
 }
@@ -259,7 +260,7 @@ bool reads_blocks(const Views& views, std::size_t out_size) {
     return ([&] {
       using V = std::remove_cvref_t<std::tuple_element_t<I, Views>>;
       if constexpr (!graph::uses_argument<I, N>() || !requires(const V& x) { x.size(); }) return false;
-      else return !plain_flat_view(std::get<I>(views), out_size);
+      else return !plain_flat_view(staticflow::detail::get<I>(views), out_size);
     }() || ...);
   }(std::make_index_sequence<std::tuple_size_v<Views>>{});
 }

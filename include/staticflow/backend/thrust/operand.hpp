@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/thrust/arena.hpp"
 #include "staticflow/backend/thrust/kernel.hpp"
 #include "staticflow/graph/elementwise.hpp"
@@ -18,7 +19,7 @@ template <class T, class N, class Views, std::size_t R>
 const T* contiguous_operand(const N& n, const Views& views, const extents<R>& ext) {
   if constexpr (graph::detail::is_argument<N>::value && std::is_same_v<typename N::value_type, T>) {
     using V = std::remove_cvref_t<std::tuple_element_t<N::index, Views>>;
-    if constexpr (requires(const V& v) { v.data; }) return std::get<N::index>(views).data;
+    if constexpr (requires(const V& v) { v.data; }) return staticflow::detail::get<N::index>(views).data;
     else return contiguous_operand<T>(graph::unary<op::identity, N>(n), views, ext);  // a host scalar
   } else {
     auto* buffer = static_cast<T*>(device_arena::local().allocate(sizeof(T) * staticflow::detail::product(ext)));

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/thrust/arena.hpp"
 #include "staticflow/backend/thrust/conv.hpp"
 #include "staticflow/backend/thrust/cumulative.hpp"
@@ -70,7 +71,7 @@ struct slot_outputs {
   All& all;
   template <std::size_t J, std::size_t R>
   auto* allocate(const extents<R>& ext) const {
-    auto& view = std::get<FirstView + J>(all);
+    auto& view = staticflow::detail::get<FirstView + J>(all);
     using T = std::remove_const_t<std::remove_pointer_t<decltype(view.data)>>;
     const std::size_t n = staticflow::detail::product(ext);
     auto* data = static_cast<T*>(device_arena::local().allocate(sizeof(T) * (n ? n : 1)));
@@ -80,7 +81,7 @@ struct slot_outputs {
   /// Points the J-th view at data that lives in device memory elsewhere (nothing is copied).
   template <std::size_t J, class T, std::size_t R>
   void point(const T* data, const extents<R>& ext) const {
-    std::get<FirstView + J>(all) = {data, ext};
+    staticflow::detail::get<FirstView + J>(all) = {data, ext};
   }
 };
 
@@ -120,12 +121,12 @@ void materialize_slot(const Plan& plan, All& all) {
       return;
     }
   }
-  const auto& node = std::get<K>(plan.slots);
+  const auto& node = staticflow::detail::pack_get<K>(plan.slots);
   if constexpr (requires { node_type::self_allocating; }) {
     slot_evaluator<node_type>::run(node, all, slot_outputs<at, All>{all});
   } else {
     using T = typename node_type::value_type;
-    auto& view = std::get<at>(all);
+    auto& view = staticflow::detail::get<at>(all);
     const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
     // a slice that is a stretch of a value nothing overwrites: a view (plan/slot_views.hpp)
     if constexpr (plan::may_view_operand<ArgCount, K, Plan>()) {
@@ -170,7 +171,7 @@ void run_plan(const Plan& p, const Views& views, const Out& out) {
     const auto ext_all = staticflow::detail::extents_of_views(all);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
-        const auto& node = std::get<K>(p.outputs);
+        const auto& node = staticflow::detail::get<K>(p.outputs);
         const auto ext = graph::node_extents(node, ext_all);
         evaluate_into(node, all, ext, out.template allocate<K>(ext));
       }(), ...);
@@ -186,7 +187,7 @@ void materialize(const N& n, const Views& views, const extents<R>& ext, T* out) 
   constexpr std::size_t visible = std::tuple_size_v<Views>;
   const plan::evaluation_plan<visible, std::tuple<G>> p(std::tuple<G>{n.expanded()});
   with_slots<visible>(p, views, [&](const auto& all) {
-    evaluate_into(std::get<0>(p.outputs), all, ext, out);
+    evaluate_into(staticflow::detail::get<0>(p.outputs), all, ext, out);
     return 0;
   });
 }
