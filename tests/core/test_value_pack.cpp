@@ -1,6 +1,7 @@
 // detail::value_pack (core/value_pack.hpp): the aggregate list behind the planner's slots,
 // backprop's accumulation points and the CPU kernels' cursors.
 #include <catch2/catch.hpp>
+#include <array>
 
 #include <string>
 #include <tuple>
@@ -69,4 +70,27 @@ TEST_CASE("cursor_at reads argument I from a value_pack or a std::tuple of curso
   CHECK(cpu::cursor_at<2>(pack).scalar(0) == 9.f);
   CHECK(cpu::cursor_at<1>(tuple).scalar(1) == 2.f);
   CHECK(cpu::cursor_at<2>(tuple).scalar(5) == 9.f);
+}
+
+TEST_CASE("value_pack is tuple-like; detail::get, detail::apply and values_concat read packs, tuples and arrays", "[core][value_pack]") {
+  auto p = detail::pack_values(1, 2.5, 'x');
+  STATIC_REQUIRE(std::tuple_size_v<decltype(p)> == 3);
+  STATIC_REQUIRE(std::is_same_v<std::tuple_element_t<1, decltype(p)>, double>);
+  STATIC_REQUIRE(std::is_same_v<std::tuple_element_t<2, decltype(p)>, char>);
+  CHECK(detail::get<1>(p) == 2.5);
+  detail::get<0>(p) = 7;
+  CHECK(detail::pack_get<0>(p) == 7);
+  std::tuple<int, std::string> t{3, "ab"};
+  CHECK(detail::get<1>(t) == "ab");
+  const std::array<int, 3> a{4, 5, 6};
+  CHECK(detail::get<2>(a) == 6);
+  CHECK(detail::apply([](int i, double d, char c) { return i + d + (c == 'x' ? 100 : 0); }, p) == 109.5);
+  CHECK(detail::apply([](int i, const std::string& s) { return s + std::to_string(i); }, t) == "ab3");
+  CHECK(detail::apply([](int x, int y, int z) { return x * y * z; }, a) == 120);
+  detail::apply([](int& i, std::string&) { i = -2; }, t);  // lvalues: the tuple's own elements
+  CHECK(std::get<0>(t) == -2);
+  const auto joined = detail::values_concat(t, p);
+  STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(joined)>, detail::value_pack<int, std::string, int, double, char>>);
+  CHECK(detail::pack_to_tuple(joined) == std::tuple<int, std::string, int, double, char>{-2, "ab", 7, 2.5, 'x'});
+  CHECK(detail::pack_to_tuple(detail::values_concat(std::tuple<>{}, detail::value_pack<>{})) == std::tuple<>{});
 }
