@@ -12,7 +12,8 @@
 #   make bench-summary  rerun one size of each capability's benchmarks and rewrite the summary
 #                       table at the top of docs/benchmarks.md and docs/benchmarks_summary.png
 #   make bench-anchors  pip-install TensorFlow and JAX (bench/requirements.txt) and run the scripts
-#                       of BENCH_ANCHORS (bench/small_call.py, bench/training_step.py, bench/checkpoint.py, bench/conv.py, bench/conv3d.py, bench/pool.py, bench/gather.py, bench/unique.py, bench/random.py, bench/jvp.py, bench/loop_gradient.py, bench/strings.py, bench/stencil.py),
+#                       of BENCH_ANCHORS (bench/small_call.py, bench/training_step.py, bench/checkpoint.py, bench/conv.py, bench/conv3d.py, bench/pool.py, bench/gather.py, bench/unique.py, bench/random.py, bench/jvp.py, bench/loop_gradient.py, bench/strings.py, bench/stencil.py,
+#                       bench/compile_time_anchor.py),
 #                       the same computations timed with tf.function / jax.jit (never in CI)
 #   make cuda-build     nvcc builds (compile + link, nothing run) of the CUDA example, the Thrust
 #                       backend's suite, the NCCL communicator's test and the GPU benchmarks for
@@ -29,7 +30,7 @@ BUILD_DIR  ?= build
 ASAN_DIR   ?= build-asan
 BENCH_ARGS ?= --benchmark_min_time=0.2
 # The Python anchors of the benchmarks (TensorFlow, JAX), run by make bench-anchors
-BENCH_ANCHORS ?= bench/small_call.py bench/training_step.py bench/gradients.py bench/checkpoint.py bench/conv.py bench/conv3d.py bench/pool.py bench/gather.py bench/unique.py bench/random.py bench/jvp.py bench/loop_gradient.py bench/strings.py bench/stencil.py
+BENCH_ANCHORS ?= bench/small_call.py bench/training_step.py bench/gradients.py bench/checkpoint.py bench/conv.py bench/conv3d.py bench/pool.py bench/gather.py bench/unique.py bench/random.py bench/jvp.py bench/loop_gradient.py bench/strings.py bench/stencil.py bench/compile_time_anchor.py
 
 DEB_PACKAGES := cmake ninja-build g++ libboost-dev xtensor-dev libxsimd-dev \
                 xtl-dev catch2 libbenchmark-dev libeigen3-dev graphviz gnuplot-nox ccache \

@@ -93,4 +93,13 @@ TEST_CASE("value_pack is tuple-like; detail::get, detail::apply and values_conca
   STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(joined)>, detail::value_pack<int, std::string, int, double, char>>);
   CHECK(detail::pack_to_tuple(joined) == std::tuple<int, std::string, int, double, char>{-2, "ab", 7, 2.5, 'x'});
   CHECK(detail::pack_to_tuple(detail::values_concat(std::tuple<>{}, detail::value_pack<>{})) == std::tuple<>{});
+  // an element of a const tuple or pack of references is the reference, as std::get gives it
+  int target = 1;
+  const std::tuple<int&> refs{target};
+  STATIC_REQUIRE(std::is_same_v<decltype(detail::get<0>(refs)), int&>);
+  detail::get<0>(refs) = 9;
+  CHECK(target == 9);
+  const detail::value_pack<int&> pack_refs = detail::pack_values<int&>(target);
+  STATIC_REQUIRE(std::is_same_v<decltype(detail::get<0>(pack_refs)), int&>);
+  CHECK(detail::get<0>(pack_refs) == 9);
 }

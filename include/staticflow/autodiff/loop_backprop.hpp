@@ -127,9 +127,9 @@ constexpr auto stacked_loop(const graph::while_node<Scope, I, C, B>& loop) {
   }(std::make_index_sequence<V>{}, std::make_index_sequence<Kept::count>{});
   using zero = graph::literal<std::int64_t>;
   const auto inits = [&]<std::size_t... S>(std::index_sequence<S...>) {
-    return std::tuple_cat(loop.inits, std::tuple{zero(0)},
-                          std::tuple{graph::ta_zeros<typename std::tuple_element_t<Kept::list.first[S], Specs>::value_type,
-                                                     stack_shape_t<std::tuple_element_t<Kept::list.first[S], Specs>>, zero>(zero(0))...});
+    return staticflow::detail::pack_to_tuple(staticflow::detail::values_concat(
+        loop.inits, staticflow::detail::pack_values(zero(0), graph::ta_zeros<typename std::tuple_element_t<Kept::list.first[S], Specs>::value_type,
+                                                                        stack_shape_t<std::tuple_element_t<Kept::list.first[S], Specs>>, zero>(zero(0))...)));
   }(std::make_index_sequence<Kept::count>{});
   return graph::while_node<S2, std::remove_cvref_t<decltype(inits)>, std::remove_cvref_t<decltype(cond)>,
                            std::remove_cvref_t<decltype(body)>>{{}, inits, cond, body, loop.max_iterations};
@@ -279,7 +279,9 @@ constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, 
                         decltype(read(std::integral_constant<std::size_t, Kept::list.first[S]>{}))>(
             {}, previous, read(std::integral_constant<std::size_t, Kept::list.first[S]>{}), false)...,
         at_previous(staticflow::detail::get<P>(cotangents))...};
-    if constexpr (body_reads_source) return std::tuple_cat(common, std::tuple{acc_leaf{} + at_previous(staticflow::detail::get<0>(increment))});
+    if constexpr (body_reads_source)
+      return staticflow::detail::pack_to_tuple(staticflow::detail::values_concat(
+          common, staticflow::detail::pack_of(acc_leaf{} + at_previous(staticflow::detail::get<0>(increment)))));
     else return common;
   }(std::make_index_sequence<KC>{}, std::make_index_sequence<FC>{});
   const auto seed = to_value_spec(g, n);
@@ -290,7 +292,8 @@ constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, 
           if constexpr (var == K) return seed;
           else return zero_adjoint_like(graph::output_of<var, F>(forward));
         }()...};
-    if constexpr (body_reads_source) return std::tuple_cat(common, std::tuple{at_source_spec(zero_adjoint{}, source)});
+    if constexpr (body_reads_source)
+      return staticflow::detail::pack_to_tuple(staticflow::detail::values_concat(common, staticflow::detail::pack_of(at_source_spec(zero_adjoint{}, source))));
     else return common;
   }(std::make_index_sequence<KC>{}, std::make_index_sequence<FC>{});
   // (replace_leaf goes wherever a loop variable can be: a failure here is a bug of staticflow's)

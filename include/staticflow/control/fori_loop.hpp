@@ -233,7 +233,7 @@ constexpr auto fori_loop(const Lo& lo, const Hi& hi, Body&& body, const Vars&...
       auto next = detail::as_tuple(body(i, v...));
       static_assert(std::tuple_size_v<decltype(next)> == sizeof...(Vars),
                     "staticflow: sf::fori_loop: the body must return one value per loop variable");
-      return std::tuple_cat(std::tuple{i + C(1)}, next);
+      return staticflow::detail::pack_to_tuple(staticflow::detail::values_concat(staticflow::detail::pack_of(i + C(1)), next));
     };
     auto all = detail::as_tuple(detail::while_loop_in<Scope>(cond, step, std::int64_t{-1}, first, vars...));
     return detail::unwrap_single([&]<std::size_t... K>(std::index_sequence<K...>) {

@@ -49,13 +49,15 @@ struct in_place_write<ta_write<argument<Arg, T, S>, I, V>, Arg> : std::true_type
 // an in-place write.
 template <std::size_t ArgCount, class... N>
 constexpr auto flatten_body(const std::tuple<N...>& body) {
+  // (value_packs joined, one std::tuple made: a tuple_cat of one- and two-element tuples cost
+  // g++ a tuple type and its constructors per variable)
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
-    return std::tuple_cat([&]() {
+    return staticflow::detail::pack_to_tuple(staticflow::detail::pack_concat([&]() {
       const auto& out = staticflow::detail::get<K>(body);
       if constexpr (in_place_write<std::remove_cvref_t<decltype(out)>, ArgCount + K>::value)
-        return std::tuple{out.index, out.value};
-      else return std::tuple{out};
-    }()...);
+        return staticflow::detail::pack_values(out.index, out.value);
+      else return staticflow::detail::pack_of(out);
+    }()...));
   }(std::index_sequence_for<N...>{});
 }
 }  // namespace detail

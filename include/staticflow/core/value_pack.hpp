@@ -57,8 +57,9 @@ template <std::size_t I, class T>
 constexpr T& pack_get(pack_leaf<I, T>& leaf) {
   return leaf.value;
 }
+// (decltype(auto) here and in get below: an element that is a reference stays T&, as std::get's)
 template <std::size_t I, class... T>
-constexpr const auto& pack_get(const value_pack<T...>& p) {
+constexpr decltype(auto) pack_get(const value_pack<T...>& p) {
   return pack_get<I>(p.storage);
 }
 template <std::size_t I, class... T>
@@ -124,7 +125,7 @@ T pack_leaf_type(const pack_leaf<I, T>&);
 /// detail::get<I>(x): element I of a value_pack or a std::tuple, for code that reads both (called
 /// qualified: argument-dependent lookup over a graph's types walks every namespace they name).
 template <std::size_t I, class... T>
-constexpr const auto& get(const value_pack<T...>& p) {
+constexpr decltype(auto) get(const value_pack<T...>& p) {
   return pack_get<I>(p.storage);
 }
 template <std::size_t I, class... T>
@@ -132,11 +133,11 @@ constexpr auto& get(value_pack<T...>& p) {
   return pack_get<I>(p.storage);
 }
 template <std::size_t I, class... T>
-constexpr const auto& get(const std::tuple<T...>& t) {
+constexpr decltype(auto) get(const std::tuple<T...>& t) {
   return std::get<I>(t);
 }
 template <std::size_t I, class... T>
-constexpr auto& get(std::tuple<T...>& t) {
+constexpr decltype(auto) get(std::tuple<T...>& t) {
   return std::get<I>(t);
 }
 

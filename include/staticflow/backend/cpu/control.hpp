@@ -358,7 +358,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     }(std::make_index_sequence<V>{});
     const auto visible = detail::first_values<ArgCount>(all);
     const auto& cond = staticflow::detail::get<0>(n.cond.outputs);
-    using graphs = decltype(std::tuple_cat(n.cond.outputs, n.body.outputs));
+    using graphs = decltype(staticflow::detail::values_concat(n.cond.outputs, n.body.outputs));
     constexpr auto indices = std::make_index_sequence<ArgCount + V>{};
     // One step: false when the condition fails, else the body's values replace the state.
     auto step = [&]() STATICFLOW_LAMBDA_INLINE {
