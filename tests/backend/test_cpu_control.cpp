@@ -3,6 +3,8 @@
 // iterations. Its results must be bit-for-bit those of the general loop (one fused pass over
 // memory per iteration), which the same body takes when its vector updates go through
 // sf::materialize (a slot in the body's plan: not element-local, the same arithmetic).
+// staticflow-test: loop variants (every block width: four batches, one, half, quarter, single
+// elements; STATICFLOW_LOOP_VARIANTS=1, the default; tests/CMakeLists.txt)
 #include <catch2/catch.hpp>
 
 #include <algorithm>

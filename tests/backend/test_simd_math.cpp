@@ -4,6 +4,8 @@
 // [-10, 10]), their edges (NaN, infinities, signed zeros, the clamp, subnormals), odd symmetry,
 // double batches left to xsimd, and sf::erf / sf::gelu / sf::tanh through a fused loop (vector
 // body and scalar tail) against the C library.
+// staticflow-test: loop variants (the fused loop's batch widths, as users build it: the scalar
+// tail's tanh(-9) is the correctly rounded -0.99999994f where the batch function saturates to -1)
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -75,6 +75,16 @@
 #define STATICFLOW_EAGER_MODE 1
 #endif
 
+/// Whether the CPU backend's fused loops compile their speed variants (1, the default): a body of
+/// four batches per iteration for long loops, and a half- and a quarter-width batch before the
+/// last elements (so that a call on 4 or 8 floats is one short vector, not a scalar loop). 0 keeps
+/// one batch per step and single elements after it: the same values wherever the op's SIMD and
+/// scalar forms agree, fewer loop bodies for the compiler. For builds that check values rather
+/// than speed (the test suite compiles most of its tests with 0).
+#ifndef STATICFLOW_LOOP_VARIANTS
+#define STATICFLOW_LOOP_VARIANTS 1
+#endif
+
 /// Whether effects (variable assignments, sf::print, collectives) may stand in sf::while_loop /
 /// fori_loop / scan / map_fn bodies (1, the default: TensorFlow's behaviour). Whether a body
 /// records effects is a fact of the trace, not of the types, so every traced loop then compiles a

@@ -694,25 +694,29 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     constexpr std::size_t W = B::size;
     std::size_t j = first;
     if (last - j >= W) {
-      for (; j + 4 * W <= last; j += 4 * W) run_blocks<B, 4>(n, vc, initial, s, data, j);
+      if constexpr (STATICFLOW_LOOP_VARIANTS) {
+        for (; j + 4 * W <= last; j += 4 * W) run_blocks<B, 4>(n, vc, initial, s, data, j);
+      }
       for (; j + W <= last; j += W) run_blocks<B, 1>(n, vc, initial, s, data, j);
     }
-    auto narrow = [&]<std::size_t L>(std::integral_constant<std::size_t, L>) {
-      if constexpr (L >= 2) {
-        using NB = xsimd::make_sized_batch_t<T, L>;
-        if constexpr (!std::is_void_v<NB>) {
-          if (last - j >= L) {
-            run_blocks<NB, 1>(n, vc, initial, s, data, j);
-            j += L;
+    if constexpr (STATICFLOW_LOOP_VARIANTS) {
+      auto narrow = [&]<std::size_t L>(std::integral_constant<std::size_t, L>) {
+        if constexpr (L >= 2) {
+          using NB = xsimd::make_sized_batch_t<T, L>;
+          if constexpr (!std::is_void_v<NB>) {
+            if (last - j >= L) {
+              run_blocks<NB, 1>(n, vc, initial, s, data, j);
+              j += L;
+            }
           }
         }
+      };
+      narrow(std::integral_constant<std::size_t, W / 2>{});
+      narrow(std::integral_constant<std::size_t, W / 4>{});
+      if constexpr (W >= 8 && !std::is_void_v<xsimd::make_sized_batch_t<T, W / 4>>) {
+        for (std::size_t k = 0; k + 1 < W / 4 && j < last; ++k, ++j) run_blocks<T, 1>(n, vc, initial, s, data, j);
+        return;
       }
-    };
-    narrow(std::integral_constant<std::size_t, W / 2>{});
-    narrow(std::integral_constant<std::size_t, W / 4>{});
-    if constexpr (W >= 8 && !std::is_void_v<xsimd::make_sized_batch_t<T, W / 4>>) {
-      for (std::size_t k = 0; k + 1 < W / 4 && j < last; ++k, ++j) run_blocks<T, 1>(n, vc, initial, s, data, j);
-      return;
     }
     for (; j < last; ++j) run_blocks<T, 1>(n, vc, initial, s, data, j);
   }

@@ -65,24 +65,28 @@ STATICFLOW_INLINE void run_loop_body(const N& n, const Cursors& c, T* out, std::
     // elements, where the call's overhead is what counts) then runs straight through, while a
     // large one pays one taken branch per call.
     if (__builtin_expect(size - j >= W, 0)) {
-      for (; j + 4 * W <= size; j += 4 * W) {
-        const B v0 = simd_at<B>(n, c, j);
-        const B v1 = simd_at<B>(n, c, j + W);
-        const B v2 = simd_at<B>(n, c, j + 2 * W);
-        const B v3 = simd_at<B>(n, c, j + 3 * W);
-        v0.store_unaligned(out + j);
-        v1.store_unaligned(out + j + W);
-        v2.store_unaligned(out + j + 2 * W);
-        v3.store_unaligned(out + j + 3 * W);
+      if constexpr (STATICFLOW_LOOP_VARIANTS) {
+        for (; j + 4 * W <= size; j += 4 * W) {
+          const B v0 = simd_at<B>(n, c, j);
+          const B v1 = simd_at<B>(n, c, j + W);
+          const B v2 = simd_at<B>(n, c, j + 2 * W);
+          const B v3 = simd_at<B>(n, c, j + 3 * W);
+          v0.store_unaligned(out + j);
+          v1.store_unaligned(out + j + W);
+          v2.store_unaligned(out + j + 2 * W);
+          v3.store_unaligned(out + j + 3 * W);
+        }
       }
       for (; j + W <= size; j += W) simd_at<B>(n, c, j).store_unaligned(out + j);
     }
-    narrow_step<W / 2>(n, c, out, j, size);
-    narrow_step<W / 4>(n, c, out, j, size);
-    if constexpr (W >= 8 && !std::is_void_v<xsimd::make_sized_batch_t<T, W / 4>>) {
-      // fewer than W / 4 elements are left: a bounded loop the compiler does not vectorize again
-      for (std::size_t k = 0; k + 1 < W / 4 && j < size; ++k, ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
-      return;
+    if constexpr (STATICFLOW_LOOP_VARIANTS) {
+      narrow_step<W / 2>(n, c, out, j, size);
+      narrow_step<W / 4>(n, c, out, j, size);
+      if constexpr (W >= 8 && !std::is_void_v<xsimd::make_sized_batch_t<T, W / 4>>) {
+        // fewer than W / 4 elements are left: a bounded loop the compiler does not vectorize again
+        for (std::size_t k = 0; k + 1 < W / 4 && j < size; ++k, ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
+        return;
+      }
     }
   }
   for (; j < size; ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
