@@ -142,7 +142,7 @@ FUZZ_CASES  ?= 5000
 fuzz: deps
 	first=$$(( $(SEED) * 100000 + 1 )); \
 	$(CMAKE) --preset release -B $(FUZZ_DIR) -DSTATICFLOW_FUZZ_SEEDS=$$first-$$(( first + $(FUZZ_GRAPHS) - 1 )) \
-	  -DSTATICFLOW_FUZZ_CASES=$(FUZZ_CASES) -DSTATICFLOW_FUZZ_PARTS=$$(( ($(FUZZ_GRAPHS) + 3) / 4 )) \
+	  -DSTATICFLOW_FUZZ_CASES=$(FUZZ_CASES) -DSTATICFLOW_FUZZ_PARTS=$$(( ($(FUZZ_GRAPHS) + 2) / 3 )) \
 	  -DSTATICFLOW_FUZZ_GRADIENT_SEEDS=$$first-$$(( first + ($(FUZZ_GRAPHS) + 3) / 4 - 1 )) \
 	  -DSTATICFLOW_FUZZ_GRADIENT_CASES=100 -DSTATICFLOW_FUZZ_GRADIENT_PARTS=$$(( ($(FUZZ_GRAPHS) + 7) / 8 ))
 	$(CMAKE) --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_graphs

@@ -1,10 +1,11 @@
-// expand_dims / squeeze at a plain int axis (values, gradients, errors), and second derivatives
-// (sf::hessian_vector_product) and forward mode (sf::jvp) through plain int axes: the products,
-// apart from test_runtime_axis.cpp's first derivatives to keep each translation unit small.
+// expand_dims / squeeze at a plain int axis (values, gradients, second derivatives through
+// sf::hessian_vector_product, errors): apart from test_runtime_axis.cpp's first derivatives to
+// keep each translation unit small. Forward mode: test_runtime_axis_jvp.cpp.
 #include "gradient_check.hpp"
 
 namespace sf = staticflow;
 using namespace gradient_check;
+
 
 TEST_CASE("expand_dims / squeeze at a plain int axis: values, gradients, second derivatives, errors") {
   const xt::xtensor<double, 2> x = {{1., 2., 3.}, {4., 5., 6.}};
@@ -45,16 +46,5 @@ TEST_CASE("expand_dims / squeeze at a plain int axis: values, gradients, second 
     INFO("axis " << a);
     const auto curved = [a](auto x) { return sf::reduce_sum(sf::square(sf::reduce_sum(sf::tanh(x), a)) + sf::exp(sf::reduce_mean(x * x, a))); };
     CHECK(hvp_error(curved, v, dir) < 1e-6);
-  }
-}
-
-TEST_CASE("forward mode (sf::jvp) through plain int axes") {
-  const auto v = random_tensor<2>({3, 4});
-  const auto dir = random_tensor<2>({3, 4});
-  for (int a : {0, 1, -1}) {
-    INFO("axis " << a);
-    CHECK(jvp_error([a](auto x) { return sf::reduce_sum(x * x, a) + sf::reduce_max(x, a) * sf::reduce_mean(x, a); }, v, dir) < 1e-6);
-    CHECK(jvp_error([a](auto x) { return sf::squeeze(sf::expand_dims(sf::tanh(x), a), a) * x; }, v, dir) < 1e-6);
-    CHECK(jvp_error([a](auto x) { return x - sf::reduce_min(x, a, sf::keepdims); }, v, dir) < 1e-6);
   }
 }

@@ -1,8 +1,9 @@
-// Gradients through sf::while_loop and sf::fori_loop with run-time trip counts
-// (autodiff/loop_backprop.hpp): against central differences in float64 and closed forms, for
-// trip counts 0, 1 and more, weights captured by the body, a loop counter the body reads,
-// sf::maximum_iterations, value_and_grad in one call. A recurrent layer and a training step:
-// test_while_loop_layers.cpp; two coupled variables: test_while_loop_coupled.cpp.
+// Gradients through sf::while_loop with run-time trip counts (autodiff/loop_backprop.hpp): against
+// central differences in float64 and closed forms, for trip counts 0, 1 and more, weights captured
+// by the body, sf::maximum_iterations, value_and_grad in one call. Loop variables of run-time
+// shape: test_while_loop_shapes.cpp; sf::fori_loop with run-time bounds: test_fori_loop.cpp; a
+// recurrent layer and a training step: test_while_loop_layers.cpp; two coupled variables:
+// test_while_loop_coupled.cpp.
 #include <cmath>
 #include <cstdint>
 #include <tuple>
@@ -48,20 +49,6 @@ TEST_CASE("while_loop: zero trips pass the seed through; a captured weight then 
   }
 }
 
-TEST_CASE("fori_loop with run-time bounds: the loop counter enters the body") {
-  // v <- v * w + sin(i * v): the counter is an int loop variable the reverse loop reads back too
-  const auto fn = [](auto x, auto w, auto lo, auto hi) {
-    return sf::fori_loop(lo, hi, [&](auto i, auto v) { return v * w + sf::sin(sf::cast<double>(i) * v); }, x);
-  };
-  for (auto [lo, hi] : {std::pair<std::int32_t, std::int32_t>{0, 1}, {2, 6}, {3, 3}}) {
-    INFO("bounds " << lo << ", " << hi);
-    const auto x = random_tensor<1>({5}, -1, 1);
-    xt::xtensor_fixed<double, xt::xshape<5>> xf = x;
-    const xt::xtensor_fixed<double, xt::xshape<5>> w = {uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)};
-    CHECK(check_gradients_of(std::index_sequence<0, 1>{}, fn, xf, w, lo, hi) == 10);
-  }
-}
-
 TEST_CASE("while_loop: sf::maximum_iterations stops the forward loop and bounds the reverse one") {
   auto g = sf::grad([](auto x) {
     // the condition always holds: maximum_iterations(4) ends the loop after 4 doublings
@@ -89,43 +76,4 @@ TEST_CASE("while_loop: value_and_grad computes the value and the gradient in one
     CHECK(dw(i) == Approx(std::cos(v1) * std::sin(x(i)) * w(i) + std::sin(v1)).epsilon(1e-14));
     (void)v2;
   }
-}
-
-TEST_CASE("fori_loop with run-time bounds: a captured argument that also starts the loop") {
-  // v <- v * x three times from ones: v = x^3, d/dx = 3 x^2 (once a compile error: loops had no gradient)
-  auto g = sf::grad([](auto x) {
-    return sf::reduce_sum(sf::fori_loop(0, 3, [&](auto, auto v) { return v * x; }, x * 0.f + 1.f));
-  });
-  const xt::xtensor_fixed<float, xt::xshape<3>> x = {1.f, 2.f, -3.f};
-  const auto d = g(x);
-  CHECK(d(0) == 3.f);
-  CHECK(d(1) == 12.f);
-  CHECK(d(2) == 27.f);
-}
-
-
-TEST_CASE("while_loop: loop variables of run-time shape, with broadcasting in the body") {
-  // v <- sin(v) * w + x over a run-time [rows, 3] variable, w [3] broadcast along the rows
-  const auto fn = [](auto x, auto w, auto n) {
-    return sf::fori_loop(0, n, [&](auto, auto v) { return sf::sin(v) * w + x; }, x);
-  };
-  for (std::size_t rows : {1, 2, 5}) {
-    INFO("rows " << rows);
-    const auto x = random_tensor<2>({rows, 3}, -1, 1);
-    const auto w = random_tensor<1>({3}, -1, 1);
-    CHECK(check_gradients_of(std::index_sequence<0, 1>{}, fn, x, w, 3) == rows * 3 + 3);
-  }
-}
-
-TEST_CASE("while_loop: a variable whose extents change between iterations cannot be differentiated") {
-  // its stack holds one element shape: the second write throws before any result is written
-  auto g = sf::grad([](auto x, auto n) {
-    return sf::reduce_sum(sf::fori_loop(0, n, [&](auto, auto v) { return sf::concat<0>(v, v) * 0.5; }, x));
-  });
-  const xt::xtensor<double, 1> x = {1., 2.};
-  CHECK_THROWS_WITH(g(x, 2), "staticflow: tensor_array::write: the element has shape (4,), the array's elements have shape (2,)");
-  // one trip writes one element: fine, d/dx sum(concat(x, x) * 0.5) = 1
-  const auto d = g(x, 1);
-  CHECK(d(0) == 1.);
-  CHECK(d(1) == 1.);
 }

@@ -1,10 +1,10 @@
-// Gradients through loops with run-time trip counts whose body holds an sf::cond or
-// sf::switch_case (autodiff/loop_backprop.hpp; the reverse loop rewrites the loop's variables
-// inside the branches of the cond's adjoint too: autodiff/backprop.hpp's replace_leaf), and through
-// a cond computed before the loop and read inside its body (the differential fuzzer's gradient
-// graph 1015, which did not compile). Against central differences in float64, with the branch
-// taken changing from one iteration to the next. (sf::scan and sf::map_fn are while loops: the
-// same rewriting serves their bodies.)
+// Gradients through loops with run-time trip counts whose body holds an sf::cond
+// (autodiff/loop_backprop.hpp; the reverse loop rewrites the loop's variables inside the branches
+// of the cond's adjoint too: autodiff/backprop.hpp's replace_leaf), and through a cond computed
+// before the loop and read inside its body (the differential fuzzer's gradient graph 1015, which
+// did not compile). Against central differences in float64, with the branch taken changing from
+// one iteration to the next. (sf::scan and sf::map_fn are while loops: the same rewriting serves
+// their bodies.) sf::switch_case in a loop body: test_while_loop_switch.cpp.
 #include <cmath>
 #include <cstdint>
 #include <tuple>
@@ -30,26 +30,6 @@ TEST_CASE("fori_loop: a body whose sf::cond reads the loop variable and a captur
     const auto x = random_tensor<1>({size}, -2, 2);
     const auto w = random_tensor<1>({size}, -1.2, 1.2);
     CHECK(check_gradients_of(std::index_sequence<0, 1>{}, fn, x, w, n) == 2 * size);
-  }
-}
-
-TEST_CASE("while_loop: a body whose sf::switch_case is chosen by the loop counter") {
-  // the counter picks one of three updates of h: every branch runs in some iteration
-  const auto fn = [](auto h0, auto b, auto n) {
-    const auto [i, h] = sf::while_loop([&](auto i, auto) { return i < n; },
-                                       [&](auto i, auto h) {
-                                         return std::tuple{i + 1, sf::switch_case(i % 3, [&] { return sf::tanh(h * b); },
-                                                                                  [&] { return h * h * 0.5; },
-                                                                                  [&] { return h - b; })};
-                                       },
-                                       std::int32_t{0}, h0);
-    return h;
-  };
-  for (std::int32_t n : {1, 3, 5}) {
-    INFO("trip count " << n);
-    const auto h0 = random_tensor<2>({extent(1, 3), extent(1, 5)}, -1, 1);
-    const double b = uniform(-1, 1);
-    CHECK(check_gradients_of(std::index_sequence<0, 1>{}, fn, h0, b, n) == h0.size() + 1);
   }
 }
 

@@ -1,8 +1,8 @@
-// Gradients through a loop with a run-time trip count whose body holds another such loop, or an
-// sf::custom_gradient, that reads the outer loop's variables (autodiff/loop_backprop.hpp: the
-// reverse loop reads them from its stacks inside the inner loop's stacked and reverse loops and the
-// custom gradient's inputs too, autodiff/backprop.hpp's replace_leaf). Against central differences
-// in float64; run-time extents.
+// Gradients through a loop with a run-time trip count whose body holds another such loop that
+// reads the outer loop's variables and a captured weight (autodiff/loop_backprop.hpp: the reverse
+// loop reads them from its stacks inside the inner loop's stacked and reverse loops). Against
+// central differences in float64; run-time extents. A custom gradient in the body:
+// test_while_loop_custom_gradient.cpp.
 #include <cmath>
 #include <cstdint>
 #include <tuple>
@@ -28,17 +28,4 @@ TEST_CASE("fori_loop: a body whose inner loop reads the outer variable and a cap
     const auto w = random_tensor<1>({size}, -1, 1);
     CHECK(check_gradients_of(std::index_sequence<0, 1>{}, fn, x, w, n) == 2 * size);
   }
-}
-
-TEST_CASE("fori_loop: a body calling a function with a custom gradient on the loop variable") {
-  // softplus with tf.custom_gradient's stable derivative; the loop variable is its input
-  const auto softplus = sf::custom_gradient([](auto x) { return sf::log(1. + sf::exp(x)); },
-                                            [](auto g, auto x) { return g * sf::sigmoid(x); });
-  const auto fn = [&](auto x, auto w, auto n) {
-    return sf::fori_loop(std::int32_t{0}, n, [&](auto, auto v) { return softplus(v * w) - 1.; }, x);
-  };
-  const std::size_t size = extent(1, 7);
-  const auto x = random_tensor<1>({size}, -1, 1);
-  const auto w = random_tensor<1>({size}, -1, 1);
-  CHECK(check_gradients_of(std::index_sequence<0, 1>{}, fn, x, w, std::int32_t{3}) == 2 * size);
 }

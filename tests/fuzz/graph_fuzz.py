@@ -10,7 +10,8 @@ tests/fuzz/graph_harness.hpp runs the lambda on random inputs through every way 
 compares with the reference. A graph depends on its seed alone (Python's random.Random(seed)), and
 each case's inputs on (seed, case number) alone, so every failure can be replayed.
 
-  graph_fuzz.py --seeds 1-48 --cases 200 --out build/fuzz_graphs_0.cpp     (what CI compiles)
+  graph_fuzz.py --seeds 1-12 --cases 840 --kinds forward --regressions graph_regressions.txt
+                --parts 5 --part 0 --out build/fuzz_graphs_0.cpp          (what CI compiles: 1 of 5)
   graph_fuzz.py --seeds 7 --print                                           (look at one graph)
 
 Gradient graphs (--gradient): smooth float64 ops only; the harness checks sf::value_and_grad with

@@ -29,8 +29,12 @@ int main(int argc, char** argv) {
   xt::random::seed(7);
 
   onnx_runtime_test::export_elementwise(rng);
+  onnx_runtime_test::export_math(rng);
   onnx_runtime_test::export_convolutions();
   onnx_runtime_test::export_ops();
+  onnx_runtime_test::export_data_movement();
+  onnx_runtime_test::export_segments();
+  onnx_runtime_test::export_reductions();
   onnx_runtime_test::export_control();
   onnx_runtime_test::export_layer_gradients();
   onnx_runtime_test::export_window_gradients();

@@ -52,14 +52,23 @@ xt::xarray<T> nonzero(std::vector<std::size_t> shape, std::mt19937& rng) {  // d
   return a;
 }
 
-/// Exports a classifier with variables, the elementwise ops and the math functions.
+/// Exports a classifier with variables and the elementwise ops.
 void export_elementwise(std::mt19937& rng);
+/// Exports the math functions and activations.
+void export_math(std::mt19937& rng);
 /// Exports conv2d, its options, conv3d and conv2d_transpose.
 void export_convolutions();
-/// Exports pooling, cumsum / cumprod, creation, gathers, masks, unique, statistics, data movement,
-/// sorting, scatters, segment sums and the diagonal ops.
+/// Exports cumsum / cumprod, int axes, creation, gathers, masks and unique.
 void export_ops();
-/// Exports integer ops, reductions, shape ops, cond / switch_case and the loops.
+/// Exports statistics, data movement (reverse, slices, tile, pad, roll, repeat, split), sorting,
+/// gather_nd and the scatters.
+void export_data_movement();
+/// Exports segment sums and their gradient, the diagonal ops and pooling (whose inputs are drawn
+/// last).
+void export_segments();
+/// Exports integer ops, reductions and shape ops.
+void export_reductions();
+/// Exports cond / switch_case and the loops.
 void export_control();
 /// Exports value_and_grad of a dense layer and of the convolutions.
 void export_layer_gradients();

@@ -1,20 +1,9 @@
-// The onnx_runtime test's models: pooling, cumsum / cumprod, creation, gathers, masks, unique,
-// statistics, data movement, sorting, scatters, segment sums and the diagonal ops (see
-// onnx_runtime.cpp).
+// The onnx_runtime test's models: cumsum / cumprod, int axes, creation, gathers, masks and unique
+// (see onnx_runtime.cpp).
 #include "onnx_runtime_common.hpp"
 
 namespace onnx_runtime_test {
 void export_ops() {
-  // max_pool / avg_pool (graph/pool.hpp): 1-D and 2-D around ONNX's MaxPool / AveragePool,
-  // VALID and SAME (SAME's padding not counted in the mean), strides; run-time extents
-  auto pool = sf::function<sf::spec<float, sf::dyn, sf::dyn, sf::dyn, 3>, sf::spec<float, sf::dyn, sf::dyn, 2>>(
-      [](auto x, auto s) {
-        return std::tuple{sf::max_pool2d(x, sf::ksize<2>), sf::max_pool2d(x, sf::ksize<3>, sf::strides<2>, sf::padding::same),
-                          sf::avg_pool2d(x, sf::ksize<3, 2>, sf::strides<1, 2>, sf::padding::same),
-                          sf::avg_pool2d(x, sf::ksize<2>, sf::strides<1>), sf::max_pool1d(s, sf::ksize<3>, sf::padding::same),
-                          sf::avg_pool1d(s, sf::ksize<2>, sf::strides<1>, sf::padding::same)};
-      });
-  auto run_pool = exported("pool", pool);
   // cumsum: ONNX's CumSum with its exclusive / reverse attributes, float and int
   auto cumulative = sf::function<sf::spec<float, sf::dyn, 5>, sf::spec<std::int32_t, sf::dyn>>([](auto x, auto k) {
     return std::tuple{sf::cumsum(x), sf::cumsum(x, sf::axes<1>{}, sf::exclusive), sf::cumsum(x, -1, sf::reversed),
@@ -64,82 +53,5 @@ void export_ops() {
   exported("unique", uniques)("k9v7", xt::xarray<std::int32_t>{4, -1, 4, 4, 7, -1, 0, 7, 2},
                               xt::xarray<float>{0.5f, 2.f, 0.5f, -3.f, 2.f, -1.f, 0.f}, xt::xarray<double>{1., 1., 3., 1., 3.},
                               xt::xarray<bool>{false, false, true, false});
-  // moments, norms and layer normalization: composites exported as their parts
-  auto statistics = sf::function<sf::spec<float, sf::dyn, 4>, sf::spec<float, 4>, sf::spec<float, 4>>([](auto x, auto g, auto b) {
-    const auto [mean, variance] = sf::moments(x, sf::axes<0>{});
-    return std::tuple{mean, variance, sf::layer_normalization(x, g, b), sf::norm<sf::norm_order::one>(x, sf::axes<0, 1>{}),
-                      sf::reduce_std(x, sf::axes<1>{})};
-  });
-  exported("statistics", statistics)("x3x4", xt::xarray<float>(xt::random::randn<float>({3, 4})),
-                                     xt::xarray<float>(xt::random::randn<float>({4})), xt::xarray<float>(xt::random::randn<float>({4})));
-  // reverse, strided slices, tile, pad, roll, repeat, split: Slice, Tile, Pad (SYMMETRIC: reversed Slices, Concat), Concat, Reshape
-  auto moved = sf::function<sf::spec<float, sf::dyn, 4>>([](auto x) {
-    const auto halves = sf::split<2>(x, sf::axes<1>{});
-    return std::tuple{sf::reverse(x, sf::axes<0, 1>{}), x(sf::span(sf::none, sf::none, -2), sf::span(1, -1)), sf::tile(x, {2, 1}),
-                      sf::pad(x, {{1, 0}, {2, 1}}, 0.5f), sf::pad(x, {{1, 1}, {0, 2}}, sf::pad_mode::reflect),
-                      sf::roll(x, {-1, 5}, sf::axes<0, 1>{}), sf::repeat(x, 3, sf::axes<0>{}), halves[1] - halves[0],
-                      std::get<1>(sf::split(x, sf::sizes<1, -1, 2>{}, sf::axes<1>{})),
-                      std::get<2>(sf::split(x, sf::sizes<1, -1, 2>{}, sf::axes<1>{})), std::get<0>(sf::split(x, sf::sizes<2, -1>{})),
-                      std::get<0>(sf::split(x, sf::sizes<-1, 1>{}, sf::axes<1>{})), std::get<1>(sf::split(x, sf::sizes<-1, 1>{}, sf::axes<1>{})),
-                      sf::pad(x, {{2, 3}, {0, 4}}, sf::pad_mode::symmetric), sf::pad(x, sf::paddings<0, 0, 1, 0>{}, sf::pad_mode::symmetric)};
-  });
-  exported("data_movement", moved)("x3x4", xt::xarray<float>(xt::random::randn<float>({3, 4})));
-  // repeat by a tensor of counts: CumSum of the counts, each position's row counted, Gather
-  auto repeated = sf::function<sf::spec<float, sf::dyn, 3>, sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int64_t>>(
-      [](auto x, auto counts, auto each) {
-        return std::tuple{sf::repeat(x, counts, sf::axes<0>{}), sf::repeat(x, each, sf::axes<1>{}), sf::repeat(x, each)};
-      });
-  exported("repeat_counts", repeated)("x4x3", xt::xarray<float>(xt::random::randn<float>({4, 3})), xt::xarray<std::int32_t>{2, 0, 1, 3},
-                                      xt::xarray<std::int64_t>(2));
-  // argsort, sort, top_k, take_along_axis: TopK (ties: the lower index first, as staticflow) and GatherElements
-  auto sorted = sf::function<sf::spec<float, sf::dyn, 5>, sf::spec<std::int64_t, sf::dyn, 2>>([](auto x, auto p) {
-    const auto [values, indices] = sf::top_k(x, 3);
-    return std::tuple{sf::argsort(x), sf::sort(x, sf::axes<0>{}, sf::descending), values, indices,
-                      sf::take_along_axis(x, p, sf::axes<1>{})};
-  });
-  exported("sorting", sorted)("x3x5", xt::xarray<float>{{0.5f, -1.f, 2.f, 0.5f, 3.f}, {4.f, 4.f, -2.f, 1.f, 0.f}, {1.f, 2.f, 3.f, 4.f, 5.f}},
-                              xt::xarray<std::int64_t>{{4, 0}, {1, 1}, {2, 3}});
-  // gather_nd and the scatters: GatherND and ScatterND (reduction none / add; sub adds the negated updates)
-  auto scatters = sf::function<sf::spec<float, sf::dyn, 3>, sf::spec<std::int32_t, sf::dyn, 2>, sf::spec<std::int64_t, sf::dyn, 1>,
-                               sf::spec<float, sf::dyn, 3>>([](auto x, auto cells, auto rows, auto u) {
-    return std::tuple{sf::gather_nd(x, cells), sf::gather_nd(x, rows), sf::tensor_scatter_nd_update(x, rows, u),
-                      sf::tensor_scatter_nd_add(x, rows, u * 3.f), sf::tensor_scatter_nd_sub(x, cells, sf::gather_nd(x, cells) * 2.f),
-                      sf::scatter_nd(cells, sf::gather_nd(x, cells), sf::shape<4, 3>{})};
-  });
-  exported("scatter", scatters)("x4x3", xt::xarray<float>(xt::random::randn<float>({4, 3})),
-                                xt::xarray<std::int32_t>{{3, 2}, {0, 0}, {1, 2}, {3, 2}}, xt::xarray<std::int64_t>(xt::xtensor<std::int64_t, 2>{{2}, {0}}),
-                                xt::xarray<float>(xt::random::randn<float>({2, 3})));
-  // segment sums: ScatterND adding data into zeros at the ids (unsorted_segment_sum's negative ids
-  // dropped; segment_sum without num_segments counts ids[-1] + 1 rows), ids of rank 1 and 2
-  auto segments = sf::function<sf::spec<float, sf::dyn, 3>, sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int64_t, sf::dyn>,
-                               sf::spec<float, 2, 3, 2>, sf::spec<std::int64_t, 2, 3>>([](auto x, auto ids, auto sorted_ids, auto cube, auto grid) {
-    return std::tuple{sf::unsorted_segment_sum(x, ids, 4), sf::segment_sum(x, sorted_ids, 5), sf::segment_sum(x, sorted_ids),
-                      sf::unsorted_segment_sum(cube, grid, sf::static_value<3>{}),
-                      sf::unsorted_segment_sum(sf::cast<std::int32_t>(x * 4.f), ids, 4)};
-  });
-  exported("segment", segments)("x6x3", xt::xarray<float>(xt::random::randn<float>({6, 3})),
-                                xt::xarray<std::int32_t>{3, -1, 0, 3, 1, -2}, xt::xarray<std::int64_t>{0, 0, 1, 3, 3, 3},
-                                xt::xarray<float>(xt::random::randn<float>({2, 3, 2})), xt::xarray<std::int64_t>{{2, 0, -1}, {2, 2, 1}});
-  // ... and their gradients: Gather of the adjoint's rows at the ids (zeros at a negative id)
-  auto segment_gradient = sf::function<sf::spec<float, sf::dyn, 2>, sf::spec<std::int32_t, sf::dyn>, sf::spec<std::int64_t, sf::dyn>>(
-      sf::value_and_grad_fn<0>([](auto x, auto ids, auto sorted_ids) {
-        return sf::reduce_sum(sf::square(sf::unsorted_segment_sum(x, ids, 3))) +
-               sf::reduce_sum(sf::tanh(sf::segment_sum(x, sorted_ids)));
-      }));
-  exported("segment_gradient", segment_gradient)("x5x2", xt::xarray<float>(xt::random::randn<float>({5, 2})),
-                                                  xt::xarray<std::int32_t>{2, -1, 0, 2, 1}, xt::xarray<std::int64_t>{0, 1, 1, 3, 3});
-  // the diagonal ops: a mask of row == column built from the extents, Where, ReduceSum, Pad
-  auto diagonals = sf::function<sf::spec<float, sf::dyn, 3, 4>, sf::spec<float, 4, 3>, sf::spec<std::int32_t, sf::dyn, sf::dyn>,
-                                sf::spec<bool, 2, 2>>([](auto wide, auto tall, auto square, auto flags) {
-    return std::tuple{sf::linalg::diag_part(wide), sf::linalg::diag_part(tall), sf::linalg::trace(square),
-                      sf::linalg::set_diag(wide, sf::linalg::diag_part(wide) * -2.f), sf::linalg::set_diag(tall, sf::linalg::diag_part(tall) + 1.f),
-                      sf::linalg::diag(sf::reduce_sum(wide, sf::axes<-1>{})), sf::linalg::set_diag(square, sf::linalg::diag_part(square) * 3),
-                      sf::linalg::diag_part(flags), sf::linalg::set_diag(flags, !sf::linalg::diag_part(flags)),
-                      sf::einsum<"ii->i">(square), sf::einsum<"ii">(square)};
-  });
-  exported("diagonal", diagonals)("b2", xt::xarray<float>(xt::random::randn<float>({2, 3, 4})), xt::xarray<float>(xt::random::randn<float>({4, 3})),
-                                  xt::xarray<std::int32_t>{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}, xt::xarray<bool>{{true, false}, {true, true}});
-  run_pool("image2x7x8", xt::xarray<float>(xt::random::randn<float>({2, 7, 8, 3})),
-           xt::xarray<float>(xt::random::randn<float>({3, 10, 2})));
 }
 }  // namespace onnx_runtime_test

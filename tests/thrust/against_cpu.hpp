@@ -1,5 +1,6 @@
 // tests/thrust/against_cpu.hpp -- the backend suite's comparison with the CPU backend in the same
-// build (ops_suite.cpp, ops_gradient_suite.cpp): a function, or its gradient, made for the suite's
+// build (layers_suite.cpp, layers_gradient_suite.cpp, ops_contractions_suite.cpp,
+// ops_statistics_suite.cpp, views_suite.cpp): a function, or its gradient, made for the suite's
 // backend and for the CPU backend, called on the same arguments, each output of the same shape
 // and close values (exact for integers). The CPU backend's values are themselves checked against
 // definitions written out (tests/graph, tests/autodiff).

@@ -1,2 +1,0 @@
-// The CUDA build of loop_effects_suite.cpp (nvcc compiles .cu files as CUDA).
-#include "loop_effects_suite.cpp"
