@@ -14,20 +14,15 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "kernel_test_inputs.hpp"
+
 namespace sf = staticflow;
+
+using kernel_test::random_vector;
 
 namespace {
 // Sizes around multiples of the batch width (up to 16 lanes with AVX-512, 4x unrolled).
 const std::size_t sizes[] = {1, 3, 15, 16, 17, 63, 64, 65, 127, 200};
-
-template <class T>
-xt::xtensor<T, 1> random_vector(std::size_t n, double lo, double hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  auto v = xt::xtensor<T, 1>::from_shape({n});
-  for (auto& e : v) e = static_cast<T>(dist(rng));
-  return v;
-}
 
 // Distance in units in the last place between two finite floats of the same sign region.
 template <class T>

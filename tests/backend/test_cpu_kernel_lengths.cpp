@@ -10,18 +10,11 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "kernel_test_inputs.hpp"
+
 namespace sf = staticflow;
 
-namespace {
-template <class T>
-xt::xtensor<T, 1> random_vector(std::size_t n, double lo, double hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  auto v = xt::xtensor<T, 1>::from_shape({n});
-  for (auto& e : v) e = static_cast<T>(dist(rng));
-  return v;
-}
-}  // namespace
+using kernel_test::random_vector;
 
 TEST_CASE("empty tensors give empty results", "[cpu]") {
   auto f = sf::function([](auto x) { return sf::exp(x) + 1.f; });

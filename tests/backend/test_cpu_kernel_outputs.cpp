@@ -10,18 +10,11 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "kernel_test_inputs.hpp"
+
 namespace sf = staticflow;
 
-namespace {
-template <class T>
-xt::xtensor<T, 1> random_vector(std::size_t n, double lo, double hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  auto v = xt::xtensor<T, 1>::from_shape({n});
-  for (auto& e : v) e = static_cast<T>(dist(rng));
-  return v;
-}
-}  // namespace
+using kernel_test::random_vector;
 
 TEST_CASE("broadcasting: scalar, row, column and both at once, with no temporaries", "[cpu][broadcast]") {
   auto f = sf::function([](auto a, auto b) { return a * 10.f + b; });

@@ -17,22 +17,11 @@
 
 #include <staticflow/staticflow.hpp>
 
+#include "transposed_operands_test.hpp"
+
 namespace sf = staticflow;
 
-namespace {
-template <class T, std::size_t R>
-xt::xtensor<T, R> random_tensor(std::mt19937& rng, const std::array<std::size_t, R>& shape) {
-  xt::xtensor<T, R> t = xt::xtensor<T, R>::from_shape(shape);
-  std::uniform_int_distribution<int> u(-40, 40);
-  for (auto& e : t) e = static_cast<T>(u(rng)) / static_cast<T>(std::is_integral_v<T> ? 1 : 8);
-  return t;
-}
-
-template <class F, class... A>
-std::size_t slots_of(F& f, const A&... a) {
-  return std::remove_cvref_t<decltype(f.get_concrete_function(a...))>::materialized_count;
-}
-}  // namespace
+using namespace transposed_operands_test;
 
 TEST_CASE("which transposes a product reads in place", "[plan][transposed]") {
   using sf::plan::detail::is_matrix_transpose_v;

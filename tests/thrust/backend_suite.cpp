@@ -15,25 +15,9 @@
 
 #include "suite_backend.hpp"
 
-namespace {
-template <class T>
-bool near(T a, T b, T rel = T(1e-5)) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::fabs(a - b) <= rel * std::max(T(1), std::fabs(b));
-}
-template <class T>
-bool all_near(const std::vector<T>& a, const std::vector<T>& b, T rel = T(1e-5)) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (!near(a[i], b[i], rel)) return false;
-  return true;
-}
-xt::xtensor<float, 1> ramp(std::size_t n, float scale = 0.001f, float offset = -1.f) {
-  auto x = xt::xtensor<float, 1>::from_shape({n});
-  for (std::size_t i = 0; i < n; ++i) x(i) = offset + scale * static_cast<float>(i % 2000);
-  return x;
-}
-}  // namespace
+using suite::all_near;
+using suite::near;
+using suite::ramp;
 
 TEST_CASE("suite: a fused elementwise chain", "[suite]") {
   INFO("backend " << suite::name());

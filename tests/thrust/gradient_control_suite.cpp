@@ -13,9 +13,7 @@
 
 #include "suite_backend.hpp"
 
-namespace {
-bool close(double a, double b, double rel = 1e-4) { return std::fabs(a - b) <= rel * std::max(1.0, std::fabs(b)); }
-}  // namespace
+using suite::close;
 
 TEST_CASE("suite: grad of a fused chain and of a cond (only the taken branch)", "[suite][gradients][control]") {
   INFO("backend " << suite::name());

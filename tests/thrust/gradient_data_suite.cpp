@@ -13,16 +13,8 @@
 
 #include "suite_backend.hpp"
 
-namespace {
-bool close(double a, double b, double rel = 1e-4) { return std::fabs(a - b) <= rel * std::max(1.0, std::fabs(b)); }
-
-xt::xtensor<float, 2> pattern(std::size_t rows, std::size_t cols, float scale, float phase) {
-  auto t = xt::xtensor<float, 2>::from_shape({rows, cols});
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < cols; ++j) t(i, j) = scale * std::sin(phase + 0.37f * float(i) + 1.13f * float(j));
-  return t;
-}
-}  // namespace
+using suite::close;
+using suite::pattern;
 
 TEST_CASE("suite: gradients of slice, concat and x[i]", "[suite][gradients][shape_ops]") {
   INFO("backend " << suite::name());

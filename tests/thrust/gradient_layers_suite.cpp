@@ -14,9 +14,10 @@
 
 #include "suite_backend.hpp"
 
-namespace {
-bool close(double a, double b, double rel = 1e-4) { return std::fabs(a - b) <= rel * std::max(1.0, std::fabs(b)); }
+using suite::close;
+using suite::pattern;
 
+namespace {
 /// Every element of a backend's gradient `got` (float) close to the reference `want` (double).
 template <class Got, class Want>
 void check_elements(const char* name, const Got& got, const Want& want) {
@@ -27,12 +28,6 @@ void check_elements(const char* name, const Got& got, const Want& want) {
   }
 }
 
-xt::xtensor<float, 2> pattern(std::size_t rows, std::size_t cols, float scale, float phase) {
-  auto t = xt::xtensor<float, 2>::from_shape({rows, cols});
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < cols; ++j) t(i, j) = scale * std::sin(phase + 0.37f * float(i) + 1.13f * float(j));
-  return t;
-}
 }  // namespace
 
 TEST_CASE("suite: value_and_grad of a least-squares loss (matmul, bias broadcast, mean)", "[suite][gradients]") {

@@ -7,8 +7,12 @@
 //   suite::in(x)          a host tensor as the backend's argument (sf::to_device for Thrust)
 //   suite::host(r)        a result as an xt::xtensor on the host (to_host for Thrust)
 //   suite::flat(x)        the elements of a host tensor as a std::vector
+//   suite::near, all_near, close   relative closeness of values (near: NaN equals NaN)
+//   suite::ramp, pattern  inputs several cases share
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <tuple>
@@ -75,6 +79,33 @@ auto flat(const X& x) {
 template <class X>
 std::vector<std::size_t> shape(const X& x) {
   return std::vector<std::size_t>(x.shape().begin(), x.shape().end());
+}
+
+// Values checked against references written in each case: relative closeness (NaN equal to NaN),
+// and the inputs several cases share.
+template <class T>
+bool near(T a, T b, T rel = T(1e-5)) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::fabs(a - b) <= rel * std::max(T(1), std::fabs(b));
+}
+template <class T>
+bool all_near(const std::vector<T>& a, const std::vector<T>& b, T rel = T(1e-5)) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!near(a[i], b[i], rel)) return false;
+  return true;
+}
+inline bool close(double a, double b, double rel = 1e-4) { return std::fabs(a - b) <= rel * std::max(1.0, std::fabs(b)); }
+inline xt::xtensor<float, 1> ramp(std::size_t n, float scale = 0.001f, float offset = -1.f) {
+  auto x = xt::xtensor<float, 1>::from_shape({n});
+  for (std::size_t i = 0; i < n; ++i) x(i) = offset + scale * static_cast<float>(i % 2000);
+  return x;
+}
+inline xt::xtensor<float, 2> pattern(std::size_t rows, std::size_t cols, float scale, float phase) {
+  auto t = xt::xtensor<float, 2>::from_shape({rows, cols});
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) t(i, j) = scale * std::sin(phase + 0.37f * float(i) + 1.13f * float(j));
+  return t;
 }
 
 }  // namespace suite
