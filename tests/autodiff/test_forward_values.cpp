@@ -4,6 +4,7 @@
 // source; small trees stay fused. Values against central differences in float64.
 #include <string>
 
+#include "generated_chain.hpp"
 #include "gradient_check.hpp"
 
 namespace sf = staticflow;
@@ -26,33 +27,8 @@ std::size_t count_of(const std::string& text, const std::string& word) {
   return n;
 }
 
-// bench/compile_time_gen.py's chain: each node combines the running value with one argument by
-// +, - or *, every 10th is tanh or exp
-template <std::size_t N, class T, class A, class B, class C, class D>
-constexpr auto chain(const T& t, const A& a, const B& b, const C& c, const D& d) {
-  if constexpr (N == 0) {
-    return t;
-  } else {
-    constexpr std::size_t i = 24 - N;  // the node's index in a 24-node chain
-    const auto arg = [&]() -> decltype(auto) {
-      if constexpr ((i + 1) % 4 == 0) return a;
-      else if constexpr ((i + 1) % 4 == 1) return b;
-      else if constexpr ((i + 1) % 4 == 2) return c;
-      else return d;
-    };
-    if constexpr (i % 10 == 9) {
-      if constexpr ((i / 10) % 2 == 0) return chain<N - 1>(sf::tanh(t), a, b, c, d);
-      else return chain<N - 1>(sf::exp(t * 0.25), a, b, c, d);
-    } else if constexpr (i % 3 == 0) {
-      return chain<N - 1>(t + arg(), a, b, c, d);
-    } else if constexpr (i % 3 == 1) {
-      return chain<N - 1>(t - arg(), a, b, c, d);
-    } else {
-      return chain<N - 1>(t * arg(), a, b, c, d);
-    }
-  }
-}
-const auto chain24 = [](auto a, auto b, auto c, auto d) { return chain<24>(a * 0.5, a, b, c, d); };
+// bench/compile_time_gen.py's chain, 24 nodes long (generated_chain.hpp)
+const auto chain24 = [](auto a, auto b, auto c, auto d) { return generated_chain::chain<24>(a * 0.5, a, b, c, d); };
 }  // namespace
 
 TEST_CASE("forward_values: leaf counts, and the children whose values a rule reads") {

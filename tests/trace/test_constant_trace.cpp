@@ -43,6 +43,15 @@ int hand_collatz(std::int64_t m) {
   return steps;
 }
 
+// x * 1.01 + 0.5, Steps times: a graph nested 2 * Steps + 1 deep (each step a product and a sum)
+template <int Steps, class X>
+constexpr auto affine_chain(const X& x) {
+  if constexpr (Steps == 0) return x;
+  else return affine_chain<Steps - 1>(x * 1.01f + 0.5f);
+}
+template <int Steps>
+const auto affine_steps = [](auto x) { return affine_chain<Steps>(x); };
+
 int scale_by = 3;  // run-time state a lambda may read (so its trace is not a constant expression)
 
 }  // namespace
@@ -209,4 +218,43 @@ TEST_CASE("a function the compiler traced makes its graph only when asked for, o
   CHECK(listings[0] == listing.jaxpr());
   CHECK(listings[0].find("Tanh") != std::string::npos);
   CHECK(vg.tracing_count() == 1);
+}
+
+TEST_CASE("a graph nested deeper than STATICFLOW_CONSTANT_TRACE_DEPTH is planned at run time, with the same values",
+          "[constant_trace]") {
+  using sf::graph::nesting_depth_v;
+  using x_node = sf::graph::argument<0, float, sf::shape<4>>;
+  using lit = sf::graph::literal<float>;
+  using product = sf::graph::binary<sf::op::multiply, x_node, lit>;
+  STATIC_REQUIRE(nesting_depth_v<x_node> == 1);
+  STATIC_REQUIRE(nesting_depth_v<product> == 2);
+  STATIC_REQUIRE(nesting_depth_v<sf::graph::binary<sf::op::add, product, x_node>> == 3);
+  STATIC_REQUIRE(nesting_depth_v<sf::graph::unary<sf::op::tanh, product>> == 3);
+
+  // 20 steps are traced by the compiler; 70, nested 141 deep, are not tried. (Its constant
+  // evaluation would fail anyway, quietly: a forward chain past about 62 steps, nested 125 deep, is
+  // not traced. At 120 steps the attempt passed g++'s template depth of 900 in the planner's walk
+  // and stopped the build, which the bound avoids too.)
+  using shallow = decltype(sf::function(affine_steps<20>))::concrete_type<vec4f>;
+  using deep = decltype(sf::function(affine_steps<70>))::concrete_type<vec4f>;
+  STATIC_REQUIRE(sf::detail::deepest_output_v<shallow::output_values_type> == 41);
+  STATIC_REQUIRE(sf::detail::deepest_output_v<deep::output_values_type> == 141);
+  STATIC_REQUIRE(41 <= STATICFLOW_CONSTANT_TRACE_DEPTH);
+  STATIC_REQUIRE(141 > STATICFLOW_CONSTANT_TRACE_DEPTH);
+  STATIC_REQUIRE(shallow::traced_at_compile_time);
+  STATIC_REQUIRE_FALSE(deep::traced_at_compile_time);
+
+  const vec4f x = {-2.f, 0.f, 0.25f, 3.f};
+  auto f_shallow = sf::function(affine_steps<20>);
+  auto f_deep = sf::function(affine_steps<70>);
+  const vec4f a = f_shallow(x), b = f_deep(x);
+  for (std::size_t i = 0; i < 4; ++i) {
+    double hand = x(i);
+    for (int s = 0; s < 70; ++s) {
+      hand = hand * 1.01 + 0.5;
+      if (s == 19) CHECK(a(i) == Approx(hand).epsilon(1e-5));
+    }
+    CHECK(b(i) == Approx(hand).epsilon(1e-5));
+  }
+  CHECK(f_deep.tracing_count() == 1);  // traced once, at its first call
 }

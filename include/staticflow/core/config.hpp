@@ -85,6 +85,16 @@
 #define STATICFLOW_LOOP_VARIANTS 1
 #endif
 
+/// How deeply a graph may nest (graph::nesting_depth_v of its deepest output) for the compiler to
+/// trace and plan it in a constant expression (trace/constant_trace.hpp); a deeper graph is traced
+/// and planned at run time, its first call, with the same plan. The walks over a graph recurse
+/// once per level, a few calls each, and a constant expression stops at the compiler's
+/// -fconstexpr-depth (512 in g++ and clang): past it g++ 12 does not always fail quietly but can
+/// stop the build, with the error it gives at that depth. The default leaves room for that.
+#ifndef STATICFLOW_CONSTANT_TRACE_DEPTH
+#define STATICFLOW_CONSTANT_TRACE_DEPTH 128
+#endif
+
 /// Whether effects (variable assignments, sf::print, collectives) may stand in sf::while_loop /
 /// fori_loop / scan / map_fn bodies (1, the default: TensorFlow's behaviour). Whether a body
 /// records effects is a fact of the trace, not of the types, so every traced loop then compiles a

@@ -141,6 +141,17 @@ inline constexpr bool mentions_strings_v = [] {
   }
 }();
 
+/// How deeply graph N nests: 1 for a leaf, else 1 + its deepest child's depth, the graph a shared
+/// node holds included. The walks over a graph recurse this deep, in a constant expression too
+/// (trace/constant_trace.hpp bounds the compiler's trace by it). One evaluation per node type.
+template <class N>
+inline constexpr std::size_t nesting_depth_v = [] {
+  using kids = decltype(children(std::declval<const N&>()));
+  return []<std::size_t... K>(std::index_sequence<K...>) {
+    return std::size_t{1} + std::max({std::size_t{0}, nesting_depth_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>...});
+  }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+}();
+
 /// Whether argument I appears anywhere in the graph N (a compile-time walk).
 template <std::size_t I, class N>
 constexpr bool uses_argument() {

@@ -23,6 +23,7 @@
 
 #include "staticflow/core/config.hpp"
 #include "staticflow/core/value_pack.hpp"
+#include "staticflow/graph/traversal.hpp"
 #include "staticflow/trace/signature.hpp"
 
 namespace staticflow::detail {
@@ -54,12 +55,23 @@ constexpr Plan make_constant_plan() {
   return Plan(output_values_of<Values>(constant_trace<Fn, Sig>()));
 }
 
+/// How deeply the deepest of a function's outputs (a std::tuple of node types) nests.
+template <class Values>
+inline constexpr std::size_t deepest_output_v = 0;
+template <class... N>
+inline constexpr std::size_t deepest_output_v<std::tuple<N...>> = std::max({std::size_t{0}, graph::nesting_depth_v<N>...});
+
 /// Whether the compiler can trace Fn for Sig and make its plan (of type Plan, from the output
 /// values Values) in a constant expression. An Fn with state (a lambda with captures) is never
-/// traced this way: a default-constructed copy would not be the function called.
+/// traced this way: a default-constructed copy would not be the function called. Nor is a graph
+/// nested deeper than STATICFLOW_CONSTANT_TRACE_DEPTH (core/config.hpp): its planner's walks would
+/// reach the compiler's constant-evaluation depth, where g++ 12 can stop the build instead of
+/// failing the constraint (a 70-node chain's gradient did, at nesting depth 156). Asked first, so
+/// such a graph is not evaluated at all.
 template <class Plan, class Values, class Fn, class Sig>
 concept constant_plan_possible =
     std::is_empty_v<Fn> && std::default_initializable<Fn> &&
+    (deepest_output_v<Values> <= STATICFLOW_CONSTANT_TRACE_DEPTH) &&
     requires { typename std::bool_constant<(make_constant_plan<Plan, Values, Fn, Sig>(), true)>; };
 
 /// Constructs a concrete function the compiler traced, without a run-time trace.
