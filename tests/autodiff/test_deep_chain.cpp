@@ -12,7 +12,8 @@
 namespace sf = staticflow;
 
 namespace {
-const auto chain70 = [](auto a, auto b, auto c, auto d) { return generated_chain::chain<70>(a * 0.5, a, b, c, d); };
+// (named only in decltype: the question is about its type)
+[[maybe_unused]] const auto chain70 = [](auto a, auto b, auto c, auto d) { return generated_chain::chain<70>(a * 0.5, a, b, c, d); };
 using vecd = xt::xtensor<double, 1>;
 }  // namespace
 
