@@ -143,14 +143,27 @@ inline constexpr bool mentions_strings_v = [] {
 
 /// How deeply graph N nests: 1 for a leaf, else 1 + its deepest child's depth, the graph a shared
 /// node holds included. The walks over a graph recurse this deep, in a constant expression too
-/// (trace/constant_trace.hpp bounds the compiler's trace by it). One evaluation per node type.
+/// (trace/constant_trace.hpp bounds the compiler's trace by it). One class per node type, no
+/// lambda: the bound is asked of every function the compiler may trace.
 template <class N>
-inline constexpr std::size_t nesting_depth_v = [] {
-  using kids = decltype(children(std::declval<const N&>()));
-  return []<std::size_t... K>(std::index_sequence<K...>) {
-    return std::size_t{1} + std::max({std::size_t{0}, nesting_depth_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>...});
-  }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-}();
+struct nesting_depth;
+template <class N>
+inline constexpr std::size_t nesting_depth_v = nesting_depth<N>::value;
+
+namespace detail {
+template <class Kids>
+struct deepest_child;
+template <class... K>
+struct deepest_child<child_refs<K...>> {
+  static constexpr std::size_t value = std::max({std::size_t{0}, nesting_depth<std::remove_cvref_t<K>>::value...});
+};
+}  // namespace detail
+
+template <class N>
+struct nesting_depth {
+  static constexpr std::size_t value =
+      1 + detail::deepest_child<decltype(children(std::declval<const N&>()))>::value;
+};
 
 /// Whether argument I appears anywhere in the graph N (a compile-time walk).
 template <std::size_t I, class N>
