@@ -140,6 +140,22 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
           {}, pred, {plan::evaluation_plan<ArgCount, std::remove_cvref_t<decltype(b)>>(b)...}};
     }, branches);
   }
+  /// The same, where a branch holds a value of the enclosing plan's prelude computed before this
+  /// node runs: every branch reads such values (Reader::read, plan.hpp's prelude_reader) from the
+  /// Reader::visible values, not computing them again.
+  template <std::size_t ArgCount, class Reader>
+  constexpr auto with_plans(Reader) const {
+    constexpr bool reads = (!std::is_same_v<decltype(Reader::read(std::declval<const Branches&>())), Branches> || ...);
+    if constexpr (!reads) {
+      return with_plans<ArgCount>();
+    } else {
+      constexpr std::size_t visible = Reader::visible;
+      return staticflow::detail::apply([&](const auto&... b) {
+        return branch_plan<Kind, visible, Pred, plan::evaluation_plan<visible, decltype(Reader::read(b))>...>{
+            {}, pred, {plan::evaluation_plan<visible, decltype(Reader::read(b))>(Reader::read(b))...}};
+      }, branches);
+    }
+  }
 };
 
 }  // namespace graph
