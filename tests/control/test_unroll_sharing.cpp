@@ -103,6 +103,35 @@ TEST_CASE("one unrolled loop over two different values of one type is refused be
   CHECK(zero[1] == 0.0);
 }
 
+TEST_CASE("a branch holding another value under a step's tag is refused before any effect", "[fori_loop][unroll][cond]") {
+  // the branch would read the step the plan computes (x * 0.5's), not its own (x * 0.25's)
+  sf::variable<double> untouched{5.0};
+  auto f = sf::function([&](auto x) {
+    untouched.assign(untouched + 1.0);
+    const auto a = smooth(x * 0.5);
+    return sf::cond(sf::reduce_sum(a) < 0.0, [=] { return smooth(x * 0.25); }, [=] { return a; });
+  });
+  const xt::xtensor<double, 1> x = {-0.5, -1.0};
+  CHECK_THROWS_WITH(f(x),
+                    "staticflow: a graph holds two different values under one shared tag: two sf::gradients calls in one "
+                    "function differentiate graphs of the same type whose values differ (literals or variable "
+                    "reads), or one unrolled sf::fori_loop (the same body lambda) runs twice over values of the same "
+                    "type that differ; compute the gradients with one sf::gradients call, give the loop run-time "
+                    "bounds, or use separate functions");
+  CHECK(untouched.value() == 5.0);
+  // the same value in the branch is the step the plan computes
+  auto g = sf::function([](auto x) {
+    const auto a = smooth(x * 0.5);
+    return sf::cond(sf::reduce_sum(a) < 0.0, [=] { return smooth(x * 0.5) * 2.0; }, [=] { return a; });
+  });
+  const xt::xtensor<double, 1> y = g(x);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double v = x[i] * 0.5;
+    for (int s = 0; s < 3; ++s) v = v * v + v;
+    CHECK(y[i] == Approx(v * 2.0).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("gradient through an unrolled loop that reads its variable twice", "[fori_loop][unroll][autodiff]") {
   // y = sum(f(f(x))), f(v) = v * v + v: dy/dx = f'(f(x)) * f'(x) = (2 f(x) + 1) (2 x + 1)
   auto grad = sf::grad([](auto x) {

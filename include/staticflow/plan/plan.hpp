@@ -386,7 +386,9 @@ template <class L, class N, class Ptrs>
 }
 template <class L, class N, class Ptrs>
 constexpr void find_shared(const N& n, Ptrs& ptrs) {
-  if constexpr (prelude_node<N>()) {
+  if constexpr (prelude_node<N>() && !prelude_contains<L, N>::value) {
+    find_shared<L>(n.value(), ptrs);  // (only in a cond's branch: one the enclosing plan does not compute)
+  } else if constexpr (prelude_node<N>()) {
     auto& first = staticflow::detail::get<prelude_index<L, N>()>(ptrs);
     if (first == nullptr) {
       first = &n;
@@ -401,6 +403,13 @@ constexpr void find_shared(const N& n, Ptrs& ptrs) {
     }
   } else {
     graph::apply_children([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
+    // a cond's branches read this prelude's values (read_prelude above): what they hold under an
+    // entry's tag must be that entry's value, as anywhere else
+    if constexpr (requires { n.branches; n.pred; typename N::kind; }) {
+      staticflow::detail::apply([&](const auto&... branch) {
+        (staticflow::detail::apply([&](const auto&... out) { (find_shared<L>(out, ptrs), ...); }, branch), ...);
+      }, n.branches);
+    }
   }
 }
 /// The outputs as planned before the repeats are marked: transposed operands folded
