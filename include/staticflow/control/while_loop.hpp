@@ -184,6 +184,22 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
     return while_plan<ArgCount, Inits, cond_plan, body_plan, mask>{{}, inits, cond_plan(std::tuple{c}), body_plan(flat),
                                                                    max_iterations, grows, effects};
   }
+  /// The same, where the condition or the body holds a value of the enclosing plan's prelude
+  /// computed before this node runs (plan.hpp's prelude_reader, as a cond's branches): they read
+  /// it from the Reader::visible values, once per call, and the variables come after those.
+  template <std::size_t ArgCount, class Reader>
+  constexpr auto with_plans(Reader) const {
+    using read_cond = decltype(Reader::read(std::declval<const std::tuple<Cond>&>()));
+    using read_body = decltype(Reader::read(std::declval<const Body&>()));
+    if constexpr (std::is_same_v<read_cond, std::tuple<Cond>> && std::is_same_v<read_body, Body>) {
+      return with_plans<ArgCount>();
+    } else {
+      const auto c = staticflow::detail::get<0>(Reader::read(std::tuple<Cond>{cond}));
+      const auto b = Reader::read(body);
+      const while_node<Scope, Inits, std::remove_cvref_t<decltype(c)>, read_body> reading{{}, inits, c, b, max_iterations, effects};
+      return reading.template with_plans<Reader::visible>();
+    }
+  }
 };
 
 }  // namespace graph

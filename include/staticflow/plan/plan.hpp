@@ -222,7 +222,8 @@ constexpr auto lower(const N& n) {
 // its entry's view comes before the cond's subtree (Base): the branch reads that view (argument
 // ArgCount + view) instead of holding the shared node, which its own plan would compute again.
 // Without this, an unrolled sf::fori_loop whose body is a cond over the loop state planned every
-// earlier step again inside each branch: plans 3x and calls 2x larger per step.
+// earlier step again inside each branch: plans 3x and calls 2x larger per step. A while_loop's
+// condition and body read them the same way (control/while_loop.hpp).
 
 // Whether S is an entry of prelude L whose value is computed before view Base.
 template <class L, class S, std::size_t Base>
@@ -276,7 +277,8 @@ constexpr std::size_t views_computed_before() {
   return count;
 }
 
-// How a cond's branches read the prelude (read_prelude), as its with_plans takes it.
+// How a cond's branches and a loop's condition and body read the prelude (read_prelude), as their
+// with_plans takes it.
 template <std::size_t ArgCount, std::size_t Base, class L>
 struct prelude_reader {
   static constexpr std::size_t visible = ArgCount + views_computed_before<L, Base>();
@@ -409,6 +411,9 @@ constexpr void find_shared(const N& n, Ptrs& ptrs) {
       staticflow::detail::apply([&](const auto&... branch) {
         (staticflow::detail::apply([&](const auto&... out) { (find_shared<L>(out, ptrs), ...); }, branch), ...);
       }, n.branches);
+    } else if constexpr (requires { n.cond; n.body; n.inits; }) {  // a loop's condition and body as well
+      find_shared<L>(n.cond, ptrs);
+      staticflow::detail::apply([&](const auto&... out) { (find_shared<L>(out, ptrs), ...); }, n.body);
     }
   }
 }
