@@ -20,6 +20,13 @@ using staticflow_test::count_of;
 // x = x * x + x: three reads a step (3^16 copies of x before)
 constexpr auto square_plus = [](auto, auto v) { return v * v + v; };
 
+// what a plan with two values under one shared tag throws
+const char* const two_values_under_one_tag =
+    "staticflow: a graph holds two different values under one shared tag: two sf::gradients calls in one "
+    "function differentiate graphs of the same type whose values differ (literals or variable reads), or one "
+    "unrolled sf::fori_loop (the same body lambda) runs twice over values of the same type that differ; compute "
+    "the gradients with one sf::gradients call, give the loop run-time bounds, or use separate functions";
+
 // smooth(x): the same unrolled loop wherever it is called
 constexpr auto smooth = [](auto x) { return sf::fori_loop(sf::static_value<0>{}, sf::static_value<3>{}, square_plus, x); };
 }  // namespace
@@ -89,12 +96,7 @@ TEST_CASE("one unrolled loop over two different values of one type is refused be
     return smooth(x * 0.5) + smooth(x * 0.25);
   });
   const xt::xtensor<double, 1> x = {-0.5, -1.0};
-  CHECK_THROWS_WITH(twice(x),
-                    "staticflow: a graph holds two different values under one shared tag: two sf::gradients calls in one "
-                    "function differentiate graphs of the same type whose values differ (literals or variable "
-                    "reads), or one unrolled sf::fori_loop (the same body lambda) runs twice over values of the same "
-                    "type that differ; compute the gradients with one sf::gradients call, give the loop run-time "
-                    "bounds, or use separate functions");
+  CHECK_THROWS_WITH(twice(x), two_values_under_one_tag);
   CHECK(untouched.value() == 5.0);
   // the same values twice are one value
   auto same = sf::function([](auto x) { return smooth(x * 0.5) - smooth(x * 0.5); });
@@ -112,12 +114,7 @@ TEST_CASE("a branch holding another value under a step's tag is refused before a
     return sf::cond(sf::reduce_sum(a) < 0.0, [=] { return smooth(x * 0.25); }, [=] { return a; });
   });
   const xt::xtensor<double, 1> x = {-0.5, -1.0};
-  CHECK_THROWS_WITH(f(x),
-                    "staticflow: a graph holds two different values under one shared tag: two sf::gradients calls in one "
-                    "function differentiate graphs of the same type whose values differ (literals or variable "
-                    "reads), or one unrolled sf::fori_loop (the same body lambda) runs twice over values of the same "
-                    "type that differ; compute the gradients with one sf::gradients call, give the loop run-time "
-                    "bounds, or use separate functions");
+  CHECK_THROWS_WITH(f(x), two_values_under_one_tag);
   CHECK(untouched.value() == 5.0);
   // the same value in the branch is the step the plan computes
   auto g = sf::function([](auto x) {
