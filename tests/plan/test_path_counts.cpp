@@ -29,15 +29,15 @@ TEST_CASE("path counts over 768 distinct node types in one constant evaluation",
   using wide = decltype(wide_sum<0, 256>());
   // 256 products, 255 sums, 256 literals and the argument (the scan took past the limit here)
   STATIC_REQUIRE(pd::path_table<std::tuple<wide>>::size == 256 + 255 + 256 + 1);
-  STATIC_REQUIRE_FALSE(pd::holds_inner_repeats_v<std::tuple<wide>>);
+  STATIC_REQUIRE_FALSE(pd::holds_inner_repeats<std::tuple<wide>>::value);
   // the argument is read by every product; one product by one path
-  STATIC_REQUIRE(pd::counted_paths_v<x, std::tuple<wide>> == 2);
-  STATIC_REQUIRE(pd::counted_paths_v<decltype(x{} * sf::static_value<7>{}), std::tuple<wide>> == 1);
+  STATIC_REQUIRE(pd::counted_paths<x, std::tuple<wide>>::value == 2);
+  STATIC_REQUIRE(pd::counted_paths<decltype(x{} * sf::static_value<7>{}), std::tuple<wide>>::value == 1);
   // read twice from two outputs: two paths to each node
-  STATIC_REQUIRE(pd::holds_inner_repeats_v<std::tuple<wide, wide>>);
-  STATIC_REQUIRE(pd::counted_paths_v<decltype(x{} * sf::static_value<7>{}), std::tuple<wide, wide>> == 2);
+  STATIC_REQUIRE(pd::holds_inner_repeats<std::tuple<wide, wide>>::value);
+  STATIC_REQUIRE(pd::counted_paths<decltype(x{} * sf::static_value<7>{}), std::tuple<wide, wide>>::value == 2);
   // a node type the outputs never reach
-  STATIC_REQUIRE(pd::counted_paths_v<decltype(x{} * sf::static_value<300>{}), std::tuple<wide>> == 0);
+  STATIC_REQUIRE(pd::counted_paths<decltype(x{} * sf::static_value<300>{}), std::tuple<wide>>::value == 0);
   // types of one structure (a sum and a product of the same operands) share a hash, not an entry;
   // leaves hash their names
   using a_sum = decltype(x{} + x{});
@@ -45,5 +45,5 @@ TEST_CASE("path counts over 768 distinct node types in one constant evaluation",
   STATIC_REQUIRE(pd::type_node<a_sum>::hash == pd::type_node<a_product>::hash);
   STATIC_REQUIRE(pd::type_node<sf::graph::static_literal<float, 1>>::hash != pd::type_node<sf::graph::static_literal<float, 2>>::hash);
   STATIC_REQUIRE(pd::path_table<std::tuple<decltype(std::declval<a_sum>() - std::declval<a_product>())>>::size == 4);
-  STATIC_REQUIRE(pd::counted_paths_v<a_sum, std::tuple<decltype(std::declval<a_sum>() - std::declval<a_product>())>> == 1);
+  STATIC_REQUIRE(pd::counted_paths<a_sum, std::tuple<decltype(std::declval<a_sum>() - std::declval<a_product>())>>::value == 1);
 }

@@ -30,47 +30,47 @@ TEST_CASE("which nodes the planner marks: materialized, one type for one value, 
   using s = decltype(sf::reduce_sum(x{}));
   using twice = decltype(x{} * std::declval<s>() + std::declval<s>());
   using outputs = std::tuple<twice>;
-  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs_v<s, outputs> == 2);
-  STATIC_REQUIRE(sf::plan::detail::holds_inner_repeats_v<outputs>);
-  STATIC_REQUIRE(sf::plan::detail::counted_paths_v<s, outputs> == 2);
-  STATIC_REQUIRE(sf::plan::detail::local_repeats_in_outputs_v<outputs>);
+  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs<s, outputs>::value == 2);
+  STATIC_REQUIRE(sf::plan::detail::holds_inner_repeats<outputs>::value);
+  STATIC_REQUIRE(sf::plan::detail::counted_paths<s, outputs>::value == 2);
+  STATIC_REQUIRE(sf::plan::detail::local_repeats_in_outputs<outputs>::value);
   // leaves read by several ops count paths but are no inner repeat: such a graph walks no tree
   using plain = std::tuple<decltype((x{} + y{}) * x{} - y{})>;
-  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs_v<x, plain> == 2);
-  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs_v<decltype(x{} + y{}), plain> == 1);
-  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs_v<s, plain> == 0);
-  STATIC_REQUIRE_FALSE(sf::plan::detail::holds_inner_repeats_v<plain>);
-  STATIC_REQUIRE_FALSE(sf::plan::detail::local_repeats_in_outputs_v<plain>);
-  STATIC_REQUIRE(sf::plan::detail::counted_paths_v<x, plain> == 2);
+  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs<x, plain>::value == 2);
+  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs<decltype(x{} + y{}), plain>::value == 1);
+  STATIC_REQUIRE(sf::plan::detail::paths_from_outputs<s, plain>::value == 0);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::holds_inner_repeats<plain>::value);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::local_repeats_in_outputs<plain>::value);
+  STATIC_REQUIRE(sf::plan::detail::counted_paths<x, plain>::value == 2);
   // a node read by a node and by a child of it (v * v + v), or twice by one node, is found; a node
   // read by two children of one node (a * b + a * c) is not, as far repeats are not
   using ab = decltype(x{} + y{});
-  STATIC_REQUIRE(sf::plan::detail::local_repeats_in_outputs_v<std::tuple<decltype(std::declval<ab>() * x{} + std::declval<ab>())>>);
-  STATIC_REQUIRE(sf::plan::detail::local_repeats_in_outputs_v<std::tuple<decltype(sf::maximum(std::declval<ab>(), std::declval<ab>()))>>);
-  STATIC_REQUIRE_FALSE(sf::plan::detail::local_repeats_in_outputs_v<std::tuple<decltype(std::declval<ab>() * x{} + std::declval<ab>() * y{})>>);
-  STATIC_REQUIRE(sf::plan::detail::repeated_v<outputs, s>);
-  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<outputs, x>);  // not materialized
+  STATIC_REQUIRE(sf::plan::detail::local_repeats_in_outputs<std::tuple<decltype(std::declval<ab>() * x{} + std::declval<ab>())>>::value);
+  STATIC_REQUIRE(sf::plan::detail::local_repeats_in_outputs<std::tuple<decltype(sf::maximum(std::declval<ab>(), std::declval<ab>()))>>::value);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::local_repeats_in_outputs<std::tuple<decltype(std::declval<ab>() * x{} + std::declval<ab>() * y{})>>::value);
+  STATIC_REQUIRE(sf::plan::detail::repeated<outputs, s>::value);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated<outputs, x>::value);  // not materialized
   // read once: the outputs are planned as they are (the same type, no rebuild)
   using once = std::tuple<decltype(x{} * std::declval<s>())>;
-  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<once, s>);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated<once, s>::value);
   STATIC_REQUIRE(std::is_same_v<sf::plan::detail::marked_outputs_t<once>, once>);
   // once in each of two outputs is twice
-  STATIC_REQUIRE(sf::plan::detail::repeated_v<std::tuple<s, decltype(x{} / std::declval<s>())>, s>);
+  STATIC_REQUIRE(sf::plan::detail::repeated<std::tuple<s, decltype(x{} / std::declval<s>())>, s>::value);
   // the same shape over another argument is another node
   using other = decltype(sf::reduce_sum(y{}));
-  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<std::tuple<decltype(std::declval<s>() + std::declval<other>())>, s>);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated<std::tuple<decltype(std::declval<s>() + std::declval<other>())>, s>::value);
   // a run-time literal below: two nodes of this type may differ, so they are not marked
   using scaled = decltype(sf::reduce_sum(x{} * 2.f));
   STATIC_REQUIRE_FALSE(sf::graph::value_free_v<scaled>);
-  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<std::tuple<decltype(sf::reduce_sum(x{} * 2.f) * sf::reduce_sum(x{} * 2.f))>, scaled>);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated<std::tuple<decltype(sf::reduce_sum(x{} * 2.f) * sf::reduce_sum(x{} * 2.f))>, scaled>::value);
   // an eager call's argument is one value per call (its kind names the argument); a value computed
   // on the spot in an eager call (eager_kind) is not
   using eager_x = sf::graph::eager_argument_value<float, sf::shape<sf::dyn>, 0>;
   using eager_s = decltype(sf::reduce_sum(eager_x{nullptr}));
-  STATIC_REQUIRE(sf::plan::detail::repeated_v<std::tuple<decltype(std::declval<eager_s>() * std::declval<eager_s>())>, eager_s>);
+  STATIC_REQUIRE(sf::plan::detail::repeated<std::tuple<decltype(std::declval<eager_s>() * std::declval<eager_s>())>, eager_s>::value);
   using result = sf::graph::eager_value<float, sf::shape<sf::dyn>>;
   using result_s = decltype(sf::reduce_sum(result{nullptr}));
-  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated_v<std::tuple<decltype(std::declval<result_s>() * std::declval<result_s>())>, result_s>);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::repeated<std::tuple<decltype(std::declval<result_s>() * std::declval<result_s>())>, result_s>::value);
   // a marked node is a prelude node: every read lowers to its one slot
   using marked = std::tuple_element_t<0, sf::plan::detail::marked_outputs_t<outputs>>;
   STATIC_REQUIRE(sf::plan::evaluation_plan<1, std::tuple<marked>>::slot_count == 1);
@@ -224,33 +224,33 @@ TEST_CASE("an elementwise tree over the fusion budget, read twice, is stored onc
   using outputs = std::tuple<level4>;
   STATIC_REQUIRE(sf::plan::fused_tree_budget == 32);
   // the ops a fused loop evaluates per element: v * v + v over a tree of size s is 3s + 2
-  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, x> == 1);
-  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, decltype(chain<1>(x{}))> == 5);
-  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, level2> == 17);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size<outputs, x>::value == 1);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size<outputs, decltype(chain<1>(x{}))>::value == 5);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size<outputs, level2>::value == 17);
   // level 3's product (35 ops, capped at the budget + 1) is read through each of level 4's three
   // reads of level 3: stored, and level 3 then costs its add, one read and level 2
-  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, product3> == 33);
-  STATIC_REQUIRE(sf::plan::detail::stored_repeat_v<outputs, product3>);
-  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, level3> == 1 + 1 + 17);
-  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_v<outputs, level2>);  // within the budget
-  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_v<outputs, level3>);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size<outputs, product3>::value == 33);
+  STATIC_REQUIRE(sf::plan::detail::stored_repeat_in<outputs, product3>::value);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size<outputs, level3>::value == 1 + 1 + 17);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_in<outputs, level2>::value);  // within the budget
+  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_in<outputs, level3>::value);
   // level 4's product is over the budget too, but read once (level 4 is the output)
   using product4 = decltype(std::declval<level3>() * std::declval<level3>());
-  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<outputs, product4> == 33);
-  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_v<outputs, product4>);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size<outputs, product4>::value == 33);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_in<outputs, product4>::value);
   STATIC_REQUIRE(sf::plan::evaluation_plan<1, outputs>::slot_count == 1);
   // read once, it stays fused: the outputs are planned as they are
   using once = std::tuple<decltype(std::declval<level3>() * sf::static_value<2.0>{})>;
-  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_v<once, product3>);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_in<once, product3>::value);
   STATIC_REQUIRE(std::is_same_v<sf::plan::detail::marked_outputs_t<once>, once>);
   // a run-time literal below: two nodes of this type may hold different values, never stored
   using scaled = decltype(chain<3>(x{} * 0.5));
   using scaled_product = decltype(chain<2>(x{} * 0.5) * chain<2>(x{} * 0.5));
-  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<std::tuple<decltype(chain<1>(std::declval<scaled>()))>, scaled_product> == 33);
-  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_v<std::tuple<decltype(chain<1>(std::declval<scaled>()))>, scaled_product>);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size<std::tuple<decltype(chain<1>(std::declval<scaled>()))>, scaled_product>::value == 33);
+  STATIC_REQUIRE_FALSE(sf::plan::detail::stored_repeat_in<std::tuple<decltype(chain<1>(std::declval<scaled>()))>, scaled_product>::value);
   // a materialized node below counts as one read
   using over_sum = decltype(chain<1>(sf::reduce_sum(x{}) + x{}));
-  STATIC_REQUIRE(sf::plan::detail::fused_tree_size_v<std::tuple<over_sum>, over_sum> == 3 * 3 + 2);
+  STATIC_REQUIRE(sf::plan::detail::fused_tree_size<std::tuple<over_sum>, over_sum>::value == 3 * 3 + 2);
 }
 
 TEST_CASE("a chain read 3^7 times by hand: a slot per level, values right, traced and eager", "[plan][repeats]") {

@@ -137,7 +137,7 @@ constexpr auto to_value_spec(const G& g, const V& value) {
   using X = std::remove_cvref_t<decltype(x)>;
   if constexpr (std::is_same_v<typename X::shape_type, typename V::shape_type> && has_extents_of_leaf<X, V>())
     return x;
-  else if constexpr (may_be_wider<typename X::shape_type, typename V::shape_type>() && !plan::materializes_v<V>)
+  else if constexpr (may_be_wider<typename X::shape_type, typename V::shape_type>() && !plan::materializes<V>::value)
     return graph::broadcast_as<X, V>(x, value);
   else
     return broadcast_like(x, value);

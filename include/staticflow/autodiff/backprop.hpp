@@ -236,7 +236,7 @@ struct append_index<std::index_sequence<I...>, K> {
 /// with one value that computes something (not a value read from outside).
 template <class N>
 constexpr bool shareable() {
-  return !graph::detail::is_shared<N>::value && plan::shareable_as_is_v<N>;
+  return !graph::detail::is_shared<N>::value && plan::shareable_as_is<N>::value;
 }
 
 /// m marked shared: keyed by its type where the type determines its values, else by its path.
@@ -270,7 +270,7 @@ constexpr auto share_materialized(const N& n) {
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
     using R = std::remove_cvref_t<decltype(rebuilt)>;
     if constexpr (shareable<R>()) return shared_at<Root, Path>(rebuilt);
-    else if constexpr (Read && carries_adjoint<R> && !plan::materializes_v<R> && fused_leaf_count_v<R> > stored_forward_leaves)
+    else if constexpr (Read && carries_adjoint<R> && !plan::materializes<R>::value && fused_leaf_count_v<R> > stored_forward_leaves)
       return shared_at<Root, Path>(graph::stored<R>(rebuilt));
     else return rebuilt;
   }

@@ -158,7 +158,7 @@ constexpr auto step_input(const V& v) {
     return v;
   } else if constexpr (eager_graph<V>()) {
     return eager_materialize<spec_of_node_t<V>>(v);
-  } else if constexpr (plan::shareable_as_is_v<V>) {
+  } else if constexpr (plan::shareable_as_is<V>::value) {
     return graph::shared_node<decltype(unrolled_step_key<Body, I, J, V>())>(v);
   } else {
     return graph::shared_node<decltype(unrolled_step_key<Body, I, J, graph::stored<V>>())>(graph::stored<V>(v));

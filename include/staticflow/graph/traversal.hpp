@@ -111,59 +111,58 @@ struct arguments_read {
 /// members is not; one whose parameters are all in its type says `parameters_in_type`. A shared
 /// node is (the planner checks that every occurrence of a tag holds equal values). One evaluation
 /// per node type.
+/// (A class per node type with a std::integral_constant base, as the walks below: a lambda in a
+/// variable's initializer would be three functions per node type, each with a mangled name that
+/// holds the node's type, which g++ computes even for functions only a constant expression calls.)
+namespace detail {
 template <class N>
-inline constexpr bool value_free_v = [] {
-  if constexpr (detail::is_shared<N>::value) {
-    return true;
-  } else if constexpr (detail::is_runtime_literal<N>::value) {
-    return false;  // (a static_literal's value is in its type)
-  } else if constexpr (requires(const N& n) { n.same_parameters(n); } && !requires { requires N::parameters_in_type; }) {
-    return false;
-  } else {
-    using kids = decltype(children(std::declval<const N&>()));
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (value_free_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>> && ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  }
-}();
+using child_list_t = decltype(children(std::declval<const N&>()));
+
+template <class N>
+concept compares_runtime_parameters =
+    requires(const N& n) { n.same_parameters(n); } && !requires { requires N::parameters_in_type; };
+
+// (Each walk recurses class to class, one template level per graph level: deep chains stay
+// within -ftemplate-depth.) Case 0: its children decide; 1: a shared node; 2: a run-time literal
+// (a static_literal's value is in its type) or a node comparing run-time parameters.
+template <class N, int Case = is_shared<N>::value ? 1 : (is_runtime_literal<N>::value || compares_runtime_parameters<N>) ? 2 : 0,
+          class Kids = child_list_t<N>>
+struct value_free;
+template <class N, template <class...> class List, class... K>
+struct value_free<N, 0, List<K...>> : std::bool_constant<(value_free<std::remove_cvref_t<K>>::value && ...)> {};
+template <class N, class Kids>
+struct value_free<N, 1, Kids> : std::true_type {};
+template <class N, class Kids>
+struct value_free<N, 2, Kids> : std::false_type {};
+
+template <class N, bool Strings = string_dtype<typename N::value_type>, class Kids = child_list_t<N>>
+struct mentions_strings;
+template <class N, template <class...> class List, class... K>
+struct mentions_strings<N, false, List<K...>> : std::bool_constant<(mentions_strings<std::remove_cvref_t<K>>::value || ...)> {};
+template <class N, class Kids>
+struct mentions_strings<N, true, Kids> : std::true_type {};
+}  // namespace detail
+
+template <class N>
+inline constexpr bool value_free_v = detail::value_free<N>::value;
 
 /// Whether a string value (core/string.hpp) appears anywhere in the graph N: a call of such a
 /// graph opens a string_scope for the bytes its ops make.
 template <class N>
-inline constexpr bool mentions_strings_v = [] {
-  if constexpr (string_dtype<typename N::value_type>) {
-    return true;
-  } else {
-    using kids = decltype(children(std::declval<const N&>()));
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (false || ... || mentions_strings_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  }
-}();
+inline constexpr bool mentions_strings_v = detail::mentions_strings<N>::value;
 
 /// How deeply graph N nests: 1 for a leaf, else 1 + its deepest child's depth, the graph a shared
 /// node holds included. The walks over a graph recurse this deep, in a constant expression too
 /// (trace/constant_trace.hpp bounds the compiler's trace by it). One class per node type, no
-/// lambda: the bound is asked of every function the compiler may trace.
-template <class N>
+/// lambda and no variable of its own (its value is its std::integral_constant base's): the bound
+/// is asked of every function the compiler may trace.
+template <class N, class Kids = detail::child_list_t<N>>
 struct nesting_depth;
+template <class N, class... K>
+struct nesting_depth<N, child_refs<K...>>
+    : std::integral_constant<std::size_t, 1 + std::max({std::size_t{0}, nesting_depth<std::remove_cvref_t<K>>::value...})> {};
 template <class N>
 inline constexpr std::size_t nesting_depth_v = nesting_depth<N>::value;
-
-namespace detail {
-template <class Kids>
-struct deepest_child;
-template <class... K>
-struct deepest_child<child_refs<K...>> {
-  static constexpr std::size_t value = std::max({std::size_t{0}, nesting_depth<std::remove_cvref_t<K>>::value...});
-};
-}  // namespace detail
-
-template <class N>
-struct nesting_depth {
-  static constexpr std::size_t value =
-      1 + detail::deepest_child<decltype(children(std::declval<const N&>()))>::value;
-};
 
 /// Whether argument I appears anywhere in the graph N (a compile-time walk).
 template <std::size_t I, class N>

@@ -86,18 +86,16 @@ template <class N, std::size_t K>
 using kid_t = std::remove_cvref_t<std::tuple_element_t<K, kids_of<N>>>;
 
 /// Whether subtree N holds a producer outside shared nodes.
+template <class N, int Case = is_epilogue_producer_v<N> ? 1 : graph::detail::is_shared<N>::value ? 2 : 0, class Kids = kids_of<N>>
+struct holds_producer;
+template <class N, template <class...> class List, class... K>
+struct holds_producer<N, 0, List<K...>> : std::bool_constant<(holds_producer<std::remove_cvref_t<K>>::value || ...)> {};
+template <class N, class Kids>
+struct holds_producer<N, 1, Kids> : std::true_type {};
+template <class N, class Kids>
+struct holds_producer<N, 2, Kids> : std::false_type {};
 template <class N>
-inline constexpr bool holds_producer_v = [] {
-  if constexpr (is_epilogue_producer_v<N>) {
-    return true;
-  } else if constexpr (graph::detail::is_shared<N>::value) {
-    return false;
-  } else {
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (holds_producer_v<kid_t<N, K>> || ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids_of<N>>>{});
-  }
-}();
+inline constexpr bool holds_producer_v = holds_producer<N>::value;
 
 /// How many times node type T occurs in subtree N, along every path (through shared nodes).
 template <class T, class N>
@@ -223,7 +221,7 @@ inline constexpr std::size_t region_covered_v = [] {
   }
 }();
 template <class R, class P, class N>
-  requires holds_producer_v<N>
+  requires holds_producer<N>::value
 inline constexpr std::size_t covered_v<R, P, N> = [] {
   if constexpr (region_shape<N>::valid) {
     return region_covered_v<R, P, N, N, typename region_shape<N>::producer>;
@@ -361,7 +359,7 @@ struct folded_kids<Outs, N, std::index_sequence<K...>> {
 template <class Outs, class N>
 struct epilogue_folded {
   using type = typename std::conditional_t<
-      !holds_producer_v<N>, std::type_identity<N>,
+      !holds_producer<N>::value, std::type_identity<N>,
       std::conditional_t<folds_v<Outs, N>, folded_region<Outs, N>, folded_kids<Outs, N>>>::type;
 };
 
@@ -378,7 +376,7 @@ constexpr epilogue_folded_t<Outs, N> make_epilogue(const N& n, type_list<Q...>) 
 /// n with every region that folds made an epilogue node. One instantiation per node type.
 template <class Outs, class N>
 constexpr epilogue_folded_t<Outs, N> fold_epilogues(const N& n) {
-  if constexpr (!holds_producer_v<N>) {
+  if constexpr (!holds_producer<N>::value) {
     return n;
   } else if constexpr (folds_v<Outs, N>) {
     using leaves = typename region_leaves<type_list<>, N>::type;
@@ -394,7 +392,7 @@ constexpr epilogue_folded_t<Outs, N> fold_epilogues(const N& n) {
 /// The outputs with their epilogues folded (unchanged when no output holds a conv2d).
 template <class... O>
 constexpr auto fold_output_epilogues(const std::tuple<O...>& outs) {
-  if constexpr (!(holds_producer_v<std::remove_cv_t<O>> || ...)) {
+  if constexpr (!(holds_producer<std::remove_cv_t<O>>::value || ...)) {
     return outs;
   } else {
     using outs_type = std::tuple<std::remove_cv_t<O>...>;

@@ -199,54 +199,66 @@ constexpr std::size_t find_paths(const std::array<path_count, Size>& counts, con
   return 0;
 }
 
+// The questions below are class templates whose answers are std::integral_constant bases, read as
+// `::value`, not variable templates or lambdas: g++ gives every variable and every function it
+// instantiates a mangled name, even one only a constant expression reads, and here the names hold
+// whole graphs (a 200-node chain's gradient: g++ spends most of its time mangling). A
+// std::integral_constant's `value` belongs to the base, which is one of a few.
+
+/// The children of node type N, as a list type (graph::child_refs).
+template <class N>
+using child_list_t = decltype(graph::children(std::declval<const N&>()));
+
 /// The number of paths from the outputs (a std::tuple of nodes) down to a node of type M, not
 /// through shared nodes, counted up to 2.
 template <class M, class Outputs>
-inline constexpr std::size_t counted_paths_v = find_paths(path_table<Outputs>::counts, &type_node<M>::entry);
+struct counted_paths : std::integral_constant<std::size_t, find_paths(path_table<Outputs>::counts, &type_node<M>::entry)> {};
 
 /// Whether the outputs reach a node with children along two paths or more (a value the program
 /// reads twice; leaves, an argument read by every op of a chain, do not count).
 template <class Outputs>
-inline constexpr bool holds_inner_repeats_v = any_inner_node_repeated(path_table<Outputs>::counts);
+struct holds_inner_repeats : std::bool_constant<any_inner_node_repeated(path_table<Outputs>::counts)> {};
 
 /// Whether node type N has children (a shared node has none here: it is planned once already).
+template <class N, bool Shared = graph::detail::is_shared<N>::value>
+struct inner_node : std::bool_constant<(std::tuple_size<child_list_t<N>>::value > 0)> {};
 template <class N>
-inline constexpr bool inner_node_v = type_node<N>::kids.size() > 0;
+struct inner_node<N, true> : std::false_type {};
 
 template <class Parent, class Kid>
 struct reads_kid;
 template <template <class...> class List, class... K, class Kid>
-struct reads_kid<List<K...>, Kid> : std::bool_constant<(std::is_same_v<std::remove_cvref_t<K>, Kid> || ...)> {};
-
-template <class Kids>
-struct local_repeat_in;
+struct reads_kid<List<K...>, Kid> : std::bool_constant<(std::is_same<std::remove_cvref_t<K>, Kid>::value || ...)> {};
 
 /// Whether subtree N reads a node with children twice within one node, or in one node and a child
 /// of it (`v * v`, `where(c, v, v)`, `v * v + v`): the repeats a program writes by hand in a chain,
 /// found per node type without a walk from the outputs. Repeats further apart (`a * b + a * c`,
 /// `exp(v) + log(sqrt(v))`) are not found, and such chains still fuse as trees.
-template <class N>
-inline constexpr bool local_repeat_v = [] {
-  if constexpr (!inner_node_v<N>) return false;
-  else return local_repeat_in<decltype(graph::children(std::declval<const N&>()))>::value;
-}();
-
+template <class N, bool Inner = inner_node<N>::value, class Kids = child_list_t<N>>
+struct local_repeat : std::false_type {};
 template <class Kid, class... K>
-inline constexpr bool read_twice_v = inner_node_v<Kid> && ((std::size_t{0} + ... + std::size_t{std::is_same_v<Kid, K>}) >= 2 ||
-    ([] {
-      if constexpr (!inner_node_v<K> || std::is_same_v<Kid, K>) return false;
-      else return reads_kid<decltype(graph::children(std::declval<const K&>())), Kid>::value;
-    }() || ...));
+struct read_twice;
+template <class N, template <class...> class List, class... K>
+struct local_repeat<N, true, List<K...>>
+    : std::bool_constant<(local_repeat<std::remove_cvref_t<K>>::value || ...) ||
+                         (read_twice<std::remove_cvref_t<K>, std::remove_cvref_t<K>...>::value || ...)> {};
 
-template <template <class...> class List, class... K>
-struct local_repeat_in<List<K...>> {
-  static constexpr bool value = (local_repeat_v<std::remove_cvref_t<K>> || ...) ||
-                                (read_twice_v<std::remove_cvref_t<K>, std::remove_cvref_t<K>...> || ...);
-};
+/// Whether sibling K (not Kid itself, and with children) reads Kid.
+template <class Kid, class K, bool Asked = inner_node<K>::value && !std::is_same<Kid, K>::value>
+struct sibling_reads : std::false_type {};
+template <class Kid, class K>
+struct sibling_reads<Kid, K, true> : reads_kid<child_list_t<K>, Kid> {};
+
+/// Whether Kid (with children) is one of siblings K twice, or one of them and read by another.
+template <class Kid, class... K>
+struct read_twice
+    : std::bool_constant<inner_node<Kid>::value && (((std::size_t{0} + ... + std::size_t{std::is_same<Kid, K>::value}) >= 2) ||
+                                                    (sibling_reads<Kid, K>::value || ...))> {};
 
 template <class Outputs>
-inline constexpr bool local_repeats_in_outputs_v = false;
+struct local_repeats_in_outputs : std::false_type {};
 template <class... O>
-inline constexpr bool local_repeats_in_outputs_v<std::tuple<O...>> = (local_repeat_v<O> || ...) || (read_twice_v<O, O...> || ...);
+struct local_repeats_in_outputs<std::tuple<O...>>
+    : std::bool_constant<(local_repeat<O>::value || ...) || (read_twice<O, O...>::value || ...)> {};
 
 }  // namespace staticflow::plan::detail

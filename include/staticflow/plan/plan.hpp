@@ -3,7 +3,7 @@
 // The cost rule: a node that is not elementwise (a reduction, a matmul, a shape op, later cond and
 // loops) is *materialized*: computed once per call, in dependency order, into a buffer of its own
 // (a "slot"), however many times the graph uses it. Every elementwise node is fused into the loop
-// of its consumer and recomputed there. `plan::materializes_v<Node>` states the rule; tests assert
+// of its consumer and recomputed there. `plan::materializes<Node>::value` states the rule; tests assert
 // it.
 //
 // Lowering replaces every materialized occurrence by an argument node that reads its slot, so
@@ -39,7 +39,7 @@ namespace staticflow::plan {
 /// materialized); a shared node over anything else is its child.
 template <class N>
 constexpr bool prelude_node() {
-  if constexpr (graph::detail::is_shared<N>::value) return materializes_v<typename N::held_type>;
+  if constexpr (graph::detail::is_shared<N>::value) return materializes<typename N::held_type>::value;
   else return false;
 }
 
@@ -52,7 +52,7 @@ constexpr std::size_t materialized_count() {
   const std::size_t below = []<std::size_t... K>(std::index_sequence<K...>) {
     return (std::size_t{0} + ... + materialized_count<std::remove_cvref_t<std::tuple_element_t<K, kids>>>());
   }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  return below + (materializes_v<N> ? view_count_v<N> : 0);
+  return below + (materializes<N>::value ? view_count<N>::value : 0);
 }
 
 namespace detail {
@@ -198,16 +198,16 @@ constexpr auto lower(const N& n) {
     // output K of a shared node with several results: the K-th of its prelude entry's views
     using source = std::remove_cvref_t<decltype(n.source)>;
     constexpr std::size_t last = prelude_entry<L, prelude_index<L, source>()>::view;
-    return graph::argument<ArgCount + last + 1 - view_count_v<typename source::held_type> + N::projected_output,
+    return graph::argument<ArgCount + last + 1 - view_count<typename source::held_type>::value + N::projected_output,
                            typename N::value_type, typename N::shape_type>{};
   } else if constexpr (requires { N::projected_output; }) {
     // output K of a node with several results: the K-th of the views that node's slot fills
     using source = std::remove_cvref_t<decltype(n.source)>;
-    static_assert(materializes_v<source>);
-    return graph::argument<ArgCount + Base + materialized_count<source>() - view_count_v<source> + N::projected_output,
+    static_assert(materializes<source>::value);
+    return graph::argument<ArgCount + Base + materialized_count<source>() - view_count<source>::value + N::projected_output,
                            typename N::value_type, typename N::shape_type>{};
-  } else if constexpr (materializes_v<N>) {
-    static_assert(view_count_v<N> == 1, "staticflow: internal: a node with several results is read through its outputs");
+  } else if constexpr (materializes<N>::value) {
+    static_assert(view_count<N>::value == 1, "staticflow: internal: a node with several results is read through its outputs");
     // this node is slot Base + (the slots below it): read it as an argument
     return graph::argument<ArgCount + Base + materialized_count<N>() - 1, typename N::value_type,
                            typename N::shape_type>{};
@@ -251,7 +251,7 @@ constexpr auto read_prelude(const N& n) {
   } else if constexpr (reads_computed_results<L, N, Base>()) {
     using source = std::remove_cvref_t<decltype(n.source)>;
     constexpr std::size_t last = prelude_entry<L, prelude_index<L, source>()>::view;
-    return graph::argument<ArgCount + last + 1 - view_count_v<typename source::held_type> + N::projected_output,
+    return graph::argument<ArgCount + last + 1 - view_count<typename source::held_type>::value + N::projected_output,
                            typename N::value_type, typename N::shape_type>{};
   } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
     return read_prelude<ArgCount, Base, L>(n.y);  // as lower: a plan reads only y
@@ -318,7 +318,7 @@ constexpr auto collect(const N& n) {
       [[maybe_unused]] const auto c = graph::children(n);
       return pack_concat(collect<ArgCount, Base + count_before<kids, K>(), L>(graph::child<K>(c))...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-    if constexpr (materializes_v<N>) return pack_concat(below, pack_of(lower_slot<ArgCount, Base, L>(n)));
+    if constexpr (materializes<N>::value) return pack_concat(below, pack_of(lower_slot<ArgCount, Base, L>(n)));
     else return below;
   }
 }
@@ -333,7 +333,7 @@ constexpr auto collect_traced(const N& n) {
     return collect_traced(n.value());
   } else {
     auto below = graph::apply_children([](const auto&... kid) { return pack_concat(collect_traced(kid)...); }, graph::children(n));
-    if constexpr (materializes_v<N>) return pack_concat(below, pack_of<const N*>(&n));
+    if constexpr (materializes<N>::value) return pack_concat(below, pack_of<const N*>(&n));
     else return below;
   }
 }
@@ -422,7 +422,7 @@ constexpr void find_shared(const N& n, Ptrs& ptrs) {
 /// only where an output holds a conv2d (one copy of the graph otherwise, as before it).
 template <class... O>
 constexpr auto fold_outputs(const std::tuple<O...>& outs) {
-  if constexpr ((holds_producer_v<std::remove_cv_t<O>> || ...)) return fold_output_epilogues(fold_output_transposes(outs));
+  if constexpr ((holds_producer<std::remove_cv_t<O>>::value || ...)) return fold_output_epilogues(fold_output_transposes(outs));
   else return fold_output_transposes(outs);
 }
 
@@ -481,7 +481,7 @@ struct evaluation_plan {
   static constexpr std::size_t slot_count = std::tuple_size_v<slots_type>;
 
   /// The specs of the values the slots fill, in order: slot K fills views
-  /// [view_base<K>, view_base<K> + view_count_v<slot K>), read as arguments ArgCount + view.
+  /// [view_base<K>, view_base<K> + plan::view_count<slot K>::value), read as arguments ArgCount + view.
   using view_specs = typename decltype([]<std::size_t... K>(std::index_sequence<K...>) {
     return std::type_identity<typename detail::concat_tuple_types<typename output_specs_of<std::tuple_element_t<K, slots_type>>::type...>::type>{};
   }(std::make_index_sequence<slot_count>{}))::type;
@@ -492,7 +492,7 @@ struct evaluation_plan {
     std::array<std::size_t, slot_count + 1> bases{};
     std::size_t at = 0;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((bases[K] = at, at += view_count_v<std::tuple_element_t<K, slots_type>>), ...);
+      ((bases[K] = at, at += plan::view_count<std::tuple_element_t<K, slots_type>>::value), ...);
     }(std::make_index_sequence<slot_count>{});
     bases[slot_count] = at;
     return bases;

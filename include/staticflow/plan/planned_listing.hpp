@@ -62,7 +62,7 @@ void mark_region(graph::detail::listing& l, const N& n, const std::string& produ
 template <class Outs, class N>
 void mark_epilogues(graph::detail::listing& l, const N& n) {
   using F = folded_t<N>;
-  if constexpr (holds_producer_v<F>) {
+  if constexpr (holds_producer<F>::value) {
     if constexpr (folds_v<Outs, F>) {
       std::string producer;
       find_producer<typename region_shape<F>::producer>(l, n, producer);
@@ -90,7 +90,7 @@ inline constexpr std::size_t product_operand_reads_v = [] {
 /// (plan/transposed_operands.hpp), so they are never computed. Outs: the traced output types.
 template <class Outs, class N>
 void mark_transposes(graph::detail::listing& l, const N& n) {
-  if constexpr (holds_transposed_operands_v<N>) {
+  if constexpr (holds_transposed_operands<N>::value) {
     if constexpr (is_matmul_v<N>) {
       const auto mark = [&](const auto& operand) {
         using T = std::remove_cvref_t<decltype(operand)>;

@@ -55,67 +55,62 @@ inline constexpr std::size_t fused_tree_budget = STATICFLOW_FUSED_TREE_BUDGET;
 namespace staticflow::plan::detail {
 
 /// The number of paths from node N down to a node of type M, not through shared nodes (a shared
-/// node is planned once already), counted up to 2. One variable per pair of types: asked only for
-/// materialized nodes, which are few (the elementwise nodes below ask plan/path_counts.hpp).
-template <class M, class N>
-inline constexpr std::size_t paths_to_type_v = [] {
-  if constexpr (std::is_same_v<M, N>) {
-    return std::size_t{1};
-  } else if constexpr (graph::detail::is_shared<N>::value) {
-    return std::size_t{0};
-  } else {
-    using kids = decltype(graph::children(std::declval<const N&>()));
-    const std::size_t paths = []<std::size_t... K>(std::index_sequence<K...>) {
-      return (std::size_t{0} + ... + paths_to_type_v<M, std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-    return paths < 2 ? paths : std::size_t{2};
-  }
-}();
+/// node is planned once already), counted up to 2. One class per pair of types: asked only for
+/// materialized nodes, which are few (the elementwise nodes below ask plan/path_counts.hpp). As
+/// there, every question here is a class read as `::value`: a variable or a lambda per node type
+/// would be a mangled name holding the graph's type (the one below holds the whole graph).
+constexpr std::size_t at_most_two(std::size_t paths) { return paths < 2 ? paths : std::size_t{2}; }
+
+template <class M, class N, int Case = std::is_same<M, N>::value ? 1 : graph::detail::is_shared<N>::value ? 2 : 0,
+          class Kids = child_list_t<N>>
+struct paths_to_type;
+template <class M, class N, template <class...> class List, class... K>
+struct paths_to_type<M, N, 0, List<K...>>
+    : std::integral_constant<std::size_t, at_most_two((std::size_t{0} + ... + paths_to_type<M, std::remove_cvref_t<K>>::value))> {};
+template <class M, class N, class Kids>
+struct paths_to_type<M, N, 1, Kids> : std::integral_constant<std::size_t, 1> {};
+template <class M, class N, class Kids>
+struct paths_to_type<M, N, 2, Kids> : std::integral_constant<std::size_t, 0> {};
 
 template <class M, class Outputs>
-inline constexpr std::size_t paths_from_outputs_v = 0;
+struct paths_from_outputs : std::integral_constant<std::size_t, 0> {};
 template <class M, class... O>
-inline constexpr std::size_t paths_from_outputs_v<M, std::tuple<O...>> = (std::size_t{0} + ... + paths_to_type_v<M, O>);
+struct paths_from_outputs<M, std::tuple<O...>> : std::integral_constant<std::size_t, (std::size_t{0} + ... + paths_to_type<M, O>::value)> {};
 
 /// Whether the planner marks node N of a graph with outputs Outputs shared: a materialized node
 /// with one value whose type determines its values, reached along two paths or more.
+template <class Outputs, class N,
+          bool Candidate = !graph::detail::is_shared<N>::value && shareable_as_is<N>::value && graph::value_free_v<N>>
+struct repeated : std::false_type {};
 template <class Outputs, class N>
-inline constexpr bool repeated_v = [] {
-  if constexpr (graph::detail::is_shared<N>::value || !shareable_as_is_v<N> || !graph::value_free_v<N>) return false;
-  else return paths_from_outputs_v<N, Outputs> >= 2;
-}();
+struct repeated<Outputs, N, true> : std::bool_constant<(paths_from_outputs<N, Outputs>::value >= 2)> {};
 
 // The fused tree sizes and the stored test are asked only in a graph that reads a node with
-// children twice close by (local_repeats_in_outputs_v, plan/path_counts.hpp): asked for every node
+// children twice close by (local_repeats_in_outputs, plan/path_counts.hpp): asked for every node
 // of every graph, they cost a 200-node chain without repeats 20 s more of g++ (105 -> 129 s at
 // -O2), and a path table over hundreds of distinct nodes passes clang's constexpr step limit.
 
 /// What reading child Kid costs its parent's loop per element: one read of a buffer if the child is
-/// stored (stored_repeat_v below), its whole fused tree otherwise.
+/// stored (stored_repeat_in below), its whole fused tree otherwise.
 template <class Outputs, class Kid>
 struct read_cost;
 
 template <class Outputs, class Kids>
 struct fused_tree_sum;
 template <class Outputs, template <class...> class List, class... Kid>
-struct fused_tree_sum<Outputs, List<Kid...>> {
-  static constexpr std::size_t value = (std::size_t{1} + ... + read_cost<Outputs, std::remove_cvref_t<Kid>>::value);
-};
+struct fused_tree_sum<Outputs, List<Kid...>>
+    : std::integral_constant<std::size_t, (std::size_t{1} + ... + read_cost<Outputs, std::remove_cvref_t<Kid>>::value)> {};
+
+constexpr std::size_t capped_tree_size(std::size_t sum) { return sum <= fused_tree_budget ? sum : fused_tree_budget + 1; }
 
 /// The ops a fused loop evaluates per element for node N of a graph with outputs Outputs: N and
 /// its elementwise subtree, where a materialized, shared or stored node below counts as one (a read
 /// of its buffer); 1 for a materialized or shared N. Capped at fused_tree_budget + 1.
-template <class Outputs, class N, bool Read = graph::detail::is_shared<N>::value || materializes_v<N>>
-struct fused_tree_size {
-  static constexpr std::size_t value = 1;
-};
+template <class Outputs, class N, bool Read = graph::detail::is_shared<N>::value || materializes<N>::value>
+struct fused_tree_size : std::integral_constant<std::size_t, 1> {};
 template <class Outputs, class N>
-struct fused_tree_size<Outputs, N, false> {
-  static constexpr std::size_t sum = fused_tree_sum<Outputs, decltype(graph::children(std::declval<const N&>()))>::value;
-  static constexpr std::size_t value = sum <= fused_tree_budget ? sum : fused_tree_budget + 1;
-};
-template <class Outputs, class N>
-inline constexpr std::size_t fused_tree_size_v = fused_tree_size<Outputs, N>::value;
+struct fused_tree_size<Outputs, N, false>
+    : std::integral_constant<std::size_t, capped_tree_size(fused_tree_sum<Outputs, child_list_t<N>>::value)> {};
 
 /// Whether the planner stores elementwise node N of a graph with outputs Outputs: its fused tree is
 /// over budget, its type determines its values, and it is reached along two paths or more (each
@@ -123,42 +118,41 @@ inline constexpr std::size_t fused_tree_size_v = fused_tree_size<Outputs, N>::va
 template <class Outputs, class N, bool ValueFree = graph::value_free_v<N>>
 struct stored_repeat_of_value_free : std::false_type {};
 template <class Outputs, class N>
-struct stored_repeat_of_value_free<Outputs, N, true> : std::bool_constant<(counted_paths_v<N, Outputs> >= 2)> {};
-template <class Outputs, class N, bool OverBudget = (fused_tree_size_v<Outputs, N> > fused_tree_budget)>
+struct stored_repeat_of_value_free<Outputs, N, true> : std::bool_constant<(counted_paths<N, Outputs>::value >= 2)> {};
+template <class Outputs, class N, bool OverBudget = (fused_tree_size<Outputs, N>::value > fused_tree_budget)>
 struct stored_repeat : std::false_type {};
 template <class Outputs, class N>
 struct stored_repeat<Outputs, N, true> : stored_repeat_of_value_free<Outputs, N> {};
-template <class Outputs, class N, bool Repeats = local_repeats_in_outputs_v<Outputs>>
-inline constexpr bool stored_repeat_v = false;  // (nothing read twice: no tree is walked)
+template <class Outputs, class N, bool Repeats = local_repeats_in_outputs<Outputs>::value>
+struct stored_repeat_in : std::false_type {};  // (nothing read twice: no tree is walked)
 template <class Outputs, class N>
-inline constexpr bool stored_repeat_v<Outputs, N, true> = stored_repeat<Outputs, N>::value;
+struct stored_repeat_in<Outputs, N, true> : stored_repeat<Outputs, N> {};
 
 template <class Outputs, class Kid>
-struct read_cost {
-  static constexpr std::size_t value = stored_repeat_v<Outputs, Kid> ? 1 : fused_tree_size_v<Outputs, Kid>;
-};
+struct read_cost
+    : std::integral_constant<std::size_t, stored_repeat_in<Outputs, Kid>::value ? 1 : fused_tree_size<Outputs, Kid>::value> {};
 
 /// Whether subtree N holds a node the planner marks (N included), outside shared nodes.
-template <class Outputs, class N>
-inline constexpr bool holds_repeats_v = [] {
-  if constexpr (graph::detail::is_shared<N>::value) {
-    return false;
-  } else if constexpr (repeated_v<Outputs, N> || stored_repeat_v<Outputs, N>) {
-    return true;
-  } else {
-    using kids = decltype(graph::children(std::declval<const N&>()));
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (holds_repeats_v<Outputs, std::remove_cvref_t<std::tuple_element_t<K, kids>>> || ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  }
-}();
+/// (Case 0: its children decide; 1: N is marked; 2: a shared node.)
+template <class Outputs, class N,
+          int Case = graph::detail::is_shared<N>::value                                           ? 2
+                     : (repeated<Outputs, N>::value || stored_repeat_in<Outputs, N>::value) ? 1
+                                                                                              : 0,
+          class Kids = child_list_t<N>>
+struct holds_repeats;
+template <class Outputs, class N, template <class...> class List, class... K>
+struct holds_repeats<Outputs, N, 0, List<K...>> : std::bool_constant<(holds_repeats<Outputs, std::remove_cvref_t<K>>::value || ...)> {};
+template <class Outputs, class N, class Kids>
+struct holds_repeats<Outputs, N, 1, Kids> : std::true_type {};
+template <class Outputs, class N, class Kids>
+struct holds_repeats<Outputs, N, 2, Kids> : std::false_type {};
 
 /// n with every repeated node below it marked shared, and every stored repeat stored and shared
 /// (keyed by its type as rebuilt: the nodes below it may be marked too). One instantiation per
 /// node type.
 template <class Outputs, class N>
 constexpr auto mark_repeats(const N& n) {
-  if constexpr (!holds_repeats_v<Outputs, N>) {
+  if constexpr (!holds_repeats<Outputs, N>::value) {
     return n;
   } else {
     using kids = decltype(graph::children(n));
@@ -167,9 +161,9 @@ constexpr auto mark_repeats(const N& n) {
       return graph::with_children(n, mark_repeats<Outputs>(graph::child<K>(c))...);
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
     using R = std::remove_cvref_t<decltype(rebuilt)>;
-    if constexpr (repeated_v<Outputs, N>) {
+    if constexpr (repeated<Outputs, N>::value) {
       return graph::shared_node<decltype(graph::typed_value_key<R>())>(rebuilt);
-    } else if constexpr (stored_repeat_v<Outputs, N>) {
+    } else if constexpr (stored_repeat_in<Outputs, N>::value) {
       using S = graph::stored<R>;
       return graph::shared_node<decltype(graph::typed_value_key<S>())>(S(rebuilt));
     } else {

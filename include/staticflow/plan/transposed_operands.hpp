@@ -52,17 +52,17 @@ template <class A, class B>
 inline constexpr bool is_matmul_v<graph::matmul<A, B>> = true;
 
 /// Whether subtree N holds a product with a transposed operand (shared nodes included).
+template <class N, bool Matmul = is_matmul_v<N>>
+struct transposes_here : std::false_type {};
 template <class N>
-inline constexpr bool holds_transposed_operands_v = [] {
-  using kids = decltype(graph::children(std::declval<const N&>()));
-  const bool here = [] {
-    if constexpr (is_matmul_v<N>) return is_matrix_transpose_v<decltype(N::a)> || is_matrix_transpose_v<decltype(N::b)>;
-    else return false;
-  }();
-  return here || []<std::size_t... K>(std::index_sequence<K...>) {
-    return (holds_transposed_operands_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>> || ...);
-  }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-}();
+struct transposes_here<N, true> : std::bool_constant<is_matrix_transpose_v<decltype(N::a)> || is_matrix_transpose_v<decltype(N::b)>> {};
+template <class N, class Kids = decltype(graph::children(std::declval<const N&>()))>
+struct holds_transposed_operands;
+template <class N, template <class...> class List, class... K>
+struct holds_transposed_operands<N, List<K...>>
+    : std::bool_constant<transposes_here<N>::value || (holds_transposed_operands<std::remove_cvref_t<K>>::value || ...)> {};
+template <class N>
+inline constexpr bool holds_transposed_operands_v = holds_transposed_operands<N>::value;
 
 // ---- the folded type of a node, by its type alone ----
 template <class N>
@@ -101,15 +101,15 @@ struct folded_children<N, std::tuple<K...>> {
 
 template <class N>
 struct folded {
-  using type = typename std::conditional_t<holds_transposed_operands_v<N>, folded_children<N>, std::type_identity<N>>::type;
+  using type = typename std::conditional_t<holds_transposed_operands<N>::value, folded_children<N>, std::type_identity<N>>::type;
 };
 template <class Key>
-  requires holds_transposed_operands_v<graph::shared_node<Key>>
+  requires holds_transposed_operands<graph::shared_node<Key>>::value
 struct folded<graph::shared_node<Key>> {
   using type = graph::shared_node<folded_key<Key>>;
 };
 template <class A, class B>
-  requires holds_transposed_operands_v<graph::matmul<A, B>>
+  requires holds_transposed_operands<graph::matmul<A, B>>::value
 struct folded<graph::matmul<A, B>> {
   using type = graph::matmul<typename folded_operand<A>::type, typename folded_operand<B>::type>;
 };
@@ -137,7 +137,7 @@ template <class L, class... K>
 struct shared_fold<L, graph::child_refs<K...>> : shared_fold<L, std::tuple<K...>> {};
 template <class L, class N>
 struct shared_add {
-  using type = typename std::conditional_t<holds_transposed_operands_v<N>,
+  using type = typename std::conditional_t<holds_transposed_operands<N>::value,
                                            shared_fold<L, decltype(graph::children(std::declval<const N&>()))>,
                                            std::type_identity<L>>::type;
 };
@@ -151,7 +151,7 @@ struct shared_add_new<shared_list<T...>, S, false> {
   using type = typename shared_add<shared_list<T..., S>, typename S::held_type>::type;
 };
 template <class L, class Key>
-  requires holds_transposed_operands_v<graph::shared_node<Key>>
+  requires holds_transposed_operands<graph::shared_node<Key>>::value
 struct shared_add<L, graph::shared_node<Key>> : shared_add_new<L, graph::shared_node<Key>> {};
 
 /// Each shared node's folded form, made at its first occurrence and copied at every other (the
@@ -185,7 +185,7 @@ constexpr typename folded_operand<N>::type product_operand(const N& n, Memo& mem
 /// n with the transposed operands of its products read in place. One instantiation per node type.
 template <class N, class Memo>
 constexpr folded_t<N> fold_transposes(const N& n, Memo& memo) {
-  if constexpr (!holds_transposed_operands_v<N>) {
+  if constexpr (!holds_transposed_operands<N>::value) {
     return n;
   } else if constexpr (graph::detail::is_shared<N>::value) {
     auto& done = memo.template of<N>();
@@ -205,7 +205,7 @@ constexpr folded_t<N> fold_transposes(const N& n, Memo& memo) {
 /// The outputs with the transposed operands of their products read in place.
 template <class... O>
 constexpr auto fold_output_transposes(const std::tuple<O...>& outs) {
-  if constexpr (!(holds_transposed_operands_v<O> || ...)) {
+  if constexpr (!(holds_transposed_operands<O>::value || ...)) {
     return outs;
   } else {
     fold_memo<typename shared_fold<shared_list<>, std::tuple<O...>>::type> memo;

@@ -82,7 +82,7 @@ consteval std::size_t direct_output_slot() {
     constexpr std::size_t last = Plan::slot_count - 1;
     using node_type = std::tuple_element_t<last, typename Plan::slots_type>;
     if constexpr (requires { node_type::self_allocating; } && !requires { node_type::allocates_once; }) return none;
-    else if constexpr (plan::view_count_v<node_type> == 1 && Out::index == Args + Plan::template view_base<last>) return last;
+    else if constexpr (plan::view_count<node_type>::value == 1 && Out::index == Args + Plan::template view_base<last>) return last;
     else return none;
   }
 }

@@ -59,7 +59,7 @@ constexpr Plan make_constant_plan() {
 template <class Values>
 inline constexpr std::size_t deepest_output_v = 0;
 template <class... N>
-inline constexpr std::size_t deepest_output_v<std::tuple<N...>> = std::max({std::size_t{0}, graph::nesting_depth_v<N>...});
+inline constexpr std::size_t deepest_output_v<std::tuple<N...>> = std::max({std::size_t{0}, graph::nesting_depth<N>::value...});
 
 /// Whether the compiler can trace Fn for Sig and make its plan (of type Plan, from the output
 /// values Values) in a constant expression. An Fn with state (a lambda with captures) is never

@@ -102,7 +102,7 @@ template <class N>
 constexpr bool eager_elementwise() {
   if constexpr (graph::detail::is_eager_value<N>::value) {
     return true;
-  } else if constexpr (plan::materializes_v<N> || requires { N::projected_output; }) {
+  } else if constexpr (plan::materializes<N>::value || requires { N::projected_output; }) {
     return false;
   } else {
     using kids = decltype(graph::children(std::declval<const N&>()));
@@ -124,7 +124,7 @@ template <class N>
 inline constexpr bool is_computed_eager_value_v = graph::detail::is_eager_value<N>::value && !is_eager_argument<N>::value;
 
 /// An elementwise eager result reading computed values more often than this, and reading a node
-/// with children twice close by (plan/path_counts.hpp's local_repeat_v), is a computed value read
+/// with children twice close by (plan/path_counts.hpp's local_repeat), is a computed value read
 /// by hand at every level of a chain (`v = v * v + v` four levels deep over a cond's result reads
 /// it 3^4 = 81 times in 9 node types): one argument per read would make a graph of 81 distinct
 /// leaves, so it takes the planned path instead, whose repeats are one node (plan/repeats.hpp).
@@ -149,7 +149,7 @@ inline constexpr std::size_t eager_value_reads_v = [] {
 template <class G>
 constexpr bool eager_reads_as_arguments() {
   if constexpr (eager_value_reads_v<G> <= eager_reads_as_arguments_limit) return true;
-  else return !plan::detail::local_repeats_in_outputs_v<std::tuple<G>>;
+  else return !plan::detail::local_repeats_in_outputs<std::tuple<G>>::value;
 }
 
 /// Whether an eager call's result G (a node, a tuple, ...) is one such graph.

@@ -100,7 +100,7 @@ constexpr bool same_view_kinds(std::size_t from) {
     return true;
   } else {
     constexpr auto& strided = plan::strided_view_slots<ArgCount, Plan>;
-    for (std::size_t v = 0; v < plan::view_count_v<std::tuple_element_t<K, typename Plan::slots_type>>; ++v)
+    for (std::size_t v = 0; v < plan::view_count<std::tuple_element_t<K, typename Plan::slots_type>>::value; ++v)
       if (strided[Plan::view_bases[from] + v] != strided[Plan::view_bases[K] + v]) return false;
     return true;
   }
@@ -192,7 +192,7 @@ STATICFLOW_INLINE bool shares_earlier_slot(const Plan& p, All& all) {
     constexpr std::size_t args = std::tuple_size_v<Sig>;
     if (p.same_as[K] == K || !same_view_kinds<args, K, Plan>(p.same_as[K])) return false;
     using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
-    plan::share_views<args + Plan::template view_base<K>, plan::view_count_v<node_type>>(
+    plan::share_views<args + Plan::template view_base<K>, plan::view_count<node_type>::value>(
         all, args + Plan::view_bases[p.same_as[K]]);
     return true;
   }

@@ -117,7 +117,7 @@ void materialize_slot(const Plan& plan, All& all) {
   using node_type = slot_node_t<Plan, K>;
   if constexpr (K > 0) {
     if (plan.same_as[K] != K) {  // a repeat of an earlier slot: share its buffers
-      plan::share_views<at, plan::view_count_v<node_type>>(all, ArgCount + view_base_at<Plan>(plan.same_as[K]));
+      plan::share_views<at, plan::view_count<node_type>::value>(all, ArgCount + view_base_at<Plan>(plan.same_as[K]));
       return;
     }
   }
