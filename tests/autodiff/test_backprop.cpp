@@ -57,8 +57,8 @@ namespace ad = sf::autodiff::detail;
 
 // Which shared nodes are accumulation points (float, reached along two paths or more) and their
 // order (a node before the shared nodes inside it), from the types alone.
-static_assert(ad::paths_to_v<inner, twice> == 2 && ad::paths_to_v<inner, once> == 2 && ad::paths_to_v<outer, once> == 1);
-static_assert(ad::paths_to_v<inner, thrice> == 2);  // (counted up to 2: 6 paths)
+static_assert(ad::paths_to<inner, twice>::value == 2 && ad::paths_to<inner, once>::value == 2 && ad::paths_to<outer, once>::value == 1);
+static_assert(ad::paths_to<inner, thrice>::value == 2);  // (counted up to 2: 6 paths)
 static_assert(std::is_same_v<ad::accumulation_points<once>::type, std::tuple<inner>>);
 static_assert(std::is_same_v<ad::accumulation_points<thrice>::type, std::tuple<outer, inner>>);
 static_assert(std::is_same_v<ad::accumulation_points<inner>::type, std::tuple<>>);

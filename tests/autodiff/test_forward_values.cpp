@@ -32,12 +32,12 @@ const auto chain24 = [](auto a, auto b, auto c, auto d) { return generated_chain
 }  // namespace
 
 TEST_CASE("forward_values: leaf counts, and the children whose values a rule reads") {
-  STATIC_REQUIRE(ad::tree_leaf_count_v<deep> == 6);
-  STATIC_REQUIRE(ad::fused_leaf_count_v<deep> == 6);
+  STATIC_REQUIRE(ad::tree_leaf_count<deep>::value == 6);
+  STATIC_REQUIRE(ad::fused_leaf_count<deep>::value == 6);
   // a shared node is one read of its slot; a broadcast_like reads its operand, not its reference
-  STATIC_REQUIRE(ad::fused_leaf_count_v<bin<sf::op::multiply, slot, arg0>> == 2);
-  STATIC_REQUIRE(ad::tree_leaf_count_v<bin<sf::op::multiply, slot, arg0>> == 7);
-  STATIC_REQUIRE(ad::fused_leaf_count_v<sf::graph::broadcast_as<lit, deep>> == 1);
+  STATIC_REQUIRE(ad::fused_leaf_count<bin<sf::op::multiply, slot, arg0>>::value == 2);
+  STATIC_REQUIRE(ad::tree_leaf_count<bin<sf::op::multiply, slot, arg0>>::value == 7);
+  STATIC_REQUIRE(ad::fused_leaf_count<sf::graph::broadcast_as<lit, deep>>::value == 1);
   // a product reads each operand where the other can carry a gradient; a sum reads neither
   STATIC_REQUIRE(ad::rule_reads_child_v<bin<sf::op::multiply, deep, arg0>, 0>);
   STATIC_REQUIRE(ad::rule_reads_child_v<bin<sf::op::multiply, deep, arg0>, 1>);

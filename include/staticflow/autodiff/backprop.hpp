@@ -107,34 +107,41 @@ constexpr bool reaches_any() {
 }
 
 /// Whether node type N can depend on the leaf type Source (through a custom gradient's inputs,
-/// where the reverse walk goes, rather than its forward graph). A variable, so that it is worked
-/// out once per pair of types (clang does not cache constexpr calls, and a graph with shared nodes
-/// has many more paths than types).
+/// where the reverse walk goes, rather than its forward graph). A class, so that it is worked out
+/// once per pair of types (clang does not cache constexpr calls, and a graph with shared nodes has
+/// many more paths than types), read as `::value`: not a variable with lambdas, since g++ gives
+/// each function and variable it instantiates a mangled name, here one holding the node's type
+/// (docs/architecture.md, "What a call site costs the compiler"). Case 0: its children; 1: the
+/// source; 2: a custom gradient (its inputs); 3: a cond / switch_case (its branches are graphs of
+/// their own, not children); 4: a loop (its condition and body read captured values besides the
+/// loop variables).
+template <class Source, class N,
+          int Case = std::is_same<N, source_leaf_t<Source>>::value      ? 1
+                     : graph::detail::is_custom_gradient<N>::value      ? 2
+                     : is_branch_node<N>::value                          ? 3
+                     : is_while_node<N>::value                           ? 4
+                                                                         : 0>
+struct reaches_node;
+template <class Source, class Kids>
+struct reaches_some;
+template <class Source, template <class...> class List, class... K>
+struct reaches_some<Source, List<K...>> : std::bool_constant<(reaches_node<Source, std::remove_cvref_t<K>>::value || ...)> {};
 template <class Source, class N>
-inline constexpr bool reaches_v = [] {
-  if constexpr (std::is_same_v<N, source_leaf_t<Source>>) {
-    return true;
-  } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
-    return []<class... X>(std::type_identity<std::tuple<X...>>) {
-      return (reaches_v<Source, X> || ...);
-    }(std::type_identity<decltype(N::inputs)>{});
-  } else if constexpr (is_branch_node<N>::value) {
-    // cond / switch_case: its branches are graphs of their own, not children
-    return reaches_v<Source, decltype(N::pred)> || reaches_any<Source, decltype(N::branches)>();
-  } else if constexpr (is_while_node<N>::value) {
-    // a loop's condition and body read captured values besides the loop variables
-    return reaches_any<Source, decltype(N::inits)>() || reaches_v<Source, decltype(N::cond)> ||
-           reaches_any<Source, decltype(N::body)>();
-  } else {
-    using kids = decltype(graph::children(std::declval<const N&>()));
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (reaches_v<Source, std::remove_cvref_t<std::tuple_element_t<K, kids>>> || ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  }
-}();
+struct reaches_node<Source, N, 0> : reaches_some<Source, graph::detail::child_list_t<N>> {};
+template <class Source, class N>
+struct reaches_node<Source, N, 1> : std::true_type {};
+template <class Source, class N>
+struct reaches_node<Source, N, 2> : reaches_some<Source, decltype(N::inputs)> {};
+template <class Source, class N>
+struct reaches_node<Source, N, 3>
+    : std::bool_constant<reaches_node<Source, decltype(N::pred)>::value || reaches_any<Source, decltype(N::branches)>()> {};
+template <class Source, class N>
+struct reaches_node<Source, N, 4>
+    : std::bool_constant<reaches_any<Source, decltype(N::inits)>() || reaches_node<Source, decltype(N::cond)>::value ||
+                         reaches_any<Source, decltype(N::body)>()> {};
 template <class Source, class N>
 constexpr bool reaches() {
-  return reaches_v<Source, N>;
+  return reaches_node<Source, N>::value;
 }
 
 template <class Leaf, class N, class R>
@@ -146,7 +153,7 @@ constexpr auto replace_leaf_in_each(const std::tuple<N...>& graphs, const R& r) 
 }
 
 /// n with every leaf of type Leaf replaced by r (r has the leaf's spec). Subgraphs that do not
-/// reach the leaf are kept as they are. It goes wherever reaches_v looks: besides the children,
+/// reach the leaf are kept as they are. It goes wherever reaches_node looks: besides the children,
 /// a cond's branches, a loop's condition and body (graphs over the same leaves as the graph around
 /// them, plus the loop's own variables, which are other leaves) and a custom gradient's inputs. So
 /// the reverse loop of a loop (autodiff/loop_backprop.hpp) can read the loop's variables from its
@@ -270,7 +277,7 @@ constexpr auto share_materialized(const N& n) {
     }(std::make_index_sequence<std::tuple_size_v<kids>>{});
     using R = std::remove_cvref_t<decltype(rebuilt)>;
     if constexpr (shareable<R>()) return shared_at<Root, Path>(rebuilt);
-    else if constexpr (Read && carries_adjoint<R> && !plan::materializes<R>::value && fused_leaf_count_v<R> > stored_forward_leaves)
+    else if constexpr (Read && carries_adjoint<R> && !plan::materializes<R>::value && fused_leaf_count<R>::value > stored_forward_leaves)
       return shared_at<Root, Path>(graph::stored<R>(rebuilt));
     else return rebuilt;
   }
@@ -291,7 +298,7 @@ struct scalar_broadcast<graph::broadcast_as<A, Ref>> : std::bool_constant<A::sha
 
 template <class Root, class Path, class G>
 constexpr auto share_adjoint(const G& g) {
-  if constexpr (plan::materialized_count<G>() == 0 && fused_leaf_count_v<G> <= stored_adjoint_leaves) {
+  if constexpr (plan::materialized_count<G>() == 0 && fused_leaf_count<G>::value <= stored_adjoint_leaves) {
     return g;
   } else if constexpr (scalar_broadcast<G>::value) {
     // a scalar spread over the node's shape (a mean's 1 / count): the scalar is stored, the
@@ -444,20 +451,22 @@ inline constexpr bool walked_by_children_v = !graph::detail::is_custom_gradient<
 /// The number of paths from node N down to node S that carry an adjoint (through float nodes the
 /// walk enters by their children), counted up to 2. One variable per pair of types: a graph with
 /// shared nodes has few types and many paths.
+/// (A class read as `::value`, as reaches_node above.) Case 0: its children; 1: S itself; 2: a
+/// node the walk does not enter by its children, or one that carries no adjoint.
+template <class S, class N, int Case = std::is_same<S, N>::value ? 1 : (!walked_by_children_v<N> || !carries_adjoint<N>) ? 2 : 0>
+struct paths_to;
+constexpr std::size_t at_most_two_paths(std::size_t paths) { return paths < 2 ? paths : std::size_t{2}; }
+template <class S, class Kids>
+struct paths_to_children;
+template <class S, template <class...> class List, class... K>
+struct paths_to_children<S, List<K...>>
+    : std::integral_constant<std::size_t, at_most_two_paths((std::size_t{0} + ... + paths_to<S, std::remove_cvref_t<K>>::value))> {};
 template <class S, class N>
-inline constexpr std::size_t paths_to_v = [] {
-  if constexpr (std::is_same_v<S, N>) {
-    return std::size_t{1};
-  } else if constexpr (!walked_by_children_v<N> || !carries_adjoint<N>) {
-    return std::size_t{0};
-  } else {
-    using kids = decltype(graph::children(std::declval<const N&>()));
-    const std::size_t paths = []<std::size_t... K>(std::index_sequence<K...>) {
-      return (std::size_t{0} + ... + paths_to_v<S, std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-    return paths < 2 ? paths : std::size_t{2};
-  }
-}();
+struct paths_to<S, N, 0> : paths_to_children<S, graph::detail::child_list_t<N>> {};
+template <class S, class N>
+struct paths_to<S, N, 1> : std::integral_constant<std::size_t, 1> {};
+template <class S, class N>
+struct paths_to<S, N, 2> : std::integral_constant<std::size_t, 0> {};
 
 // The shared nodes below a node (along the edges the walk takes), each before the shared nodes
 // inside it: reverse post-order, a topological order from the root down.
@@ -506,7 +515,7 @@ struct accumulation_points;
 template <class N, class... S>
 struct accumulation_points<N, std::tuple<S...>> {
   using type = decltype(std::tuple_cat(
-      std::declval<std::conditional_t<carries_adjoint<S> && (paths_to_v<S, N> >= 2), std::tuple<S>, std::tuple<>>>()...));
+      std::declval<std::conditional_t<carries_adjoint<S> && (paths_to<S, N>::value >= 2), std::tuple<S>, std::tuple<>>>()...));
 };
 
 /// A copy of the (first) node of type S below n.
@@ -519,7 +528,7 @@ constexpr S find_node(const N& n) {
     using Kids = std::remove_cvref_t<decltype(kids)>;
     constexpr std::size_t k = []<std::size_t... K>(std::index_sequence<K...>) {
       std::size_t first = sizeof...(K);
-      ((first == sizeof...(K) && paths_to_v<S, std::remove_cvref_t<std::tuple_element_t<K, Kids>>> > 0 ? first = K : first), ...);
+      ((first == sizeof...(K) && paths_to<S, std::remove_cvref_t<std::tuple_element_t<K, Kids>>>::value > 0 ? first = K : first), ...);
       return first;
     }(std::make_index_sequence<std::tuple_size_v<Kids>>{});
     return find_node<S>(graph::child<k>(kids));

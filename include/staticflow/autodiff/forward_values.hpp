@@ -43,17 +43,14 @@ inline constexpr std::size_t stored_adjoint_leaves = 8;
 
 /// How many leaves the tree of node type N has (arguments, literals, values read from outside),
 /// shared nodes included.
-template <class N>
-inline constexpr std::size_t tree_leaf_count_v = [] {
-  using kids = decltype(graph::children(std::declval<const N&>()));
-  if constexpr (std::tuple_size_v<kids> == 0) {
-    return std::size_t{1};
-  } else {
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (std::size_t{0} + ... + tree_leaf_count_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  }
-}();
+/// (These walks are classes read as `::value`, one template level per graph level, not variables
+/// with lambdas: g++ gives every function and variable it instantiates a mangled name, which here
+/// holds the node's type; docs/architecture.md, "What a call site costs the compiler".)
+template <class N, class Kids = graph::detail::child_list_t<N>>
+struct tree_leaf_count;
+template <class N, template <class...> class List, class... K>
+struct tree_leaf_count<N, List<K...>>
+    : std::integral_constant<std::size_t, sizeof...(K) == 0 ? 1 : (std::size_t{0} + ... + tree_leaf_count<std::remove_cvref_t<K>>::value)> {};
 
 template <class N>
 struct is_broadcast_as : std::false_type {};
@@ -62,34 +59,30 @@ struct is_broadcast_as<graph::broadcast_as<A, Ref>> : std::true_type {};
 
 /// How many leaves the fused loop of node type N reads: a shared node counts as one (its slot),
 /// and the node a broadcast_like takes its extents from counts for nothing (the loop never reads it).
-template <class N>
-inline constexpr std::size_t fused_leaf_count_v = [] {
-  using kids = decltype(graph::children(std::declval<const N&>()));
-  if constexpr (graph::detail::is_shared<N>::value || std::tuple_size_v<kids> == 0) {
-    return std::size_t{1};
-  } else if constexpr (is_broadcast_as<N>::value) {
-    return fused_leaf_count_v<std::remove_cvref_t<std::tuple_element_t<0, kids>>>;
-  } else {
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (std::size_t{0} + ... + fused_leaf_count_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  }
-}();
+/// (Case 0: its children's leaves; 1: one leaf -- a shared node or a leaf; 2: a broadcast_as, its
+/// first child's.)
+template <class N, class Kids = graph::detail::child_list_t<N>,
+          int Case = (graph::detail::is_shared<N>::value || std::tuple_size<Kids>::value == 0) ? 1 : is_broadcast_as<N>::value ? 2 : 0>
+struct fused_leaf_count;
+template <class N, template <class...> class List, class... K>
+struct fused_leaf_count<N, List<K...>, 0>
+    : std::integral_constant<std::size_t, (std::size_t{0} + ... + fused_leaf_count<std::remove_cvref_t<K>>::value)> {};
+template <class N, class Kids>
+struct fused_leaf_count<N, Kids, 1> : std::integral_constant<std::size_t, 1> {};
+template <class N, template <class...> class List, class First, class... K>
+struct fused_leaf_count<N, List<First, K...>, 2> : fused_leaf_count<std::remove_cvref_t<First>> {};
 
 /// Whether every leaf of N is a literal: such an operand never reaches a gradient's source.
-template <class N>
-inline constexpr bool constant_only_v = [] {
-  using kids = decltype(graph::children(std::declval<const N&>()));
-  if constexpr (graph::detail::is_shared<N>::value) {
-    return false;
-  } else if constexpr (std::tuple_size_v<kids> == 0) {
-    return std::is_base_of_v<graph::literal<typename N::value_type>, N>;
-  } else {
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (constant_only_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>> && ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
-  }
-}();
+/// (Case 0: all its children; 1: a shared node; 2: a leaf.)
+template <class N, class Kids = graph::detail::child_list_t<N>,
+          int Case = graph::detail::is_shared<N>::value ? 1 : std::tuple_size<Kids>::value == 0 ? 2 : 0>
+struct constant_only;
+template <class N, template <class...> class List, class... K>
+struct constant_only<N, List<K...>, 0> : std::bool_constant<(constant_only<std::remove_cvref_t<K>>::value && ...)> {};
+template <class N, class Kids>
+struct constant_only<N, Kids, 1> : std::false_type {};
+template <class N, class Kids>
+struct constant_only<N, Kids, 2> : std::is_base_of<graph::literal<typename N::value_type>, N> {};
 
 /// Whether the rules of node N (autodiff/rules.hpp) read the forward value of its child K. Only
 /// elementwise nodes are listed: the others materialize what they read, or read a bool.
@@ -104,17 +97,17 @@ inline constexpr bool rule_reads_child_v<graph::unary<Op, A>, K> = !(
     std::is_same_v<Op, op::floor> || std::is_same_v<Op, op::ceil> || std::is_same_v<Op, op::round> ||
     std::is_same_v<Op, op::sign> || std::is_same_v<Op, op::exp> || std::is_same_v<Op, op::tanh> ||
     std::is_same_v<Op, op::sigmoid> || std::is_same_v<Op, op::reciprocal> || std::is_same_v<Op, op::exp2>);
+template <class Op, std::size_t K, class Other,
+          int Case = (std::is_same<Op, op::add>::value || std::is_same<Op, op::subtract>::value || std::is_same<Op, op::floordiv>::value) ? 1
+                     : (std::is_same<Op, op::multiply>::value || (std::is_same<Op, op::divide>::value && K == 0))               ? 2
+                                                                                                                                : 0>
+struct binary_rule_reads_child : std::true_type {};
+template <class Op, std::size_t K, class Other>
+struct binary_rule_reads_child<Op, K, Other, 1> : std::false_type {};
+// (read by the other operand's rule, which runs only where that operand can carry a gradient)
+template <class Op, std::size_t K, class Other>
+struct binary_rule_reads_child<Op, K, Other, 2> : std::bool_constant<!constant_only<Other>::value> {};
 template <class Op, class A, class B, std::size_t K>
-inline constexpr bool rule_reads_child_v<graph::binary<Op, A, B>, K> = [] {
-  using other = std::conditional_t<K == 0, B, A>;
-  if constexpr (std::is_same_v<Op, op::add> || std::is_same_v<Op, op::subtract> || std::is_same_v<Op, op::floordiv>) {
-    return false;
-  } else if constexpr (std::is_same_v<Op, op::multiply> || (std::is_same_v<Op, op::divide> && K == 0)) {
-    // read by the other operand's rule, which runs only where that operand can carry a gradient
-    return !constant_only_v<other>;
-  } else {
-    return true;
-  }
-}();
+inline constexpr bool rule_reads_child_v<graph::binary<Op, A, B>, K> = binary_rule_reads_child<Op, K, std::conditional_t<K == 0, B, A>>::value;
 
 }  // namespace staticflow::autodiff::detail

@@ -70,7 +70,7 @@ constexpr zero_adjoint child_adjoint(const N&, const G&) {
 /// faster at run time (no buffer): sum(tanh(x * w + b)) w.r.t. w.
 template <class N>
 constexpr auto transcendental_value(const N& n) {
-  if constexpr (tree_leaf_count_v<std::remove_cvref_t<decltype(n.a)>> > 4) return graph::stored<N>(n);
+  if constexpr (tree_leaf_count<std::remove_cvref_t<decltype(n.a)>>::value > 4) return graph::stored<N>(n);
   else return n;
 }
 
@@ -78,7 +78,7 @@ constexpr auto transcendental_value(const N& n) {
 /// like transcendental_value, stored once per call when its tree has more than 4 leaves.
 template <class N>
 constexpr auto operand_value(const N& n) {
-  if constexpr (fused_leaf_count_v<std::remove_cvref_t<decltype(n.a)>> > stored_forward_leaves)
+  if constexpr (fused_leaf_count<std::remove_cvref_t<decltype(n.a)>>::value > stored_forward_leaves)
     return graph::stored<std::remove_cvref_t<decltype(n.a)>>(n.a);
   else return n.a;
 }
