@@ -28,7 +28,7 @@ struct zero_adjoint {};
 
 namespace detail {
 template <class X>
-inline constexpr bool is_zero = std::is_same_v<std::remove_cvref_t<X>, zero_adjoint>;
+inline constexpr bool is_zero = std::is_same<std::remove_cvref_t<X>, zero_adjoint>::value;
 
 /// The axes of an adjoint of shape GS that broadcasting against a value of shape S added: the
 /// leading axes beyond S's rank (summed away) and the aligned axes where S has extent 1 and GS
@@ -78,7 +78,7 @@ constexpr auto sum_to_shape(const G& g) {
 /// x as dtype T (a cast node only where the dtypes differ).
 template <class T, class X>
 constexpr auto as_dtype(const X& x) {
-  if constexpr (std::is_same_v<typename X::value_type, T>) return x;
+  if constexpr (std::is_same<typename X::value_type, T>::value) return x;
   else return graph::cast<T, X>(x);
 }
 
@@ -87,7 +87,7 @@ constexpr auto as_dtype(const X& x) {
 template <class X, class Ref>
 constexpr auto broadcast_like(const X& x, const Ref& ref) {
   using S = typename Ref::shape_type;
-  if constexpr (std::is_same_v<typename X::shape_type, S>) return x;
+  if constexpr (std::is_same<typename X::shape_type, S>::value) return x;
   else if constexpr (S::is_static) return graph::broadcast<S, X>(x);
   else return graph::broadcast_as<X, Ref>(x, ref);
 }
@@ -117,7 +117,7 @@ constexpr bool has_extents_of_leaf() {
   } else {
     using kids = decltype(graph::children(std::declval<const X&>()));
     using child = std::remove_cvref_t<std::tuple_element_t<X::extents_child, kids>>;
-    return std::is_same_v<child, V> && std::tuple_size_v<decltype(graph::children(std::declval<const V&>()))> == 0;
+    return std::is_same<child, V>::value && std::tuple_size<decltype(graph::children(std::declval<const V&>()))>::value == 0;
   }
 }
 
@@ -135,7 +135,7 @@ template <class G, class V>
 constexpr auto to_value_spec(const G& g, const V& value) {
   const auto x = as_dtype<typename V::value_type>(sum_to_shape<typename V::shape_type>(g));
   using X = std::remove_cvref_t<decltype(x)>;
-  if constexpr (std::is_same_v<typename X::shape_type, typename V::shape_type> && has_extents_of_leaf<X, V>())
+  if constexpr (std::is_same<typename X::shape_type, typename V::shape_type>::value && has_extents_of_leaf<X, V>())
     return x;
   else if constexpr (may_be_wider<typename X::shape_type, typename V::shape_type>() && !plan::materializes<V>::value)
     return graph::broadcast_as<X, V>(x, value);
@@ -157,7 +157,7 @@ constexpr auto zero_adjoint_like(const V& value) {
 /// extents that differ (one bias added to batches of different run-time sizes).
 template <class GA, class GB, class S>
 constexpr bool addable_unreduced() {
-  if constexpr (!std::is_same_v<GA, GB>) {
+  if constexpr (!std::is_same<GA, GB>::value) {
     return false;
   } else {
     using added = broadcast_added_axes<GA, S>;

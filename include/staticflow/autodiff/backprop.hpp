@@ -161,7 +161,7 @@ constexpr auto replace_leaf_in_each(const std::tuple<N...>& graphs, const R& r) 
 /// nested loop's reverse loops.
 template <class Leaf, class N, class R>
 constexpr auto replace_leaf(const N& n, const R& r) {
-  if constexpr (std::is_same_v<N, Leaf>) {
+  if constexpr (std::is_same<N, Leaf>::value) {
     return r;
   } else if constexpr (!reaches<Leaf, N>()) {
     return n;
@@ -200,7 +200,7 @@ constexpr auto replace_leaf(const N& n, const R& r) {
     const auto kids = graph::children(n);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return graph::with_children(n, replace_leaf<Leaf>(graph::child<K>(kids), r)...);
-    }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(kids)>>>{});
+    }(std::make_index_sequence<std::tuple_size<std::remove_cvref_t<decltype(kids)>>::value>{});
   }
 }
 
@@ -217,7 +217,7 @@ constexpr auto leaf_adjoint(const Leaf& leaf, const G& g, const Source& source) 
     return g;  // (a loop variable is a source inside a differentiated loop body: autodiff/loop_backprop.hpp)
   } else if constexpr (graph::detail::is_shared<Leaf>::value) {
     return g;  // an accumulation point (below): what the walk sends it
-  } else if constexpr (!std::is_same_v<Leaf, Source>) {  // a variable_source: any read of that variable
+  } else if constexpr (!std::is_same<Leaf, Source>::value) {  // a variable_source: any read of that variable
     return where(graph::literal<bool>(leaf.source->origin == source.origin), g, T(0));
   } else {
     return where(graph::literal<bool>(leaf.source == source.source), g, T(0));
@@ -228,7 +228,7 @@ constexpr auto leaf_adjoint(const Leaf& leaf, const G& g, const Source& source) 
 template <class G, class N>
 constexpr auto covering(const G& g, const N& n) {
   using GS = typename G::shape_type;
-  if constexpr (std::is_same_v<broadcast_shape_t<GS, typename N::shape_type>, GS>) return g;
+  if constexpr (std::is_same<broadcast_shape_t<GS, typename N::shape_type>, GS>::value) return g;
   else return broadcast_like(g, n);
 }
 
@@ -264,7 +264,7 @@ constexpr auto shared_at(const M& m) {
 template <class Root, class Path, class N, bool Read = false>
 constexpr auto share_materialized(const N& n) {
   using kids = decltype(graph::children(n));
-  if constexpr (std::tuple_size_v<kids> == 0 || graph::detail::is_shared<N>::value) {
+  if constexpr (std::tuple_size<kids>::value == 0 || graph::detail::is_shared<N>::value) {
     // (a node shared already, an unrolled loop's step, keeps its type: rebuilt on every path to
     // it, its copies would get different tags, and the walk would grow as the paths do)
     return n;
@@ -274,7 +274,7 @@ constexpr auto share_materialized(const N& n) {
       return graph::with_children(
           n, share_materialized<Root, typename append_index<Path, K>::type, std::remove_cvref_t<decltype(graph::child<K>(c))>,
                                 rule_reads_child_v<N, K>>(graph::child<K>(c))...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
     using R = std::remove_cvref_t<decltype(rebuilt)>;
     if constexpr (shareable<R>()) return shared_at<Root, Path>(rebuilt);
     else if constexpr (Read && carries_adjoint<R> && !plan::materializes<R>::value && fused_leaf_count<R>::value > stored_forward_leaves)
@@ -330,7 +330,7 @@ using plain_walk = walk_mode<std::tuple<>, false>;
 template <class N, class Tuple>
 inline constexpr bool in_tuple_v = false;
 template <class N, class... T>
-inline constexpr bool in_tuple_v<N, std::tuple<T...>> = (std::is_same_v<N, T> || ...);
+inline constexpr bool in_tuple_v<N, std::tuple<T...>> = (std::is_same<N, T>::value || ...);
 
 template <class Root, class Path, class Mode, class N, class G, class Source>
 constexpr auto local_backprop(const N& n, const G& g, const Source& source);
@@ -374,9 +374,9 @@ constexpr auto custom_input_backprop(const X& x, const Given& given, const Sourc
 /// user's vjp returns for it (child paths 1, 2, ...: 0 is the forward graph, the node's child).
 template <class Root, class Path, class N, class G, class Source>
 constexpr auto custom_backprop(const N& n, const G& g, const Source& source) {
-  constexpr std::size_t inputs = std::tuple_size_v<decltype(n.inputs)>;
+  constexpr std::size_t inputs = std::tuple_size<decltype(n.inputs)>::value;
   const auto given = gradients_as_tuple(n.vjp(g));
-  constexpr std::size_t returned = std::tuple_size_v<std::remove_cvref_t<decltype(given)>>;
+  constexpr std::size_t returned = std::tuple_size<std::remove_cvref_t<decltype(given)>>::value;
   static_assert(returned == inputs,
                 "staticflow: sf::custom_gradient: the vjp must return one gradient per input of the function "
                 "(a std::tuple when there are several)");
@@ -398,7 +398,7 @@ constexpr auto at_source_spec(const G& g, const Source& source) {
   using T = typename L::value_type;
   using S = typename L::shape_type;
   // A source that is a leaf holds its run-time extents; a variable's reads (many leaves) do not.
-  constexpr bool has_extents = S::is_static || std::is_same_v<L, Source>;
+  constexpr bool has_extents = S::is_static || std::is_same<L, Source>::value;
   static_assert(has_extents,
                 "staticflow: sf::gradients through sf::cond / sf::switch_case with respect to an sf::variable "
                 "of run-time shape are not supported yet");
@@ -407,7 +407,7 @@ constexpr auto at_source_spec(const G& g, const Source& source) {
     else return as_dtype<T>(sum_to_shape<S>(g));
   }();
   using F = std::remove_cvref_t<decltype(full)>;
-  if constexpr (std::is_same_v<typename F::shape_type, S> || !has_extents) return full;
+  if constexpr (std::is_same<typename F::shape_type, S>::value || !has_extents) return full;
   else if constexpr (S::is_static) return graph::broadcast<S, F>(full);
   else return broadcast_like(full, source);
 }
@@ -521,7 +521,7 @@ struct accumulation_points<N, std::tuple<S...>> {
 /// A copy of the (first) node of type S below n.
 template <class S, class N>
 constexpr S find_node(const N& n) {
-  if constexpr (std::is_same_v<N, S>) {
+  if constexpr (std::is_same<N, S>::value) {
     return n;
   } else {
     const auto kids = graph::children(n);
@@ -530,7 +530,7 @@ constexpr S find_node(const N& n) {
       std::size_t first = sizeof...(K);
       ((first == sizeof...(K) && paths_to<S, std::remove_cvref_t<std::tuple_element_t<K, Kids>>>::value > 0 ? first = K : first), ...);
       return first;
-    }(std::make_index_sequence<std::tuple_size_v<Kids>>{});
+    }(std::make_index_sequence<std::tuple_size<Kids>::value>{});
     return find_node<S>(graph::child<k>(kids));
   }
 }
@@ -589,7 +589,7 @@ constexpr auto point_adjoint(const N& root, const G& g, const Source&, const Bef
 
 template <class Root, class Path, class Points, std::size_t I, class N, class G, class Source, class Before>
 constexpr auto point_adjoints(const N& root, const G& g, const Source& source, const Before& before) {
-  if constexpr (I == std::tuple_size_v<Points>) {
+  if constexpr (I == std::tuple_size<Points>::value) {
     return before;
   } else {
     // (a value_pack, not a std::tuple: as in the planner's collect, this avoids one std::tuple
@@ -607,7 +607,7 @@ constexpr auto point_adjoints(const N& root, const G& g, const Source& source, c
 template <class Root, class Path, class N, class G, class Source>
 constexpr auto backprop(const N& n, const G& g, const Source& source) {
   using Points = typename accumulation_points<N>::type;
-  if constexpr (std::tuple_size_v<Points> == 0 || !reaches<Source, N>()) {
+  if constexpr (std::tuple_size<Points>::value == 0 || !reaches<Source, N>()) {
     return local_backprop<Root, Path, plain_walk>(n, g, source);
   } else {
     using Mode = walk_mode<Points, false>;
@@ -615,7 +615,7 @@ constexpr auto backprop(const N& n, const G& g, const Source& source) {
     return [&]<std::size_t... J>(std::index_sequence<J...>) {
       return sum_adjoints<typename source_leaf_t<Source>::shape_type>(
           local_backprop<Root, Path, Mode>(n, g, source), from_point<Root, Path, Points, J, Mode>(n, staticflow::detail::pack_get<J>(adjoints), source)...);
-    }(std::make_index_sequence<std::tuple_size_v<Points>>{});
+    }(std::make_index_sequence<std::tuple_size<Points>::value>{});
   }
 }
 
@@ -625,12 +625,12 @@ template <class Root, class Path, class Mode, class N, class G, class Source>
 constexpr auto local_backprop(const N& n, const G& g, const Source& source) {
   if constexpr (!reaches<Source, N>() || !carries_adjoint<N>) {
     return zero_adjoint{};
-  } else if constexpr (!std::is_same_v<N, source_leaf_t<Source>> &&
+  } else if constexpr (!std::is_same<N, source_leaf_t<Source>>::value &&
                        (in_tuple_v<N, typename Mode::stops> || (Mode::to_point && !walked_by_children_v<N>))) {
     return zero_adjoint{};
   } else {
     const auto gd = as_dtype<typename N::value_type>(g);
-    if constexpr (std::is_same_v<N, source_leaf_t<Source>>) {
+    if constexpr (std::is_same<N, source_leaf_t<Source>>::value) {
       return leaf_adjoint(n, gd, source);
     } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
       return custom_backprop<Root, Path>(n, share_adjoint<Root, Path>(covering(gd, n)), source);
@@ -650,7 +650,7 @@ constexpr auto local_backprop(const N& n, const G& g, const Source& source) {
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
         return sum_adjoints<typename source_leaf_t<Source>::shape_type>(
             child_backprop<Root, Path, Mode, K>(n, gn, graph::child<K>(kids), source)...);
-      }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(kids)>>>{});
+      }(std::make_index_sequence<std::tuple_size<std::remove_cvref_t<decltype(kids)>>::value>{});
     }
   }
 }

@@ -93,10 +93,10 @@ inline constexpr bool rule_reads_child_v<graph::unary<Op, A>, K> = !(
     // linear or flat ops, and those whose rule reads the node's own value through
     // transcendental_value, which stores it past 4 leaves (sqrt's rule reads its value plainly:
     // its operand counts as read)
-    std::is_same_v<Op, op::negate> || std::is_same_v<Op, op::identity> || std::is_same_v<Op, op::stop_gradient> ||
-    std::is_same_v<Op, op::floor> || std::is_same_v<Op, op::ceil> || std::is_same_v<Op, op::round> ||
-    std::is_same_v<Op, op::sign> || std::is_same_v<Op, op::exp> || std::is_same_v<Op, op::tanh> ||
-    std::is_same_v<Op, op::sigmoid> || std::is_same_v<Op, op::reciprocal> || std::is_same_v<Op, op::exp2>);
+    std::is_same<Op, op::negate>::value || std::is_same<Op, op::identity>::value || std::is_same<Op, op::stop_gradient>::value ||
+    std::is_same<Op, op::floor>::value || std::is_same<Op, op::ceil>::value || std::is_same<Op, op::round>::value ||
+    std::is_same<Op, op::sign>::value || std::is_same<Op, op::exp>::value || std::is_same<Op, op::tanh>::value ||
+    std::is_same<Op, op::sigmoid>::value || std::is_same<Op, op::reciprocal>::value || std::is_same<Op, op::exp2>::value);
 template <class Op, std::size_t K, class Other,
           int Case = (std::is_same<Op, op::add>::value || std::is_same<Op, op::subtract>::value || std::is_same<Op, op::floordiv>::value) ? 1
                      : (std::is_same<Op, op::multiply>::value || (std::is_same<Op, op::divide>::value && K == 0))               ? 2

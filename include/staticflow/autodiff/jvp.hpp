@@ -65,7 +65,7 @@ constexpr bool tangent_fits() {
   } else {
     using XS = typename X::shape_type;
     using VS = typename V::shape_type;
-    if constexpr (!std::is_same_v<typename X::value_type, typename V::value_type> || XS::rank != VS::rank) {
+    if constexpr (!std::is_same<typename X::value_type, typename V::value_type>::value || XS::rank != VS::rank) {
       return false;
     } else {
       for (std::size_t i = 0; i < XS::rank; ++i)
@@ -103,13 +103,13 @@ struct differentiated_product {
   template <class Extents>
   static void check_argument_extents(const Extents& extents) {
     constexpr std::size_t tangents = sizeof...(Argnums);
-    constexpr std::size_t primals = std::tuple_size_v<Extents> - tangents;
+    constexpr std::size_t primals = std::tuple_size<Extents>::value - tangents;
     constexpr std::array<std::size_t, tangents> argnums{Argnums...};
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
         const auto& x = staticflow::detail::get<argnums[K]>(extents);
         const auto& v = staticflow::detail::get<primals + K>(extents);
-        if constexpr (std::tuple_size_v<std::remove_cvref_t<decltype(x)>> == std::tuple_size_v<std::remove_cvref_t<decltype(v)>>) {
+        if constexpr (std::tuple_size<std::remove_cvref_t<decltype(x)>>::value == std::tuple_size<std::remove_cvref_t<decltype(v)>>::value) {
           if (x != v)
             throw shape_error(std::string(Kind == product_kind::jvp ? "sf::jvp" : "sf::hessian_vector_product") +
                               ": tangent " + std::to_string(K) + " has shape " + staticflow::detail::extents_string(v) +
@@ -187,7 +187,7 @@ struct differentiated_product {
     // one while it is traced (an inner product's cotangent is gone before it returns)
     using U = graph::argument<cotangent_index, typename Y::value_type, typename Y::shape_type>;
     const U u{};
-    constexpr std::size_t primals = std::tuple_size_v<Tuple> - sizeof...(K);
+    constexpr std::size_t primals = std::tuple_size<Tuple>::value - sizeof...(K);
     const auto jv = sum_of(vector_jacobian_product(vector_jacobian_product(value, u, staticflow::detail::get<Argnums>(all)),
                                                    staticflow::detail::get<primals + K>(all), u)...);
     // (the value as the walks shared it: a zeros node that names it reads the same slots)
@@ -201,7 +201,7 @@ struct differentiated_product {
 
   template <class Y, class Tuple, std::size_t... K>
   static constexpr auto hessian_vector(const Y& value, const Tuple& all, std::index_sequence<K...>) {
-    constexpr std::size_t primals = std::tuple_size_v<Tuple> - sizeof...(K);
+    constexpr std::size_t primals = std::tuple_size<Tuple>::value - sizeof...(K);
     const auto grads = std::tuple{gradients(value, staticflow::detail::get<Argnums>(all))...};
     const auto product = [&](const auto& x) {
       return sum_of(vector_jacobian_product(staticflow::detail::get<K>(grads), staticflow::detail::get<primals + K>(all), x)...);

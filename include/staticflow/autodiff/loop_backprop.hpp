@@ -71,7 +71,7 @@ using stack_leaf = graph::bound_variable<Scope, K, typename Spec::value_type, st
 /// n with loop variables I, I + 1, ... of scope From (specs Specs) replaced by replacement(k).
 template <class From, class Specs, std::size_t I = 0, class N, class F>
 constexpr auto replace_loop_variables(const N& n, const F& replacement) {
-  if constexpr (I == std::tuple_size_v<Specs>) {
+  if constexpr (I == std::tuple_size<Specs>::value) {
     return n;
   } else {
     const auto replaced = replace_leaf<loop_leaf<From, I, Specs>>(n, replacement(std::integral_constant<std::size_t, I>{}));
@@ -82,7 +82,7 @@ constexpr auto replace_loop_variables(const N& n, const F& replacement) {
 /// n with leaves First + p of scope R (specs CotSpecs) replaced by replacement(p).
 template <class R, std::size_t First, class CotSpecs, std::size_t P = 0, class N, class F>
 constexpr auto replace_cotangents(const N& n, const F& replacement) {
-  if constexpr (P == std::tuple_size_v<CotSpecs>) {
+  if constexpr (P == std::tuple_size<CotSpecs>::value) {
     return n;
   } else {
     using leaf = loop_leaf_as<R, First + P, std::tuple_element_t<P, CotSpecs>>;
@@ -98,7 +98,7 @@ constexpr bool names_loop_variables() {
   return []<std::size_t... K>(std::index_sequence<K...>) {
     if constexpr (symbolic<N>) return (reaches<loop_leaf<Scope, K, Specs>, N>() || ...);
     else return (reaches_any<loop_leaf<Scope, K, Specs>, N>() || ...);  // a tuple of graphs
-  }(std::make_index_sequence<std::tuple_size_v<Specs>>{});
+  }(std::make_index_sequence<std::tuple_size<Specs>::value>{});
 }
 
 /// Loop variable k of scope Scope as the stacked forward loop names it.
@@ -115,7 +115,7 @@ struct rename_to_stacked {
 template <class Kept, class Scope, class I, class C, class B>
 constexpr auto stacked_loop(const graph::while_node<Scope, I, C, B>& loop) {
   using Specs = staticflow::detail::specs_of_nodes_t<I>;
-  constexpr std::size_t V = std::tuple_size_v<I>;
+  constexpr std::size_t V = std::tuple_size<I>::value;
   using S2 = stacked_scope<Scope>;
   using count = graph::bound_variable<S2, V, std::int64_t, shape<>>;
   const auto rename = rename_to_stacked<Scope, Specs>{};
@@ -138,7 +138,7 @@ constexpr auto stacked_loop(const graph::while_node<Scope, I, C, B>& loop) {
 /// The float variables of a loop (the ones that carry a cotangent), in order.
 template <class Specs>
 constexpr auto float_variables() {
-  constexpr std::size_t V = std::tuple_size_v<Specs>;
+  constexpr std::size_t V = std::tuple_size<Specs>::value;
   std::array<std::size_t, V + 1> which{};  // (V + 1: no zero-size array for a loop of int variables)
   std::size_t count = 0;
   [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -171,7 +171,7 @@ struct cotangent_leaves<R, Base, Specs, std::index_sequence<P...>> {
 /// array the body writes (its adjoint does not depend on its elements).
 template <class Scope, class Specs, class Graphs>
 struct kept_variables {
-  static constexpr std::size_t V = std::tuple_size_v<Specs>;
+  static constexpr std::size_t V = std::tuple_size<Specs>::value;
   template <std::size_t... K>
   static constexpr auto find(std::index_sequence<K...>) {
     std::array<std::size_t, V + 1> which{};
@@ -197,7 +197,7 @@ template <class Root, class Path, std::size_t K, class Scope, class I, class C, 
 constexpr auto loop_backprop(const graph::output_of<K, graph::while_node<Scope, I, C, B>>& n, const G& g,
                              const Source& source) {
   using Specs = staticflow::detail::specs_of_nodes_t<I>;
-  constexpr std::size_t V = std::tuple_size_v<I>;
+  constexpr std::size_t V = std::tuple_size<I>::value;
   const auto& loop = n.source;
   constexpr std::size_t FC = float_variables_v<Specs>.second;
   constexpr bool body_reads_source = reaches_any<Source, B>();

@@ -89,31 +89,31 @@ constexpr auto math_adjoint(const graph::unary<Op, A>& n, const G& g) {
   using T = typename graph::unary<Op, A>::value_type;
   constexpr T two_over_sqrt_pi = T(1.12837916709551257390);
   constexpr T ln2 = T(0.69314718055994530942);
-  if constexpr (std::is_same_v<Op, op::floor> || std::is_same_v<Op, op::ceil> || std::is_same_v<Op, op::round> ||
-                std::is_same_v<Op, op::sign>) {
+  if constexpr (std::is_same<Op, op::floor>::value || std::is_same<Op, op::ceil>::value || std::is_same<Op, op::round>::value ||
+                std::is_same<Op, op::sign>::value) {
     return zero_adjoint{};
   } else {
     const auto a = operand_value(n);
-    if constexpr (std::is_same_v<Op, op::sin>) return g * cos(a);
-    else if constexpr (std::is_same_v<Op, op::cos>) return -g * sin(a);
-    else if constexpr (std::is_same_v<Op, op::tan>) return g / square(cos(a));
-    else if constexpr (std::is_same_v<Op, op::asin>) return g * rsqrt(T(1) - square(a));
-    else if constexpr (std::is_same_v<Op, op::acos>) return -g * rsqrt(T(1) - square(a));
-    else if constexpr (std::is_same_v<Op, op::atan>) return g / (square(a) + T(1));
-    else if constexpr (std::is_same_v<Op, op::sinh>) return g * cosh(a);
-    else if constexpr (std::is_same_v<Op, op::cosh>) return g * sinh(a);
-    else if constexpr (std::is_same_v<Op, op::asinh>) return g * rsqrt(square(a) + T(1));
-    else if constexpr (std::is_same_v<Op, op::acosh>) return g * rsqrt(square(a) - T(1));
-    else if constexpr (std::is_same_v<Op, op::atanh>) return g / (T(1) - square(a));
-    else if constexpr (std::is_same_v<Op, op::reciprocal>) return -g * square(transcendental_value(n));
-    else if constexpr (std::is_same_v<Op, op::rsqrt>) return g * T(-0.5) * transcendental_value(n) / a;
-    else if constexpr (std::is_same_v<Op, op::log1p>) return g / (a + T(1));
-    else if constexpr (std::is_same_v<Op, op::expm1>) return g * exp(a);
-    else if constexpr (std::is_same_v<Op, op::log2>) return g / (a * ln2);
-    else if constexpr (std::is_same_v<Op, op::exp2>) return g * transcendental_value(n) * ln2;
-    else if constexpr (std::is_same_v<Op, op::erf>) return g * two_over_sqrt_pi * exp(-square(a));
-    else if constexpr (std::is_same_v<Op, op::erfc>) return -g * two_over_sqrt_pi * exp(-square(a));
-    else if constexpr (std::is_same_v<Op, op::softplus>) return g * sigmoid(a);
+    if constexpr (std::is_same<Op, op::sin>::value) return g * cos(a);
+    else if constexpr (std::is_same<Op, op::cos>::value) return -g * sin(a);
+    else if constexpr (std::is_same<Op, op::tan>::value) return g / square(cos(a));
+    else if constexpr (std::is_same<Op, op::asin>::value) return g * rsqrt(T(1) - square(a));
+    else if constexpr (std::is_same<Op, op::acos>::value) return -g * rsqrt(T(1) - square(a));
+    else if constexpr (std::is_same<Op, op::atan>::value) return g / (square(a) + T(1));
+    else if constexpr (std::is_same<Op, op::sinh>::value) return g * cosh(a);
+    else if constexpr (std::is_same<Op, op::cosh>::value) return g * sinh(a);
+    else if constexpr (std::is_same<Op, op::asinh>::value) return g * rsqrt(square(a) + T(1));
+    else if constexpr (std::is_same<Op, op::acosh>::value) return g * rsqrt(square(a) - T(1));
+    else if constexpr (std::is_same<Op, op::atanh>::value) return g / (T(1) - square(a));
+    else if constexpr (std::is_same<Op, op::reciprocal>::value) return -g * square(transcendental_value(n));
+    else if constexpr (std::is_same<Op, op::rsqrt>::value) return g * T(-0.5) * transcendental_value(n) / a;
+    else if constexpr (std::is_same<Op, op::log1p>::value) return g / (a + T(1));
+    else if constexpr (std::is_same<Op, op::expm1>::value) return g * exp(a);
+    else if constexpr (std::is_same<Op, op::log2>::value) return g / (a * ln2);
+    else if constexpr (std::is_same<Op, op::exp2>::value) return g * transcendental_value(n) * ln2;
+    else if constexpr (std::is_same<Op, op::erf>::value) return g * two_over_sqrt_pi * exp(-square(a));
+    else if constexpr (std::is_same<Op, op::erfc>::value) return -g * two_over_sqrt_pi * exp(-square(a));
+    else if constexpr (std::is_same<Op, op::softplus>::value) return g * sigmoid(a);
     else {
       static_assert(always_false<Op>, "staticflow: sf::gradients: this elementwise op has no gradient rule");
       return zero_adjoint{};
@@ -123,31 +123,31 @@ constexpr auto math_adjoint(const graph::unary<Op, A>& n, const G& g) {
 
 template <class Op>
 inline constexpr bool is_math_function =
-    std::is_same_v<Op, op::sin> || std::is_same_v<Op, op::cos> || std::is_same_v<Op, op::tan> ||
-    std::is_same_v<Op, op::asin> || std::is_same_v<Op, op::acos> || std::is_same_v<Op, op::atan> ||
-    std::is_same_v<Op, op::sinh> || std::is_same_v<Op, op::cosh> || std::is_same_v<Op, op::asinh> ||
-    std::is_same_v<Op, op::acosh> || std::is_same_v<Op, op::atanh> || std::is_same_v<Op, op::floor> ||
-    std::is_same_v<Op, op::ceil> || std::is_same_v<Op, op::round> || std::is_same_v<Op, op::sign> ||
-    std::is_same_v<Op, op::reciprocal> || std::is_same_v<Op, op::rsqrt> || std::is_same_v<Op, op::log1p> ||
-    std::is_same_v<Op, op::expm1> || std::is_same_v<Op, op::log2> || std::is_same_v<Op, op::exp2> ||
-    std::is_same_v<Op, op::erf> || std::is_same_v<Op, op::erfc> || std::is_same_v<Op, op::softplus>;
+    std::is_same<Op, op::sin>::value || std::is_same<Op, op::cos>::value || std::is_same<Op, op::tan>::value ||
+    std::is_same<Op, op::asin>::value || std::is_same<Op, op::acos>::value || std::is_same<Op, op::atan>::value ||
+    std::is_same<Op, op::sinh>::value || std::is_same<Op, op::cosh>::value || std::is_same<Op, op::asinh>::value ||
+    std::is_same<Op, op::acosh>::value || std::is_same<Op, op::atanh>::value || std::is_same<Op, op::floor>::value ||
+    std::is_same<Op, op::ceil>::value || std::is_same<Op, op::round>::value || std::is_same<Op, op::sign>::value ||
+    std::is_same<Op, op::reciprocal>::value || std::is_same<Op, op::rsqrt>::value || std::is_same<Op, op::log1p>::value ||
+    std::is_same<Op, op::expm1>::value || std::is_same<Op, op::log2>::value || std::is_same<Op, op::exp2>::value ||
+    std::is_same<Op, op::erf>::value || std::is_same<Op, op::erfc>::value || std::is_same<Op, op::softplus>::value;
 
 // ---- elementwise ----
 template <std::size_t K, class Op, class A, class G>
 constexpr auto child_adjoint(const graph::unary<Op, A>& n, const G& g) {
   using T = typename graph::unary<Op, A>::value_type;
   const auto& a = n.a;
-  if constexpr (std::is_same_v<Op, op::negate>) return -g;
-  else if constexpr (std::is_same_v<Op, op::abs>) return where(a > T(0), g, where(a < T(0), -g, T(0)));
-  else if constexpr (std::is_same_v<Op, op::square>) return g * a * T(2);
-  else if constexpr (std::is_same_v<Op, op::sqrt>) return g * T(0.5) / n;
-  else if constexpr (std::is_same_v<Op, op::exp>) return g * transcendental_value(n);
-  else if constexpr (std::is_same_v<Op, op::log>) return g / a;
-  else if constexpr (std::is_same_v<Op, op::tanh>) return g * (T(1) - square(transcendental_value(n)));
-  else if constexpr (std::is_same_v<Op, op::sigmoid>) return g * (transcendental_value(n) - square(transcendental_value(n)));
-  else if constexpr (std::is_same_v<Op, op::relu>) return where(a > T(0), g, T(0));
-  else if constexpr (std::is_same_v<Op, op::identity>) return g;
-  else if constexpr (std::is_same_v<Op, op::stop_gradient>) return zero_adjoint{};
+  if constexpr (std::is_same<Op, op::negate>::value) return -g;
+  else if constexpr (std::is_same<Op, op::abs>::value) return where(a > T(0), g, where(a < T(0), -g, T(0)));
+  else if constexpr (std::is_same<Op, op::square>::value) return g * a * T(2);
+  else if constexpr (std::is_same<Op, op::sqrt>::value) return g * T(0.5) / n;
+  else if constexpr (std::is_same<Op, op::exp>::value) return g * transcendental_value(n);
+  else if constexpr (std::is_same<Op, op::log>::value) return g / a;
+  else if constexpr (std::is_same<Op, op::tanh>::value) return g * (T(1) - square(transcendental_value(n)));
+  else if constexpr (std::is_same<Op, op::sigmoid>::value) return g * (transcendental_value(n) - square(transcendental_value(n)));
+  else if constexpr (std::is_same<Op, op::relu>::value) return where(a > T(0), g, T(0));
+  else if constexpr (std::is_same<Op, op::identity>::value) return g;
+  else if constexpr (std::is_same<Op, op::stop_gradient>::value) return zero_adjoint{};
   else if constexpr (is_math_function<Op>) return math_adjoint(n, g);
   else {
     static_assert(always_false<Op>, "staticflow: sf::gradients: this elementwise op has no gradient rule");
@@ -160,34 +160,34 @@ constexpr auto child_adjoint(const graph::binary<Op, A, B>& n, const G& g) {
   using T = typename graph::binary<Op, A, B>::compute_type;
   const auto& a = n.a;
   const auto& b = n.b;
-  if constexpr (std::is_same_v<Op, op::add>) return g;
-  else if constexpr (std::is_same_v<Op, op::subtract>) {
+  if constexpr (std::is_same<Op, op::add>::value) return g;
+  else if constexpr (std::is_same<Op, op::subtract>::value) {
     if constexpr (K == 0) return g;
     else return -g;
-  } else if constexpr (std::is_same_v<Op, op::multiply>) {
+  } else if constexpr (std::is_same<Op, op::multiply>::value) {
     if constexpr (K == 0) return g * b;
     else return g * a;
-  } else if constexpr (std::is_same_v<Op, op::divide>) {
+  } else if constexpr (std::is_same<Op, op::divide>::value) {
     if constexpr (K == 0) return g / b;
     else return -g * n / b;
-  } else if constexpr (std::is_same_v<Op, op::mod>) {
+  } else if constexpr (std::is_same<Op, op::mod>::value) {
     if constexpr (K == 0) return g;
     else return -g * cast<T>(cast<std::int64_t>(a / b));  // trunc(a / b)
-  } else if constexpr (std::is_same_v<Op, op::floormod>) {
+  } else if constexpr (std::is_same<Op, op::floormod>::value) {
     if constexpr (K == 0) return g;
     else return -g * floordiv(a, b);
-  } else if constexpr (std::is_same_v<Op, op::floordiv>) {
+  } else if constexpr (std::is_same<Op, op::floordiv>::value) {
     return zero_adjoint{};
-  } else if constexpr (std::is_same_v<Op, op::pow>) {
+  } else if constexpr (std::is_same<Op, op::pow>::value) {
     if constexpr (K == 0) return g * b * pow(a, b - T(1));
     else return where(a > T(0), g * n * log(a), T(0));
-  } else if constexpr (std::is_same_v<Op, op::maximum>) {
+  } else if constexpr (std::is_same<Op, op::maximum>::value) {
     if constexpr (K == 0) return where(a >= b, g, T(0));
     else return where(a >= b, T(0), g);
-  } else if constexpr (std::is_same_v<Op, op::minimum>) {
+  } else if constexpr (std::is_same<Op, op::minimum>::value) {
     if constexpr (K == 0) return where(a <= b, g, T(0));
     else return where(a <= b, T(0), g);
-  } else if constexpr (std::is_same_v<Op, op::atan2>) {  // atan2(y, x): (x, -y) / (x^2 + y^2)
+  } else if constexpr (std::is_same<Op, op::atan2>::value) {  // atan2(y, x): (x, -y) / (x^2 + y^2)
     if constexpr (K == 0) return g * b / (square(a) + square(b));
     else return -g * a / (square(a) + square(b));
   } else {
@@ -358,18 +358,18 @@ constexpr auto runtime_axis_adjoint(const N& n, const GK& gk) {
   using T = typename N::value_type;
   using A = std::remove_cvref_t<decltype(n.a)>;
   const auto spread = graph::broadcast_as<std::remove_cvref_t<decltype(gk)>, A>(gk, n.a);
-  if constexpr (std::is_same_v<Op, op::reduce_sum>) {
+  if constexpr (std::is_same<Op, op::reduce_sum>::value) {
     return spread;
-  } else if constexpr (std::is_same_v<Op, op::reduce_mean>) {
+  } else if constexpr (std::is_same<Op, op::reduce_mean>::value) {
     return spread / (cast<T>(staticflow::size(n.a)) / cast<T>(staticflow::size(n)));
-  } else if constexpr (std::is_same_v<Op, op::reduce_max> || std::is_same_v<Op, op::reduce_min>) {
+  } else if constexpr (std::is_same<Op, op::reduce_max>::value || std::is_same<Op, op::reduce_min>::value) {
     // the elements equal to the extremum share the adjoint equally, as along static axes
     const auto extremum = with_runtime_axis_kept(n, n);
     const auto hit = cast<T>(n.a == graph::broadcast_as<std::remove_cvref_t<decltype(extremum)>, A>(extremum, n.a));
     using H = std::remove_cvref_t<decltype(hit)>;
     return spread * hit / graph::reduce<op::reduce_sum, H, runtime_axis, true>(hit, n.axes);
   } else {
-    static_assert(std::is_same_v<Op, op::reduce_prod>);
+    static_assert(std::is_same<Op, op::reduce_prod>::value);
     return spread * product_of_others_along(n.a, n.axes.axis);
   }
 }
@@ -378,20 +378,20 @@ template <std::size_t K, class Op, class A, class Axes, bool Keep, class G>
 constexpr auto child_adjoint(const graph::reduce<Op, A, Axes, Keep>& n, const G& g) {
   using N = graph::reduce<Op, A, Axes, Keep>;
   using T = typename N::value_type;
-  if constexpr (std::is_same_v<Axes, runtime_axis>) {
+  if constexpr (std::is_same<Axes, runtime_axis>::value) {
     return runtime_axis_adjoint<Op>(n, runtime_axis_kept_adjoint(n, g));
   } else {
     const auto gk = with_reduced_axes_kept<N>(to_value_spec(g, n));
-    if constexpr (std::is_same_v<Op, op::reduce_sum>) {
+    if constexpr (std::is_same<Op, op::reduce_sum>::value) {
       return gk;
-    } else if constexpr (std::is_same_v<Op, op::reduce_mean>) {
+    } else if constexpr (std::is_same<Op, op::reduce_mean>::value) {
       return gk / reduced_count<T>(n);
-    } else if constexpr (std::is_same_v<Op, op::reduce_max> || std::is_same_v<Op, op::reduce_min>) {
+    } else if constexpr (std::is_same<Op, op::reduce_max>::value || std::is_same<Op, op::reduce_min>::value) {
       // the elements equal to the extremum share the adjoint equally
       const auto hit = cast<T>(n.a == with_reduced_axes_kept<N>(n));
       return gk * hit / graph::reduce<op::reduce_sum, std::remove_cvref_t<decltype(hit)>, Axes, true>(hit, n.axes);
     } else {
-      static_assert(std::is_same_v<Op, op::reduce_prod>);
+      static_assert(std::is_same<Op, op::reduce_prod>::value);
       using reduced = reduced_axes_of<N, A::shape_type::rank>;
       if constexpr (reduced::count == 0) return gk;  // (a reduction over no axis: the identity)
       else return gk * product_of_others<reduced, reduced::count>(n.a);
@@ -530,11 +530,11 @@ constexpr auto child_adjoint(const graph::rearrange<Kind, A>& n, const G& g) {
     return reshape<typename A::shape_type>(ge);
   } else if constexpr (expand_dims_axis<Kind>::is) {
     return squeeze(ge, axes<expand_dims_axis<Kind>::value>{});
-  } else if constexpr (std::is_same_v<Kind, graph::expand_dims_at_kind>) {
+  } else if constexpr (std::is_same<Kind, graph::expand_dims_at_kind>::value) {
     // summed along the axis rather than squeezed: the adjoint may come broadcast along it, which
     // a run-time axis's type cannot show (the axis counts in the result's rank for both)
     return graph::reduce<op::reduce_sum, GE, runtime_axis, false>(ge, runtime_axis{n.params.axis});
-  } else if constexpr (std::is_same_v<Kind, graph::squeeze_at_kind>) {
+  } else if constexpr (std::is_same<Kind, graph::squeeze_at_kind>::value) {
     return graph::rearrange<graph::expand_dims_at_kind, GE>(ge, {n.params.axis});
   } else if constexpr (is_slice_kind<Kind>::value) {
     return graph::slice_gradient<is_slice_kind<Kind>::axis, GE, A>(ge, n.a, n.params.begin, n.params.size);
@@ -607,14 +607,14 @@ constexpr auto child_adjoint(const graph::tensor_scatter_nd<Mode, X, I, U>& n, c
   using GE = std::remove_cvref_t<decltype(ge)>;
   if constexpr (K == 1) {
     return zero_adjoint{};
-  } else if constexpr (K == 0 && std::is_same_v<Mode, graph::scatter_update>) {
+  } else if constexpr (K == 0 && std::is_same<Mode, graph::scatter_update>::value) {
     const auto zeros = zeros_like(n.updates);
     return graph::tensor_scatter_nd<graph::scatter_update, GE, I, std::remove_cvref_t<decltype(zeros)>>(ge, n.indices, zeros);
   } else if constexpr (K == 0) {
     return ge;
   } else {
     const auto picked = graph::gather_nd<GE, I>(ge, n.indices);
-    if constexpr (std::is_same_v<Mode, graph::scatter_sub>) return -picked;
+    if constexpr (std::is_same<Mode, graph::scatter_sub>::value) return -picked;
     else return picked;
   }
 }
@@ -825,7 +825,7 @@ constexpr auto child_adjoint(const graph::pool_gradient<Kind, X, H, P>& n, const
   } else {
     const auto ge = to_value_spec(g, n);
     using E = std::remove_cvref_t<decltype(ge)>;
-    if constexpr (std::is_same_v<Kind, graph::max_pooling>) return graph::max_pool_gradient_gradient<X, E, P>(n.x, ge);
+    if constexpr (std::is_same<Kind, graph::max_pooling>::value) return graph::max_pool_gradient_gradient<X, E, P>(n.x, ge);
     else return graph::pool<Kind, E, P>(ge);
   }
 }
@@ -852,7 +852,7 @@ template <std::size_t K, class Kind, class A, int Axis, class G>
 constexpr auto child_adjoint(const graph::softmax_node<Kind, A, Axis>& n, const G& g) {
   constexpr int ax = static_cast<int>(graph::softmax_node<Kind, A, Axis>::axis);
   const auto ge = to_value_spec(g, n);
-  if constexpr (std::is_same_v<Kind, graph::softmax_kind>)
+  if constexpr (std::is_same<Kind, graph::softmax_kind>::value)
     return n * (ge - reduce_sum(ge * n, axes<ax>{}, keepdims));  // y (g - <g, y>)
   else
     return ge - exp(n) * reduce_sum(ge, axes<ax>{}, keepdims);    // g - softmax * sum(g)

@@ -52,7 +52,7 @@ template <class N>
 constexpr auto outputs_of(const N& n) {
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
     return std::tuple{output_of<K, N>(n)...};
-  }(std::make_index_sequence<std::tuple_size_v<typename N::output_specs>>{});
+  }(std::make_index_sequence<std::tuple_size<typename N::output_specs>::value>{});
 }
 
 namespace detail {
@@ -70,7 +70,7 @@ constexpr auto bind_variables(const N& n) {
     return argument<Base + N::index, typename N::value_type, typename N::shape_type>{};
   } else if constexpr (requires { n.template bind_variables<Scope, Base>(); }) {
     return n.template bind_variables<Scope, Base>();
-  } else if constexpr (std::tuple_size_v<decltype(children(n))> == 0) {
+  } else if constexpr (std::tuple_size<decltype(children(n))>::value == 0) {
     return n;
   } else {
     return apply_children([&](const auto&... kid) { return with_children(n, bind_variables<Scope, Base>(kid)...); },
@@ -95,7 +95,7 @@ constexpr bool reads_scope() {
     using kids = decltype(children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (reads_scope<Scope, std::remove_cvref_t<std::tuple_element_t<K, kids>>>() || ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 

@@ -120,7 +120,7 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
   /// cond's branches are TF's true_fn and false_fn; switch_case's its branch_fns, by index.
   template <std::size_t K>
   static std::string branch_label() {
-    if constexpr (std::is_same_v<Kind, cond_kind>) return K == 0 ? "true_fn" : "false_fn";
+    if constexpr (std::is_same<Kind, cond_kind>::value) return K == 0 ? "true_fn" : "false_fn";
     else return "branch" + std::to_string(K);
   }
 
@@ -145,7 +145,7 @@ struct branch_node : node<branch_node<Kind, Pred, Branches...>> {
   /// Reader::visible values, not computing them again.
   template <std::size_t ArgCount, class Reader>
   constexpr auto with_plans(Reader) const {
-    constexpr bool reads = (!std::is_same_v<decltype(Reader::read(std::declval<const Branches&>())), Branches> || ...);
+    constexpr bool reads = (!std::is_same<decltype(Reader::read(std::declval<const Branches&>())), Branches>::value || ...);
     if constexpr (!reads) {
       return with_plans<ArgCount>();
     } else {
@@ -184,8 +184,8 @@ constexpr message_string branch_output_message() {
 
 template <class Name, class First, class Other, std::size_t Branch>
 constexpr void check_branch_results() {
-  constexpr std::size_t n = std::tuple_size_v<First>;
-  constexpr std::size_t m = std::tuple_size_v<Other>;
+  constexpr std::size_t n = std::tuple_size<First>::value;
+  constexpr std::size_t m = std::tuple_size<Other>::value;
   control_flow_check<n == m, [] {
     message_string s;
     s += "staticflow: ";
@@ -203,7 +203,7 @@ constexpr void check_branch_results() {
   }()>();
   if constexpr (n == m) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (control_flow_check<std::is_same_v<std::tuple_element_t<K, First>, std::tuple_element_t<K, Other>>,
+      (control_flow_check<std::is_same<std::tuple_element_t<K, First>, std::tuple_element_t<K, Other>>::value,
                           branch_output_message<Name, First, Other, Branch, K>()>(),
        ...);
     }(std::make_index_sequence<n>{});
@@ -237,9 +237,9 @@ struct reference_spec<K, std::tuple<R...>> {
 
 template <class Raw, class One>
 constexpr auto branch_nodes_one(const One& r) {
-  constexpr std::size_t n = std::tuple_size_v<One>;
+  constexpr std::size_t n = std::tuple_size<One>::value;
   constexpr bool same_count = [] {
-    return []<class... R>(std::type_identity<std::tuple<R...>>) { return ((std::tuple_size_v<R> == n) && ...); }(
+    return []<class... R>(std::type_identity<std::tuple<R...>>) { return ((std::tuple_size<R>::value == n) && ...); }(
         std::type_identity<Raw>{});
   }();
   if constexpr (same_count) {  // else the count check reports it
@@ -347,14 +347,14 @@ struct bool_cond_check {
 
 template <class Pred, class TrueFn, class FalseFn>
 constexpr auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
-  if constexpr (std::is_same_v<Pred, std::true_type>) {
+  if constexpr (std::is_same<Pred, std::true_type>::value) {
     return true_fn();
-  } else if constexpr (std::is_same_v<Pred, std::false_type>) {
+  } else if constexpr (std::is_same<Pred, std::false_type>::value) {
     return false_fn();
-  } else if constexpr (std::is_same_v<Pred, bool>) {
+  } else if constexpr (std::is_same<Pred, bool>::value) {
     using T = decltype(true_fn());
     using F = decltype(false_fn());
-    constexpr bool same = std::is_same_v<T, F>;
+    constexpr bool same = std::is_same<T, F>::value;
     static_assert(detail::bool_cond_check<typename detail::check_key<T, T>::type,
                                           typename detail::check_key<F, F>::type, same>::ok);
     if constexpr (!same) {
@@ -369,7 +369,7 @@ constexpr auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
                   "std::bool_constant");
   } else {
     using S = spec_of_node_t<Pred>;
-    constexpr bool scalar_bool = std::is_same_v<typename S::value_type, bool> && S::shape_type::rank == 0;
+    constexpr bool scalar_bool = std::is_same<typename S::value_type, bool>::value && S::shape_type::rank == 0;
     detail::control_flow_check<scalar_bool, detail::cond_predicate_message<S>()>();
     if constexpr (!scalar_bool)  // (reported; going on with a scalar bool adds no error of its own)
       return cond(reduce_any(cast<bool>(pred)), std::forward<TrueFn>(true_fn), std::forward<FalseFn>(false_fn));
@@ -400,7 +400,7 @@ constexpr auto switch_case(const Index& index, Fn&&... fns) {
   } else {
     using S = spec_of_node_t<Index>;
     using T = typename S::value_type;
-    detail::control_flow_check<std::is_integral_v<T> && !std::is_same_v<T, bool> && S::shape_type::rank == 0, [] {
+    detail::control_flow_check<std::is_integral_v<T> && !std::is_same<T, bool>::value && S::shape_type::rank == 0, [] {
       detail::message_string s;
       s += "staticflow: sf::switch_case: the index must be a scalar integer tensor, not ";
       detail::append_spec(s, S{});

@@ -34,14 +34,14 @@ namespace staticflow {
 namespace detail {
 template <class V>
 constexpr bool is_integral_constant_v = [] {
-  if constexpr (static_value_type<V>) return std::is_integral_v<typename V::value_type> && !std::is_same_v<typename V::value_type, bool>;
+  if constexpr (static_value_type<V>) return std::is_integral_v<typename V::value_type> && !std::is_same<typename V::value_type, bool>::value;
   else return false;
 }();
 
 /// The counter's dtype: int32, or int64 when a bound is an int64 tensor.
 template <class B>
 constexpr bool is_int64_tensor() {
-  if constexpr (symbolic<B>) return std::is_same_v<typename B::value_type, std::int64_t>;
+  if constexpr (symbolic<B>) return std::is_same<typename B::value_type, std::int64_t>::value;
   else return false;
 }
 template <class Lo, class Hi>
@@ -58,7 +58,7 @@ constexpr bool unrolls() {
 /// A tensor bound's check, a template of its spec (a lambda traced and run eagerly reports once).
 template <class S>
 constexpr bool check_counter_bound() {
-  constexpr bool ok = std::is_integral_v<typename S::value_type> && !std::is_same_v<typename S::value_type, bool> &&
+  constexpr bool ok = std::is_integral_v<typename S::value_type> && !std::is_same<typename S::value_type, bool>::value &&
                       S::shape_type::rank == 0;
   static_assert(ok, "staticflow: sf::fori_loop: a bound must be a scalar integer (a C++ integer or an int32/int64 tensor)");
   return ok;
@@ -69,7 +69,7 @@ constexpr auto counter_bound(const B& b) {
   if constexpr (symbolic<B>) {
     using S = spec_of_node_t<B>;
     if constexpr (!check_counter_bound<S>()) return graph::literal<C>(C{});  // (reported: nothing more)
-    else if constexpr (std::is_same_v<typename S::value_type, C>) return b;
+    else if constexpr (std::is_same<typename S::value_type, C>::value) return b;
     else return cast<C>(b);
   } else {
     static_assert(std::is_integral_v<std::remove_cvref_t<decltype(literal_value(b))>>,
@@ -120,11 +120,11 @@ template <class V, class Tuple>
 constexpr std::size_t occurrences_in_tuple() {
   return []<std::size_t... K>(std::index_sequence<K...>) {
     return (std::size_t{0} + ... + occurrences_v<V, std::remove_cvref_t<std::tuple_element_t<K, Tuple>>>);
-  }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+  }(std::make_index_sequence<std::tuple_size<Tuple>::value>{});
 }
 template <class V, class T>
 constexpr std::size_t occurrences_in() {
-  if constexpr (std::is_same_v<T, V>) {
+  if constexpr (std::is_same<T, V>::value) {
     return 1;
   } else if constexpr (is_tuple<T>::value) {
     return occurrences_in_tuple<V, T>();
@@ -145,7 +145,7 @@ constexpr std::size_t occurrences_in() {
 template <class V>
 constexpr bool computed_value() {
   if constexpr (!symbolic<V> || graph::detail::is_shared<V>::value) return false;
-  else return std::tuple_size_v<decltype(graph::children(std::declval<const V&>()))> > 0;
+  else return std::tuple_size<decltype(graph::children(std::declval<const V&>()))>::value > 0;
 }
 
 /// Loop variable J's value v as step I hands it to a body that reads it Uses times. A computed
@@ -179,7 +179,7 @@ constexpr auto unrolled_step_inputs(const State& state) {
   using result = typename step_result<Body, State>::type;
   return [&]<std::size_t... J>(std::index_sequence<J...>) {
     return std::tuple{step_input<Body, I, J, occurrences<std::tuple_element_t<J, State>, result>()>(staticflow::detail::get<J>(state))...};
-  }(std::make_index_sequence<std::tuple_size_v<State>>{});
+  }(std::make_index_sequence<std::tuple_size<State>::value>{});
 }
 
 template <std::int64_t I, std::int64_t Hi, class Body, class State>
@@ -190,7 +190,7 @@ constexpr auto unroll(Body& body, const State& state) {
     auto next = as_tuple(staticflow::detail::apply(
         [&](const auto&... v) { return body(graph::literal<std::int32_t>(static_cast<std::int32_t>(I)), v...); },
         unrolled_step_inputs<I, Body>(state)));
-    static_assert(std::tuple_size_v<decltype(next)> == std::tuple_size_v<State>,
+    static_assert(std::tuple_size<decltype(next)>::value == std::tuple_size<State>::value,
                   "staticflow: sf::fori_loop: the body must return one value per loop variable");
     return unroll<I + 1, Hi>(body, next);
   }
@@ -231,7 +231,7 @@ constexpr auto fori_loop(const Lo& lo, const Hi& hi, Body&& body, const Vars&...
     auto cond = [&](const auto& i, const auto&...) { return i < last; };
     auto step = [&](const auto& i, const auto&... v) {
       auto next = detail::as_tuple(body(i, v...));
-      static_assert(std::tuple_size_v<decltype(next)> == sizeof...(Vars),
+      static_assert(std::tuple_size<decltype(next)>::value == sizeof...(Vars),
                     "staticflow: sf::fori_loop: the body must return one value per loop variable");
       return staticflow::detail::pack_to_tuple(staticflow::detail::values_concat(staticflow::detail::pack_of(i + C(1)), next));
     };

@@ -47,7 +47,7 @@ constexpr auto scan(Fn&& fn, const Init& init, const Xs& xs) {
   using carry_var = graph::bound_variable<Scope, 1, typename carry_node::value_type, typename carry_node::shape_type>;
   using step_result = decltype(detail::as_tuple(fn(std::declval<const carry_var&>(),
                                                    std::declval<const Xs&>()[std::declval<detail::counter_var<Scope>>()])));
-  static_assert(std::tuple_size_v<step_result> == 2,
+  static_assert(std::tuple_size<step_result>::value == 2,
                 "staticflow: sf::scan: fn(carry, x) must return std::tuple{new_carry, y}");
   using y_spec = spec_of_node_t<decltype(detail::to_node(std::declval<std::tuple_element_t<1, step_result>>()))>;
   const auto n = dim<0>(xs);

@@ -41,7 +41,7 @@ constexpr auto to_node(const V& v) {
   if constexpr (symbolic<V>) {
     return v;
   } else {
-    static_assert(std::is_arithmetic_v<V> || static_value_type<V> || is_text_v<V>,
+    static_assert(std::is_arithmetic<V>::value || static_value_type<V> || is_text_v<V>,
                   "staticflow: a control-flow value must be a symbolic tensor, a C++ number or C++ text");
     return as_node<void>(v);
   }
@@ -84,7 +84,7 @@ using specs_of_nodes_t = typename specs_of_nodes<Nodes>::type;
 /// One result, or a tuple of them, as the combinators hand them back.
 template <class Tuple>
 constexpr auto unwrap_single(Tuple&& t) {
-  if constexpr (std::tuple_size_v<std::remove_cvref_t<Tuple>> == 1) return std::get<0>(std::forward<Tuple>(t));
+  if constexpr (std::tuple_size<std::remove_cvref_t<Tuple>>::value == 1) return std::get<0>(std::forward<Tuple>(t));
   else return std::forward<Tuple>(t);
 }
 

@@ -89,12 +89,12 @@ class traced_tensor_array {
   constexpr auto write(const I& i, const V& v) const {
     auto idx = detail::to_node(i);
     using J = typename decltype(idx)::value_type;
-    static_assert(std::is_integral_v<J> && !std::is_same_v<J, bool> && decltype(idx)::shape_type::rank == 0,
+    static_assert(std::is_integral_v<J> && !std::is_same<J, bool>::value && decltype(idx)::shape_type::rank == 0,
                   "staticflow: tensor_array::write: the index must be a scalar integer");
     auto val = detail::to_node_as<spec_of_t<value_type, element_shape>>(v);
     using VS = spec_of_node_t<decltype(val)>;
     using ES = spec_of_t<value_type, element_shape>;
-    detail::control_flow_check<std::is_same_v<VS, ES>, [] {
+    detail::control_flow_check<std::is_same<VS, ES>::value, [] {
       detail::message_string s;
       s += "staticflow: tensor_array::write: the element is ";
       detail::append_spec(s, VS{});
@@ -103,7 +103,7 @@ class traced_tensor_array {
       s += " elements";
       return s;
     }()>();
-    if constexpr (!std::is_same_v<VS, ES>) {
+    if constexpr (!std::is_same<VS, ES>::value) {
       return *this;  // reported; a write of the wrong spec would only add kernel errors
     } else {
       using W = graph::ta_write<Node, decltype(idx), decltype(val)>;
@@ -150,7 +150,7 @@ struct tensor_array {
   static constexpr auto with_size(const N& n, bool dynamic_size = false) {
     auto count = detail::to_node(n);
     using C = spec_of_node_t<decltype(count)>;
-    static_assert(std::is_integral_v<typename C::value_type> && !std::is_same_v<typename C::value_type, bool> &&
+    static_assert(std::is_integral_v<typename C::value_type> && !std::is_same<typename C::value_type, bool>::value &&
                       C::shape_type::rank == 0,
                   "staticflow: tensor_array: the size must be a scalar integer");
     using Z = graph::ta_zeros<T, shape_type, decltype(count)>;

@@ -74,7 +74,7 @@ struct while_plan : node<while_plan<ArgCount, Inits, CondPlan, BodyPlan, InPlace
   using in_place = InPlace;
   using value_type = bool;
   using shape_type = shape<dyn>;
-  static constexpr std::size_t variable_count = std::tuple_size_v<Inits>;
+  static constexpr std::size_t variable_count = std::tuple_size<Inits>::value;
 
   Inits inits;
   CondPlan cond;
@@ -119,7 +119,7 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
   using output_specs = staticflow::detail::specs_of_nodes_t<Inits>;
   using value_type = bool;
   using shape_type = shape<dyn>;
-  static constexpr std::size_t variable_count = std::tuple_size_v<Inits>;
+  static constexpr std::size_t variable_count = std::tuple_size<Inits>::value;
 
   Inits inits;
   Cond cond;
@@ -153,7 +153,7 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
   template <class Other, std::size_t Base>
   constexpr auto bind_variables() const {
     auto i = graph::bind_variables<Other, Base>(inits);
-    if constexpr (std::is_same_v<Other, Scope>) {  // our own variables: shadowed inside
+    if constexpr (std::is_same<Other, Scope>::value) {  // our own variables: shadowed inside
       return while_node<Scope, decltype(i), Cond, Body>{{}, i, cond, body, max_iterations, effects};
     } else {
       auto c = graph::bind_variables<Other, Base>(cond);
@@ -191,7 +191,7 @@ struct while_node : node<while_node<Scope, Inits, Cond, Body>> {
   constexpr auto with_plans(Reader) const {
     using read_cond = decltype(Reader::read(std::declval<const std::tuple<Cond>&>()));
     using read_body = decltype(Reader::read(std::declval<const Body&>()));
-    if constexpr (std::is_same_v<read_cond, std::tuple<Cond>> && std::is_same_v<read_body, Body>) {
+    if constexpr (std::is_same<read_cond, std::tuple<Cond>>::value && std::is_same<read_body, Body>::value) {
       return with_plans<ArgCount>();
     } else {
       const auto c = staticflow::detail::get<0>(Reader::read(std::tuple<Cond>{cond}));
@@ -336,7 +336,7 @@ constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, s
 
   auto pred = recording.condition([&] { return to_node(staticflow::detail::apply(cond, bound)); });
   using PS = spec_of_node_t<decltype(pred)>;
-  constexpr bool pred_ok = std::is_same_v<typename PS::value_type, bool> && PS::shape_type::rank == 0;
+  constexpr bool pred_ok = std::is_same<typename PS::value_type, bool>::value && PS::shape_type::rank == 0;
   control_flow_check<pred_ok, [] {
     message_string s;
     s += "staticflow: sf::while_loop: the condition must return a scalar bool tensor, not ";
@@ -345,7 +345,7 @@ constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, s
   }()>();
 
   auto returned = recording.body([&] { return as_tuple(staticflow::detail::apply(body, bound)); });
-  constexpr std::size_t n = std::tuple_size_v<decltype(returned)>;
+  constexpr std::size_t n = std::tuple_size<decltype(returned)>::value;
   control_flow_check<n == sizeof...(Vars), [] {
     message_string s;
     s += "staticflow: sf::while_loop: the body returns ";
@@ -361,11 +361,11 @@ constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, s
     }(std::index_sequence_for<Vars...>{});
     using NextSpecs = specs_of_nodes_t<decltype(next)>;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (control_flow_check<std::is_same_v<std::tuple_element_t<K, Specs>, std::tuple_element_t<K, NextSpecs>>,
+      (control_flow_check<std::is_same<std::tuple_element_t<K, Specs>, std::tuple_element_t<K, NextSpecs>>::value,
                           loop_variable_changed_message<K, Specs, NextSpecs>()>(),
        ...);
     }(std::index_sequence_for<Vars...>{});
-    constexpr bool specs_kept = std::is_same_v<Specs, NextSpecs>;
+    constexpr bool specs_kept = std::is_same<Specs, NextSpecs>::value;
     // After a reported mistake the initial values stand for the loop's result: a loop built over
     // the wrong specs would only add kernel errors after the one that says what is wrong.
     const auto result_from = [&](const auto& values) {
@@ -386,7 +386,7 @@ constexpr auto traced_while_loop(Recording& recording, Cond& cond, Body& body, s
 template <class... V>
 constexpr bool ends_with_max_iterations() {
   if constexpr (sizeof...(V) == 0) return false;
-  else return std::is_same_v<std::remove_cvref_t<std::tuple_element_t<sizeof...(V) - 1, std::tuple<V...>>>, maximum_iterations>;
+  else return std::is_same<std::remove_cvref_t<std::tuple_element_t<sizeof...(V) - 1, std::tuple<V...>>>, maximum_iterations>::value;
 }
 }  // namespace detail
 

@@ -27,17 +27,17 @@ template <dtype T>
 inline constexpr std::string_view dtype_name = dtype_traits<T>::name;
 
 template <class T>
-concept numeric_dtype = dtype<T> && std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+concept numeric_dtype = dtype<T> && std::is_arithmetic<T>::value && !std::is_same<T, bool>::value;
 
 /// The string dtype (core/string.hpp): elementwise ops on the scalar path only.
 template <class T>
-concept string_dtype = std::is_same_v<T, string>;
+concept string_dtype = std::is_same<T, string>::value;
 
 template <class T>
-concept floating_dtype = std::is_same_v<T, float> || std::is_same_v<T, double>;
+concept floating_dtype = std::is_same<T, float>::value || std::is_same<T, double>::value;
 
 template <class T>
-concept integer_dtype = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+concept integer_dtype = std::is_same<T, std::int32_t>::value || std::is_same<T, std::int64_t>::value;
 
 namespace detail {
 template <class T>
@@ -46,20 +46,20 @@ inline constexpr bool always_false = false;
 // C++ text: std::string, std::string_view, a character array or pointer (a string scalar).
 template <class U>
 inline constexpr bool is_text_v =
-    std::is_same_v<U, std::string> || std::is_same_v<U, std::string_view> || std::is_same_v<U, const char*> ||
-    std::is_same_v<U, char*> || std::is_same_v<U, string> ||
-    (std::is_array_v<U> && std::is_same_v<std::remove_cv_t<std::remove_extent_t<U>>, char>);
+    std::is_same<U, std::string>::value || std::is_same<U, std::string_view>::value || std::is_same<U, const char*>::value ||
+    std::is_same<U, char*>::value || std::is_same<U, string>::value ||
+    (std::is_array_v<U> && std::is_same<std::remove_cv_t<std::remove_extent_t<U>>, char>::value);
 
 /// A 0-d result or output as a plain C++ value: a number, or an sf::string element.
 template <class T>
-inline constexpr bool is_scalar_value_v = std::is_arithmetic_v<T> || std::is_same_v<T, string>;
+inline constexpr bool is_scalar_value_v = std::is_arithmetic<T>::value || std::is_same<T, string>::value;
 
 // The dtype a C++ arithmetic type stands for: `long long` and `long` both mean int64 on LP64.
 template <class T>
 constexpr auto canonical_dtype_of() {
   using U = std::remove_cvref_t<T>;
   if constexpr (is_text_v<U>) return string{};
-  else if constexpr (std::is_same_v<U, bool>) return bool{};
+  else if constexpr (std::is_same<U, bool>::value) return bool{};
   else if constexpr (std::is_floating_point_v<U> && sizeof(U) == 4) return float{};
   else if constexpr (std::is_floating_point_v<U> && sizeof(U) == 8) return double{};
   else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 4) return std::int32_t{};
@@ -98,7 +98,7 @@ template <class T, class Literal>
 struct weak_literal_dtype {
   using L = canonical_dtype_t<Literal>;
   using type = std::conditional_t<floating_dtype<L> && !floating_dtype<T>, float,
-               std::conditional_t<integer_dtype<L> && std::is_same_v<T, bool>, std::int32_t, T>>;
+               std::conditional_t<integer_dtype<L> && std::is_same<T, bool>::value, std::int32_t, T>>;
 };
 }  // namespace detail
 

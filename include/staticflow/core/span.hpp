@@ -97,8 +97,8 @@ struct span {
  private:
   template <class V>
   static constexpr std::ptrdiff_t bound_of(V v) {
-    if constexpr (std::is_same_v<V, open_bound>) return open_index;
-    else if constexpr (std::is_same_v<V, end_bound>) return v.offset < 0 ? v.offset : detail::end_index;  // end - k is -k
+    if constexpr (std::is_same<V, open_bound>::value) return open_index;
+    else if constexpr (std::is_same<V, end_bound>::value) return v.offset < 0 ? v.offset : detail::end_index;  // end - k is -k
     else return static_cast<std::ptrdiff_t>(v);
   }
 };
@@ -115,7 +115,7 @@ struct static_span : span {
 inline constexpr static_span<open_index, open_index, 1> whole{};
 
 namespace detail {
-template <class S> struct is_span : std::bool_constant<std::is_same_v<S, span> || std::is_same_v<S, open_bound>> {};
+template <class S> struct is_span : std::bool_constant<std::is_same<S, span>::value || std::is_same<S, open_bound>::value> {};
 template <std::ptrdiff_t A, std::ptrdiff_t B, std::ptrdiff_t C> struct is_span<static_span<A, B, C>> : std::true_type {
   static constexpr bool is_static = true;
 };

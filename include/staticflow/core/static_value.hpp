@@ -23,7 +23,7 @@ namespace detail {
 /// `Literal[3]` / `Literal[True]`, as TensorFlow prints a Python argument in a signature.
 template <class T, T V>
 std::string static_value_string(std::integral_constant<T, V>) {
-  if constexpr (std::is_same_v<T, bool>) return V ? "Literal[True]" : "Literal[False]";
+  if constexpr (std::is_same<T, bool>::value) return V ? "Literal[True]" : "Literal[False]";
   else return "Literal[" + std::to_string(V) + "]";
 }
 }  // namespace detail
@@ -64,7 +64,7 @@ STATICFLOW_LITERAL_OPERATOR auto operator""_c() {
 /// `-1_c` is `sf::static_value<-1>{}`: a negated static value stays one (std::integral_constant
 /// would convert to a plain, run-time int first), so `sf::reduce_sum(x, -1_c)` is a static axis.
 template <class T, T V>
-  requires(std::is_signed_v<T> && !std::is_same_v<T, bool>)
+  requires(std::is_signed_v<T> && !std::is_same<T, bool>::value)
 constexpr std::integral_constant<T, -V> operator-(std::integral_constant<T, V>) {
   return {};
 }

@@ -156,7 +156,7 @@ template <class F, class T>
 constexpr decltype(auto) apply(F&& f, T&& t) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
     return static_cast<F&&>(f)(detail::get<I>(t)...);
-  }(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<T>>>{});
+  }(std::make_index_sequence<std::tuple_size<std::remove_cvref_t<T>>::value>{});
 }
 
 /// The elements of a and b (each a value_pack or a std::tuple) as one value_pack.
@@ -165,7 +165,7 @@ constexpr auto values_concat(const A& a, const B& b) {
   return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
     return value_pack<std::tuple_element_t<I, A>..., std::tuple_element_t<J, B>...>{
         {{detail::get<I>(a)}..., {detail::get<J>(b)}...}};
-  }(std::make_index_sequence<std::tuple_size_v<A>>{}, std::make_index_sequence<std::tuple_size_v<B>>{});
+  }(std::make_index_sequence<std::tuple_size<A>::value>{}, std::make_index_sequence<std::tuple_size<B>::value>{});
 }
 
 /// The values as a std::tuple (one construction).

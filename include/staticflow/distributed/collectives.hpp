@@ -236,7 +236,7 @@ class collective_effect final : public staticflow::detail::effect {
   /// The results of dtype T as one collective: in place for one, through a flat buffer for more.
   template <class T>
   void combine_bucket() {
-    constexpr std::size_t tensors = (std::size_t{std::is_same_v<typename G::value_type, T>} + ... + 0);
+    constexpr std::size_t tensors = (std::size_t{std::is_same<typename G::value_type, T>::value} + ... + 0);
     if constexpr (tensors == 1) {
       [&]<std::size_t... K>(std::index_sequence<K...>) {
         (one_of<T, K>(), ...);
@@ -259,14 +259,14 @@ class collective_effect final : public staticflow::detail::effect {
   }
   template <class T, std::size_t K>
   void one_of() {
-    if constexpr (std::is_same_v<typename std::tuple_element_t<K, std::tuple<G...>>::value_type, T>)
+    if constexpr (std::is_same<typename std::tuple_element_t<K, std::tuple<G...>>::value_type, T>::value)
       collective(staticflow::detail::get<K>(*results_).get(), element_count<K>());
   }
   template <class T, class F>
   void for_each_of(F&& f) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
-        if constexpr (std::is_same_v<typename std::tuple_element_t<K, std::tuple<G...>>::value_type, T>)
+        if constexpr (std::is_same<typename std::tuple_element_t<K, std::tuple<G...>>::value_type, T>::value)
           f(staticflow::detail::get<K>(*results_), element_count<K>());
       }(), ...);
     }(std::index_sequence_for<G...>{});
@@ -410,7 +410,7 @@ void combine_now(Comm& comm, reduce_op op, int root, const T* in, std::size_t co
 
 template <collective_kind Kind, class Comm, class X>
 auto collective_now(Comm& comm, reduce_op op, int root, const X& x) {
-  if constexpr (std::is_arithmetic_v<X>) {
+  if constexpr (std::is_arithmetic<X>::value) {
     using T = canonical_dtype_t<X>;
     static_assert(collective_dtype<T>, "staticflow: a collective carries float32, float64, int32 and int64 values");
     T in = static_cast<T>(x);
@@ -423,7 +423,7 @@ auto collective_now(Comm& comm, reduce_op op, int root, const X& x) {
       combine_now<Kind>(comm, op, root, &in, 1, &out);
       return out;
     }
-  } else if constexpr (std::is_same_v<X, tensor>) {
+  } else if constexpr (std::is_same<X, tensor>::value) {
     return x.visit([&]<class T>(const T* data) -> tensor {
       if constexpr (!collective_dtype<T>) {
         throw distributed_error(std::string(collective_name(Kind)) + ": a " + x.spec_string() +
@@ -499,7 +499,7 @@ void all_reduce_into(Out& out, const X& x, Comm& comm, reduce_op op = reduce_op:
   static_assert(distributed::communicator<Comm>,
                 "staticflow: sf::all_reduce_into(out, x, comm): comm must model sf::distributed::communicator");
   using T = std::remove_cv_t<typename X::value_type>;
-  static_assert(std::is_same_v<typename Out::value_type, T> && distributed::detail::collective_dtype<T>,
+  static_assert(std::is_same<typename Out::value_type, T>::value && distributed::detail::collective_dtype<T>,
                 "staticflow: sf::all_reduce_into(out, x, comm): out and x need one dtype of float32, float64, int32, int64");
   const auto& in = xt::eval(x);
   if (!std::equal(in.shape().begin(), in.shape().end(), out.shape().begin(), out.shape().end()))

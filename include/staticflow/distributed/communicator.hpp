@@ -91,8 +91,8 @@ concept device_memory_communicator = communicator<C> && device_buffers<C> && req
 namespace detail {
 /// The element types collectives carry.
 template <class T>
-inline constexpr bool collective_dtype = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                                         std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+inline constexpr bool collective_dtype = std::is_same<T, float>::value || std::is_same<T, double>::value ||
+                                         std::is_same<T, std::int32_t>::value || std::is_same<T, std::int64_t>::value;
 
 /// Throws distributed_error unless root names a process of a group of `size`.
 inline void check_root(const char* what, int root, int size) {

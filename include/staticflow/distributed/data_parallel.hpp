@@ -143,7 +143,7 @@ class data_parallel {
   template <class E>
   auto shard(const E& x) const {
     using T = std::remove_cv_t<typename E::value_type>;
-    constexpr std::size_t R = std::tuple_size_v<std::remove_cvref_t<decltype(x.shape())>>;
+    constexpr std::size_t R = std::tuple_size<std::remove_cvref_t<decltype(x.shape())>>::value;
     static_assert(R >= 1, "staticflow: data_parallel::shard(x): x needs an axis 0 to split");
     const std::size_t rows = static_cast<std::size_t>(x.shape()[0]);
     const std::size_t r = static_cast<std::size_t>(rank()), s = static_cast<std::size_t>(size());

@@ -67,9 +67,9 @@ inline void mpi_check(int rc, const char* call) {
 
 template <class T>
 MPI_Datatype mpi_datatype() {
-  if constexpr (std::is_same_v<T, float>) return MPI_FLOAT;
-  else if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return MPI_INT32_T;
+  if constexpr (std::is_same<T, float>::value) return MPI_FLOAT;
+  else if constexpr (std::is_same<T, double>::value) return MPI_DOUBLE;
+  else if constexpr (std::is_same<T, std::int32_t>::value) return MPI_INT32_T;
   else return MPI_INT64_T;
 }
 

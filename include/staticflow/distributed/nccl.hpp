@@ -40,9 +40,9 @@ inline void cuda_check(cudaError_t rc, const char* call) {
 
 template <class T>
 ncclDataType_t nccl_datatype() {
-  if constexpr (std::is_same_v<T, float>) return ncclFloat32;
-  else if constexpr (std::is_same_v<T, double>) return ncclFloat64;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return ncclInt32;
+  if constexpr (std::is_same<T, float>::value) return ncclFloat32;
+  else if constexpr (std::is_same<T, double>::value) return ncclFloat64;
+  else if constexpr (std::is_same<T, std::int32_t>::value) return ncclInt32;
   else return ncclInt64;
 }
 

@@ -30,7 +30,7 @@ namespace detail {
 
 template <class C>
 constexpr void check_capturable() {
-  static_assert(std::is_arithmetic_v<C> || argument_traits<C>::supported,
+  static_assert(std::is_arithmetic<C>::value || argument_traits<C>::supported,
                 "staticflow: sf::capture / sf::constant take a C++ number, C++ text or a row-major xtensor "
                 "container of bool, int32, int64, float, double or std::string");
   static_assert(!static_value_type<C>, "staticflow: a static value is a constant already; use it directly");
@@ -42,7 +42,7 @@ using captured_shape_t = typename argument_traits<C>::signature_type::shape_type
 
 template <class C>
 constexpr std::size_t captured_rank() {
-  if constexpr (std::is_arithmetic_v<C>) return 0;
+  if constexpr (std::is_arithmetic<C>::value) return 0;
   else return C::rank;
 }
 
@@ -65,7 +65,7 @@ struct captured_container {
       for (std::size_t d = 0; d < R; ++d) e[d] = static_cast<std::size_t>(container->shape()[d]);
   }
   void refresh() {
-    if constexpr (std::is_arithmetic_v<C>) data = container;
+    if constexpr (std::is_arithmetic<C>::value) data = container;
     else data = container->data();
     refresh_extents(ext);
   }
@@ -114,7 +114,7 @@ auto capture(const C& x) {
 template <class C>
 auto constant(const C& x) {
   detail::check_capturable<C>();
-  if constexpr (std::is_arithmetic_v<C>) {
+  if constexpr (std::is_arithmetic<C>::value) {
     return graph::literal<canonical_dtype_t<C>>(static_cast<canonical_dtype_t<C>>(x));
   } else if constexpr (detail::is_text_v<C>) {
     return graph::literal<string>(std::string_view(x));  // (tf.constant('a'); the literal owns a copy)

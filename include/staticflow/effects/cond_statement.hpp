@@ -57,7 +57,7 @@ void record_branch_effects(const Pred& pred, std::array<recorder, N>& branches) 
   if (std::any_of(branches.begin(), branches.end(), [](const recorder& r) { return !r.effects.empty(); })) {
     auto e = std::make_unique<branch_effect<Kind, Pred, N>>(pred);  // (a loop's variables: through its cells)
     e->set_branches(branches);
-    record_effect(std::move(e), std::is_same_v<Kind, graph::cond_kind> ? "sf::cond" : "sf::switch_case");
+    record_effect(std::move(e), std::is_same<Kind, graph::cond_kind>::value ? "sf::cond" : "sf::switch_case");
   }
   // after the effect: the branch's own writes must not preserve the reads its values make later
   for (auto& r : branches) enclosing.adopt_reads(r, at);

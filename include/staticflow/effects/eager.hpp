@@ -47,7 +47,7 @@ constexpr bool holds_eager_value_of() {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (holds_eager_value_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>> || ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 template <class N>
@@ -86,7 +86,7 @@ auto eager_materialize(const N& n) {
   using G = std::remove_cvref_t<decltype(node)>;
   using T = typename Spec::value_type;
   using S = typename Spec::shape_type;
-  static_assert(std::is_same_v<typename G::value_type, T>);
+  static_assert(std::is_same<typename G::value_type, T>::value);
   auto held = std::make_shared<eager_buffer<T, S::rank>>();
   cpu::effect_graph<G>(node).run(nullptr, [&](const extents<G::shape_type::rank>& e) {
     std::size_t n_elements = 1;
@@ -119,18 +119,18 @@ struct all_materializable<std::tuple<N...>> : std::bool_constant<(materializable
 template <class S, class R>
 constexpr bool eager_result_fits() {
   using G = std::remove_cvref_t<decltype(to_node_as<S>(std::declval<const R&>()))>;
-  return std::is_same_v<typename G::value_type, typename S::value_type> &&
-         std::is_same_v<typename G::shape_type, typename S::shape_type>;
+  return std::is_same<typename G::value_type, typename S::value_type>::value &&
+         std::is_same<typename G::shape_type, typename S::shape_type>::value;
 }
 template <class Specs, class Raw>
 constexpr bool eager_results_fit() {
-  if constexpr (std::tuple_size_v<Specs> != std::tuple_size_v<Raw>) {
+  if constexpr (std::tuple_size<Specs>::value != std::tuple_size<Raw>::value) {
     return false;
   } else {
     return []<std::size_t... K>(std::index_sequence<K...>) {  // (a named function per element: clang
       // crashes on a lambda inside this fold)
       return (eager_result_fits<std::tuple_element_t<K, Specs>, std::tuple_element_t<K, Raw>>() && ...);
-    }(std::make_index_sequence<std::tuple_size_v<Specs>>{});
+    }(std::make_index_sequence<std::tuple_size<Specs>::value>{});
   }
 }
 
@@ -161,7 +161,7 @@ constexpr auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) 
   using traced = decltype(make_branches<graph::cond_kind, cond_names>(pred, true_fn, false_fn));
   using specs = specs_of_nodes_t<decltype(as_tuple(std::declval<const traced&>()))>;
   const bool pick = cpu::effect_graph<Pred>(pred).scalar(nullptr);
-  constexpr auto outputs = std::make_index_sequence<std::tuple_size_v<specs>>{};
+  constexpr auto outputs = std::make_index_sequence<std::tuple_size<specs>::value>{};
   auto results = pick ? eager_results<specs>(as_tuple(true_fn()), outputs)
                       : eager_results<specs>(as_tuple(false_fn()), outputs);
   return unwrap_single(std::move(results));
@@ -169,7 +169,7 @@ constexpr auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) 
 
 template <class V>
 constexpr bool plain_loop_value() {
-  return symbolic<V> || std::is_arithmetic_v<V> || static_value_type<V>;
+  return symbolic<V> || std::is_arithmetic<V>::value || static_value_type<V>;
 }
 
 /// Whether an eager call's sf::while_loop(cond, body, vars...) can run as a C++ loop: plain

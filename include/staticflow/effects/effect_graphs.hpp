@@ -46,7 +46,7 @@ struct is_while<graph::while_node<Scope, Inits, Cond, Body>> : std::true_type {
 // keep their own variables (Bound lists their scopes).
 template <class Scope, class... Bound>
 constexpr bool bound_inside(std::type_identity<std::tuple<Bound...>>) {
-  return (std::is_same_v<Scope, Bound> || ...);
+  return (std::is_same<Scope, Bound>::value || ...);
 }
 template <class Bound, class N>
 constexpr bool reads_free_variables();
@@ -152,7 +152,7 @@ constexpr std::size_t argument_bound_of_node() {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return std::max({std::size_t{0}, argument_bound_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>...});
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 template <class N>
@@ -184,7 +184,7 @@ constexpr bool effect_supported_by_node() {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (effect_supported_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>> && ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 

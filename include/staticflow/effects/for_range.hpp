@@ -40,11 +40,11 @@ struct range_bound_dtype<B> {
 template <class B>
 constexpr bool valid_range_bound() {
   if constexpr (symbolic<B>) {
-    return std::is_integral_v<typename B::value_type> && !std::is_same_v<typename B::value_type, bool> &&
+    return std::is_integral_v<typename B::value_type> && !std::is_same<typename B::value_type, bool>::value &&
            B::shape_type::rank == 0;
   } else {
     using V = decltype(literal_value(std::declval<const B&>()));
-    return std::is_integral_v<V> && !std::is_same_v<V, bool>;
+    return std::is_integral_v<V> && !std::is_same<V, bool>::value;
   }
 }
 
@@ -90,7 +90,7 @@ class for_range_effect final : public effect {
 template <class I, class B>
 auto range_bound_node(const B& b) {
   if constexpr (symbolic<B>) {
-    if constexpr (std::is_same_v<typename B::value_type, I>) return b;
+    if constexpr (std::is_same<typename B::value_type, I>::value) return b;
     else return graph::cast<I, B>(b);
   } else {
     return graph::literal<I>(static_cast<I>(literal_value(b)));

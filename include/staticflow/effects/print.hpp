@@ -46,14 +46,14 @@ namespace detail {
 /// One element as tf.print writes it.
 template <class T>
 std::string format_element(T v) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same<T, bool>::value) {
     return v ? "True" : "False";
   } else if constexpr (std::is_integral_v<T>) {
     return std::to_string(v);
   } else {
     // the shorter of two precisions that reads back exactly (TensorFlow's FloatToBuffer)
-    constexpr int short_digits = std::is_same_v<T, float> ? 6 : 15;
-    constexpr int long_digits = std::is_same_v<T, float> ? 9 : 17;
+    constexpr int short_digits = std::is_same<T, float>::value ? 6 : 15;
+    constexpr int long_digits = std::is_same<T, float>::value ? 9 : 17;
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.*g", short_digits, static_cast<double>(v));
     const T back = static_cast<T>(std::strtod(buf, nullptr));
@@ -155,16 +155,16 @@ class print_effect final : public effect {
 
 template <class A>
 void add_print_argument(print_effect& p, const A& a) {
-  if constexpr (std::is_same_v<A, output_stream>) {
+  if constexpr (std::is_same<A, output_stream>::value) {
     p.stream = a.stream;
-  } else if constexpr (std::is_same_v<A, summarize>) {
+  } else if constexpr (std::is_same<A, summarize>::value) {
     p.summarize_count = a.count;
   } else if constexpr (std::is_convertible_v<const A&, std::string_view>) {
     p.parts.push_back(std::make_unique<text_part>(std::string(std::string_view(a))));
   } else if constexpr (tensor_operand<A>) {
     const auto node = as_node<void>(a);
     p.parts.push_back(std::make_unique<tensor_part<std::remove_cvref_t<decltype(node)>>>(node));
-  } else if constexpr (std::is_arithmetic_v<A>) {
+  } else if constexpr (std::is_arithmetic<A>::value) {
     p.parts.push_back(std::make_unique<text_part>(format_element(canonical_dtype_t<A>(a))));
   } else {
     static_assert(always_false<A>,

@@ -93,7 +93,7 @@ class basic_random_generator {
     return draw<T, detail::floating_only>(graph::unit_uniform{}, shape);
   }
   template <class T = float, detail::random_shape_argument Shape, class Lo, class Hi>
-    requires(std::is_arithmetic_v<Lo> && std::is_arithmetic_v<Hi>)
+    requires(std::is_arithmetic<Lo>::value && std::is_arithmetic<Hi>::value)
   auto uniform(const Shape& shape, Lo minval, Hi maxval) {
     detail::check_random_bounds<T>(minval, maxval, "random_generator::uniform");  // before the draw's effect
     const auto seed = read_and_skip(shape);
@@ -105,7 +105,7 @@ class basic_random_generator {
     return draw<T, detail::floating_only>(graph::standard_normal{}, shape);
   }
   template <class T = float, detail::random_shape_argument Shape, class Mean, class Stddev>
-    requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
+    requires(std::is_arithmetic<Mean>::value && std::is_arithmetic<Stddev>::value)
   auto normal(const Shape& shape, Mean mean, Stddev stddev) {
     const auto seed = read_and_skip(shape);
     return detail::random_normal_scaled<T>(shape, seed, mean, stddev);
@@ -116,7 +116,7 @@ class basic_random_generator {
     return draw<T, detail::floating_only>(graph::truncated_normal{}, shape);
   }
   template <class T = float, detail::random_shape_argument Shape, class Mean, class Stddev>
-    requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
+    requires(std::is_arithmetic<Mean>::value && std::is_arithmetic<Stddev>::value)
   auto truncated_normal(const Shape& shape, Mean mean, Stddev stddev) {
     const auto seed = read_and_skip(shape);
     return detail::random_normal_scaled<T, graph::truncated_normal>(shape, seed, mean, stddev);

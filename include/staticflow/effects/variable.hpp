@@ -101,7 +101,7 @@ class variable final : public detail::variable_base {
   variable() : storage_(zeros_of(declared_zero_extents())) { init(); }
   /// A scalar variable's initial value.
   template <class U>
-    requires(rank == 0 && std::is_arithmetic_v<U>)
+    requires(rank == 0 && std::is_arithmetic<U>::value)
   variable(U v) {
     storage_[0] = static_cast<value_type>(v);
     init();
@@ -114,7 +114,7 @@ class variable final : public detail::variable_base {
     init();
   }
   template <class E>
-    requires(rank > 0 && !std::is_same_v<std::remove_cvref_t<E>, container_type> && requires(const E& e) { e.shape(); })
+    requires(rank > 0 && !std::is_same<std::remove_cvref_t<E>, container_type>::value && requires(const E& e) { e.shape(); })
   explicit variable(const E& e) : storage_(e) {
     check_declared_shape();
     init();
@@ -251,7 +251,7 @@ class variable final : public detail::variable_base {
   void apply(const V& v) {
     if constexpr (symbolic<V> || requires { v.read(); }) {
       record<Mode>(detail::as_node<variable>(v));
-    } else if constexpr (std::is_arithmetic_v<V>) {
+    } else if constexpr (std::is_arithmetic<V>::value) {
       if (detail::tracing()) record<Mode>(graph::literal<value_type>(static_cast<value_type>(v)));
       else apply_now<Mode>(v);
     } else {
@@ -266,7 +266,7 @@ class variable final : public detail::variable_base {
   template <detail::assign_mode Mode, class V>
   void apply_now(const V& v) {
     std::lock_guard<std::mutex> lock(mutex());
-    if constexpr (std::is_arithmetic_v<V>) {
+    if constexpr (std::is_arithmetic<V>::value) {
       const auto x = static_cast<value_type>(v);
       value_type* p = data();
       for (std::size_t i = 0, n = size(); i < n; ++i)
@@ -331,7 +331,7 @@ class variable final : public detail::variable_base {
       detail::append_spec(s, spec_of_t<value_type, shape_type>{});
       return s;
     }()>();
-    detail::control_flow_check<std::is_same_v<typename VS::value_type, value_type>, [] {
+    detail::control_flow_check<std::is_same<typename VS::value_type, value_type>::value, [] {
       detail::message_string s;
       s += "staticflow: ";
       s += detail::assign_name(Mode);
@@ -343,10 +343,10 @@ class variable final : public detail::variable_base {
       return s;
     }()>();
     if constexpr (detail::assignable_shape<typename VS::shape_type, shape_type>() &&
-                  std::is_same_v<typename VS::value_type, value_type>) {
+                  std::is_same<typename VS::value_type, value_type>::value) {
       const graph::external<value_type, shape_type> live(live_source());
       auto graph = [&] {
-        if constexpr (Mode == detail::assign_mode::assign && std::is_same_v<typename VS::shape_type, shape_type>)
+        if constexpr (Mode == detail::assign_mode::assign && std::is_same<typename VS::shape_type, shape_type>::value)
           return value;
         else if constexpr (Mode == detail::assign_mode::assign)  // broadcast to the variable's shape
           return graph::select<graph::literal<bool>, N, graph::external<value_type, shape_type>>(graph::literal<bool>(true), value, live);
@@ -481,7 +481,7 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
 template <class... Var, class... G>
 void record_assign_group(std::tuple<Var&...> vars, const G&... values) {
   static_assert(sizeof...(Var) == sizeof...(G) && sizeof...(Var) >= 1);
-  static_assert(((std::is_same_v<typename Var::value_type, typename G::value_type> &&
+  static_assert(((std::is_same<typename Var::value_type, typename G::value_type>::value &&
                   assignable_shape<typename G::shape_type, typename Var::shape_type>()) && ...),
                 "staticflow: record_assign_group: each value must have its variable's dtype and a shape that fits it");
   auto e = std::make_unique<assign_effect<std::tuple<Var...>, G...>>(vars, assign_mode::assign, values...);

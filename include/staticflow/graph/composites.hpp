@@ -60,7 +60,7 @@ struct softmax_node : node<softmax_node<Kind, A, K>> {
   /// The same function as a graph of reductions and elementwise ops (TensorFlow's definition).
   constexpr auto expanded() const {
     const auto shifted = a - reduce_max(a, axes<K>{}, keepdims);
-    if constexpr (std::is_same_v<Kind, softmax_kind>) {
+    if constexpr (std::is_same<Kind, softmax_kind>::value) {
       const auto e = exp(shifted);
       return e / reduce_sum(e, axes<K>{}, keepdims);
     } else {

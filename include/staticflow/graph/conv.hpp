@@ -208,7 +208,7 @@ struct conv2d_wrt_filter {
 template <class Wrt, class X, class F, class G, class Opt>
 struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Opt>> {
   static constexpr bool materialized = true;
-  static constexpr bool wrt_image = std::is_same_v<Wrt, conv2d_wrt_image>;
+  static constexpr bool wrt_image = std::is_same<Wrt, conv2d_wrt_image>::value;
   using value_type = typename G::value_type;
   using shape_type = std::conditional_t<wrt_image, typename X::shape_type, typename F::shape_type>;
   X x;
@@ -354,7 +354,7 @@ constexpr auto conv2d_transpose_with(const X& x, const F& f, ImageOf image_of) {
   const auto fn = as_node<void>(f);
   using FN = std::remove_cvref_t<decltype(fn)>;
   using T = typename decltype(xn)::value_type;
-  static_assert(floating_dtype<T> && std::is_same_v<T, typename FN::value_type>,
+  static_assert(floating_dtype<T> && std::is_same<T, typename FN::value_type>::value,
                 "staticflow: conv2d_transpose needs float32 or float64 tensors of one dtype");
   if constexpr (!conv_arguments_check<Args, 2>::ok) {
     return xn;
@@ -367,7 +367,7 @@ constexpr auto conv2d_transpose_with(const X& x, const F& f, ImageOf image_of) {
                                        Out>;
     using opt = typename Args::type;
     if constexpr (!conv2d_transpose_check<typename XN::shape_type, typename FN::shape_type, OutNHWC, opt, FromTensor>::ok ||
-                  !floating_dtype<T> || !std::is_same_v<T, typename FN::value_type>) {
+                  !floating_dtype<T> || !std::is_same<T, typename FN::value_type>::value) {
       return xn;
     } else {
       const auto image = image_of(std::type_identity<T>{});

@@ -137,7 +137,7 @@ struct conv3d : node<conv3d<X, F, Opt>> {
 template <class Wrt, class X, class F, class G, class Opt>
 struct conv3d_gradient : node<conv3d_gradient<Wrt, X, F, G, Opt>> {
   static constexpr bool materialized = true;
-  static constexpr bool wrt_image = std::is_same_v<Wrt, conv2d_wrt_image>;
+  static constexpr bool wrt_image = std::is_same<Wrt, conv2d_wrt_image>::value;
   using value_type = typename G::value_type;
   using shape_type = std::conditional_t<wrt_image, typename X::shape_type, typename F::shape_type>;
   X x;

@@ -135,7 +135,7 @@ inline constexpr bool is_conv_options<conv_options<P, SH, SW, DH, DW, G>> = true
 
 namespace detail {
 template <class O>
-inline constexpr bool is_padding_option = std::is_same_v<O, padding::valid_t> || std::is_same_v<O, padding::same_t>;
+inline constexpr bool is_padding_option = std::is_same<O, padding::valid_t>::value || std::is_same<O, padding::same_t>::value;
 template <std::size_t... P>
 inline constexpr bool is_padding_option<padding::explicit_t<P...>> = true;
 template <class O>
@@ -148,13 +148,13 @@ template <std::size_t... D>
 inline constexpr bool is_dilations_option<dilations_t<D...>> = true;
 template <class O>
 inline constexpr bool is_data_format_option =
-    std::is_same_v<O, data_format::channels_last_t> || std::is_same_v<O, data_format::channels_first_t>;
+    std::is_same<O, data_format::channels_last_t>::value || std::is_same<O, data_format::channels_first_t>::value;
 template <class O>
-inline constexpr bool channels_first_option = std::is_same_v<O, data_format::channels_first_t>;
+inline constexpr bool channels_first_option = std::is_same<O, data_format::channels_first_t>::value;
 /// Internal option: the filter takes every channel, never groups (separable_conv2d's 1x1 stage).
 struct one_group_t {};
 template <class O>
-inline constexpr bool is_one_group_option = std::is_same_v<O, one_group_t>;
+inline constexpr bool is_one_group_option = std::is_same<O, one_group_t>::value;
 
 template <template <class> class, class Default, class... Options>
 struct pick_option;

@@ -63,7 +63,7 @@ using like_dtype = typename decltype(as_node<void>(std::declval<const Like&>()))
 
 /// tf.fill(shape, value): a tensor of Shape holding value (dtype T, by default value's own).
 template <class T = void, class Shape, class V>
-  requires std::is_arithmetic_v<V>
+  requires std::is_arithmetic<V>::value
 constexpr auto fill(Shape, V value) {
   detail::check_creation_shape<Shape>();
   using U = std::conditional_t<std::is_void_v<T>, canonical_dtype_t<V>, T>;
@@ -90,7 +90,7 @@ struct extent_query;  // (control/index.hpp: sf::shape_of(x) is extent_query<X, 
 /// `sf::shape_of(x)`, run-time extents included; the same constant as full_like(x, value) (x's
 /// data is not read). The dtype: value's own for fill, float32 for zeros and ones, or T.
 template <class T = void, class X, class V>
-  requires std::is_arithmetic_v<V>
+  requires std::is_arithmetic<V>::value
 constexpr auto fill(const graph::extent_query<X, -2>& shape, V value) {
   using U = std::conditional_t<std::is_void_v<T>, canonical_dtype_t<V>, T>;
   static_assert(dtype<U>, "staticflow: fill: unsupported dtype (use bool, int32_t, int64_t, float or double)");
@@ -118,7 +118,7 @@ constexpr auto ones_like(const A& x) {
   return detail::constant_like<U>(x, U(1));
 }
 template <class T = void, detail::tensor_operand A, class V>
-  requires std::is_arithmetic_v<V>
+  requires std::is_arithmetic<V>::value
 constexpr auto full_like(const A& x, V value) {
   using U = std::conditional_t<std::is_void_v<T>, detail::like_dtype<A>, T>;
   return detail::constant_like<U>(x, static_cast<U>(value));
@@ -140,7 +140,7 @@ struct linspace_sequence {
 template <class Kind, class T, class S, std::size_t Axis>
 struct sequence : node<sequence<Kind, T, S, Axis>> {
   static constexpr bool materialized = true;
-  static constexpr bool is_linspace = std::is_same_v<Kind, linspace_sequence>;
+  static constexpr bool is_linspace = std::is_same<Kind, linspace_sequence>::value;
   using value_type = T;
   using shape_type = S;
   static constexpr std::size_t rank = S::rank;
@@ -190,9 +190,9 @@ namespace detail {
 /// A bound of range / linspace: a C++ number (run-time, so the result's extent is dyn) or a
 /// static value such as `5_c` (the extent is then part of the type).
 template <class V>
-concept sequence_bound = (std::is_arithmetic_v<V> && !std::is_same_v<V, bool>) ||
+concept sequence_bound = (std::is_arithmetic<V>::value && !std::is_same<V, bool>::value) ||
                          (static_value_type<V> && std::is_integral_v<typename V::value_type> &&
-                          !std::is_same_v<typename V::value_type, bool>);
+                          !std::is_same<typename V::value_type, bool>::value);
 
 template <class V>
 constexpr auto bound_value(V v) {
@@ -263,7 +263,7 @@ using dtype_or_t = typename dtype_or<T, Default>::type;
 
 template <class T>
 struct sequence_dtype_check {
-  static constexpr bool ok = dtype<T> && !std::is_same_v<T, bool>;
+  static constexpr bool ok = dtype<T> && !std::is_same<T, bool>::value;
   static_assert(ok, "staticflow: range / linspace / eye: the dtype must be int32, int64, float or double");
 };
 
@@ -396,7 +396,7 @@ constexpr auto eye(R rows, C columns) {
   // The indices are compared in the identity's own dtype (int32 for bool), so the fused loop
   // keeps one lane type and stays vectorized. Exact: float32 counts exactly to 2^24, and an
   // identity of that side would hold 2^48 elements.
-  using I = std::conditional_t<std::is_same_v<canonical_dtype_t<T>, bool>, std::int32_t, canonical_dtype_t<T>>;
+  using I = std::conditional_t<std::is_same<canonical_dtype_t<T>, bool>::value, std::int32_t, canonical_dtype_t<T>>;
   const auto row_index = detail::make_range<I, 2, 0>(static_value<0>{}, rows, static_value<1>{});
   const auto column_index = detail::make_range<I, 2, 1>(static_value<0>{}, columns, static_value<1>{});
   return cast<T>(row_index == column_index);

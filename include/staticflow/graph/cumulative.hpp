@@ -40,7 +40,7 @@ struct cumulative_product {
 template <class Kind, class X, bool Exclusive, bool Reverse>
 struct cumulative : node<cumulative<Kind, X, Exclusive, Reverse>> {
   static constexpr bool materialized = true;
-  static constexpr bool is_sum = std::is_same_v<Kind, cumulative_sum>;
+  static constexpr bool is_sum = std::is_same<Kind, cumulative_sum>::value;
   using value_type = typename X::value_type;
   using shape_type = typename X::shape_type;
   static constexpr std::size_t rank = shape_type::rank;
@@ -77,15 +77,15 @@ namespace detail {
 /// The flags after the axis: sf::exclusive and sf::reversed, in any order, each at most once.
 template <class... Options>
 struct cumulative_options {
-  static constexpr std::size_t exclusives = (std::size_t{std::is_same_v<Options, exclusive_t>} + ... + 0);
-  static constexpr std::size_t reverses = (std::size_t{std::is_same_v<Options, reversed_t>} + ... + 0);
+  static constexpr std::size_t exclusives = (std::size_t{std::is_same<Options, exclusive_t>::value} + ... + 0);
+  static constexpr std::size_t reverses = (std::size_t{std::is_same<Options, reversed_t>::value} + ... + 0);
   static constexpr bool valid = exclusives <= 1 && reverses <= 1 && exclusives + reverses == sizeof...(Options);
   static_assert(valid, "staticflow: cumsum / cumprod take an axis, then at most one sf::exclusive and one sf::reversed");
 };
 
 template <class T>
 struct cumulative_dtype_check {
-  static constexpr bool ok = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+  static constexpr bool ok = std::is_arithmetic<T>::value && !std::is_same<T, bool>::value;
   static_assert(ok, "staticflow: cumsum / cumprod need a numeric tensor (cast a bool one first)");
 };
 
@@ -106,7 +106,7 @@ constexpr auto make_cumulative(const X& x, Axis axis) {
   } else {
     constexpr bool is_exclusive = cumulative_options<Options...>::exclusives == 1;
     constexpr bool is_reversed = cumulative_options<Options...>::reverses == 1;
-    if constexpr (std::is_same_v<Axis, int>) {
+    if constexpr (std::is_same<Axis, int>::value) {
       return graph::cumulative<Kind, X, is_exclusive, is_reversed>(x, axis);
     } else {
       if constexpr (!check_cumulative_axis<Axis::values[0], rank>()) return x;

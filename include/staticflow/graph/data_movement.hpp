@@ -476,7 +476,7 @@ constexpr auto is_static_paddings<paddings<P...>>::make(const XN& xn, T fill) {
 /// pad with amounts given statically (paddings<P...>) or at run time (an array of pairs).
 template <padding_kind K, detail::tensor_operand X, class Amounts, class V>
 constexpr auto pad_with(const X& x, const Amounts& amounts, V constant_value) {
-  static_assert(std::is_arithmetic_v<V>, "staticflow: pad: constant_values must be a C++ number");
+  static_assert(std::is_arithmetic<V>::value, "staticflow: pad: constant_values must be a C++ number");
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using T = typename XN::value_type;
@@ -505,25 +505,25 @@ constexpr auto pad_with(const X& x, const Amounts& amounts, V constant_value) {
 /// the constant (0 by default) or a mode: `sf::pad_mode::reflect` / `symmetric` /
 /// `constant` (with its value after it).
 template <detail::tensor_operand X, std::size_t... P, class V = int>
-  requires std::is_arithmetic_v<V>
+  requires std::is_arithmetic<V>::value
 constexpr auto pad(const X& x, paddings<P...> p, V constant_value = 0) {
   return detail::pad_with<padding_kind::constant>(x, p, constant_value);
 }
 template <detail::tensor_operand X, std::size_t... P, padding_kind K, class V = int>
 constexpr auto pad(const X& x, paddings<P...> p, pad_mode::tag<K>, V constant_value = 0) {
-  static_assert(K == padding_kind::constant || std::is_same_v<V, int>,
+  static_assert(K == padding_kind::constant || std::is_same<V, int>::value,
                 "staticflow: pad: constant_values apply to sf::pad_mode::constant only");
   return detail::pad_with<K>(x, p, constant_value);
 }
 template <detail::tensor_operand X, class N, std::size_t R, class V = int>
-  requires(std::is_integral_v<N> && std::is_arithmetic_v<V>)
+  requires(std::is_integral_v<N> && std::is_arithmetic<V>::value)
 constexpr auto pad(const X& x, const N (&amounts)[R][2], V constant_value = 0) {
   return detail::pad_with<padding_kind::constant>(x, amounts, constant_value);
 }
 template <detail::tensor_operand X, class N, std::size_t R, padding_kind K, class V = int>
   requires std::is_integral_v<N>
 constexpr auto pad(const X& x, const N (&amounts)[R][2], pad_mode::tag<K>, V constant_value = 0) {
-  static_assert(K == padding_kind::constant || std::is_same_v<V, int>,
+  static_assert(K == padding_kind::constant || std::is_same<V, int>::value,
                 "staticflow: pad: constant_values apply to sf::pad_mode::constant only");
   return detail::pad_with<K>(x, amounts, constant_value);
 }

@@ -82,7 +82,7 @@ struct depthwise_conv2d : node<depthwise_conv2d<X, F, Opt>> {
 template <class Wrt, class X, class F, class G, class Opt>
 struct depthwise_conv2d_gradient : node<depthwise_conv2d_gradient<Wrt, X, F, G, Opt>> {
   static constexpr bool materialized = true;
-  static constexpr bool wrt_image = std::is_same_v<Wrt, conv2d_wrt_image>;
+  static constexpr bool wrt_image = std::is_same<Wrt, conv2d_wrt_image>::value;
   using value_type = typename G::value_type;
   using shape_type = std::conditional_t<wrt_image, typename X::shape_type, typename F::shape_type>;
   X x;
@@ -123,7 +123,7 @@ constexpr auto depthwise_conv2d(const X& x, const F& f, Options...) {
   const auto fn = detail::as_node<void>(f);
   using FN = std::remove_cvref_t<decltype(fn)>;
   using T = typename decltype(xn)::value_type;
-  constexpr bool dtypes = floating_dtype<T> && std::is_same_v<T, typename FN::value_type>;
+  constexpr bool dtypes = floating_dtype<T> && std::is_same<T, typename FN::value_type>::value;
   static_assert(dtypes, "staticflow: depthwise_conv2d needs float32 or float64 tensors of one dtype");
   if constexpr (!dtypes || !detail::conv_arguments_check<args, 2>::ok) {
     return xn;

@@ -26,7 +26,7 @@ struct checked_operands {
     else if constexpr (Op::requirement == op::operands::text) return false;
     else if constexpr (Op::requirement == op::operands::numeric) return numeric_dtype<T>;
     else if constexpr (Op::requirement == op::operands::floating) return floating_dtype<T>;
-    else if constexpr (Op::requirement == op::operands::boolean) return std::is_same_v<T, bool>;
+    else if constexpr (Op::requirement == op::operands::boolean) return std::is_same<T, bool>::value;
     else if constexpr (Op::requirement == op::operands::integer) return integer_dtype<T>;
     else return true;
   }();
@@ -86,7 +86,7 @@ struct binary : node<binary<Op, A, B>> {
 /// where(cond, a, b): a where cond holds, else b (tf.where with three arguments).
 template <class C, class A, class B>
 struct select : node<select<C, A, B>> {
-  static_assert(std::is_same_v<typename C::value_type, bool>,
+  static_assert(std::is_same<typename C::value_type, bool>::value,
                 "staticflow: the condition of sf::where must be a bool tensor");
   using compute_type = promote_t<typename A::value_type, typename B::value_type>;
   using value_type = compute_type;
@@ -113,7 +113,7 @@ struct cast : node<cast<T, A>> {
   constexpr explicit cast(A a_) : a(a_) {}
   template <class U>
   STATICFLOW_HD static constexpr T apply(U v) {
-    if constexpr (std::is_same_v<T, bool>) return v != U(0);
+    if constexpr (std::is_same<T, bool>::value) return v != U(0);
     else return static_cast<T>(v);
   }
 };

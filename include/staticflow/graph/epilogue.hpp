@@ -41,7 +41,7 @@ constexpr bool same_literals(const N& a, const N& b) {
     const auto ka = children(a), kb = children(b);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return (same_literals(child<K>(ka), child<K>(kb)) && ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(ka)>>{});
+    }(std::make_index_sequence<std::tuple_size<decltype(ka)>::value>{});
   }
 }
 }  // namespace detail
@@ -55,8 +55,8 @@ struct epilogue : node<epilogue<P, Fn, Q...>> {
   using shape_type = typename P::shape_type;
   using producer_type = P;
   using function_type = Fn;
-  static_assert(std::is_same_v<typename Fn::value_type, value_type>);
-  static constexpr std::size_t producer_children = std::tuple_size_v<decltype(graph::children(std::declval<const P&>()))>;
+  static_assert(std::is_same<typename Fn::value_type, value_type>::value);
+  static constexpr std::size_t producer_children = std::tuple_size<decltype(graph::children(std::declval<const P&>()))>::value;
   static constexpr std::size_t operand_count = sizeof...(Q);
 
   P producer;

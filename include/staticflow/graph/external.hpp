@@ -51,7 +51,7 @@ struct external_leaf : node<external_leaf<T, S, Kind>> {
   using shape_type = S;
   static constexpr bool materialized = true;     // a slot of its own: its view points at the data
   static constexpr bool self_allocating = true;  // ... which it does not allocate
-  static constexpr bool parameters_in_type = !std::is_same_v<Kind, void> && !std::is_same_v<Kind, eager_kind>;
+  static constexpr bool parameters_in_type = !std::is_same<Kind, void>::value && !std::is_same<Kind, eager_kind>::value;
   const external_source* source;
 
   constexpr explicit external_leaf(const external_source* s) : source(s) {}

@@ -139,7 +139,7 @@ struct set_diag_check {
     }
   }();
   static_assert(fits, "staticflow: set_diag: the diagonal's shape must be the input's batch shape followed by min(rows, columns)");
-  static constexpr bool same_dtype = std::is_same_v<typename X::value_type, typename D::value_type>;
+  static constexpr bool same_dtype = std::is_same<typename X::value_type, typename D::value_type>::value;
   static_assert(!fits || same_dtype, "staticflow: set_diag: the diagonal must have the input's dtype");
   static constexpr bool ok = matrices && fits && same_dtype;
 };

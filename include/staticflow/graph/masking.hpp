@@ -221,7 +221,7 @@ namespace detail {
 template <class X, class M, int A>
 struct boolean_mask_check {
   static constexpr std::size_t rank = X::shape_type::rank, mask_rank = M::shape_type::rank;
-  static constexpr bool bool_mask = std::is_same_v<typename M::value_type, bool>;
+  static constexpr bool bool_mask = std::is_same<typename M::value_type, bool>::value;
   static_assert(bool_mask, "staticflow: boolean_mask: the mask must be a bool tensor; compare it first, as in x > 0");
   static_assert(mask_rank >= 1, "staticflow: boolean_mask: the mask cannot be a scalar (rank 0), as in TF");
   static constexpr bool axis_ok = rank >= 1 && axis_in_range(A, rank);
@@ -270,7 +270,7 @@ template <class X, class R, int A>
 struct repeat_by_tensor_check {
   static constexpr std::size_t rank = X::shape_type::rank, repeats_rank = R::shape_type::rank;
   using J = typename R::value_type;
-  static constexpr bool integer_repeats = std::is_integral_v<J> && !std::is_same_v<J, bool>;
+  static constexpr bool integer_repeats = std::is_integral_v<J> && !std::is_same<J, bool>::value;
   static_assert(integer_repeats, "staticflow: repeat: repeats must be an int32 or int64 tensor (or a C++ integer)");
   static_assert(repeats_rank <= 1, "staticflow: repeat: repeats must be a scalar or a vector (one count per element of the axis)");
   static_assert(rank >= 1, "staticflow: repeat: a scalar tensor has no axis to repeat along (flatten it: sf::repeat(x, repeats))");
@@ -295,7 +295,7 @@ struct repeat_by_tensor_check {
 /// count throws sf::shape_error. Without an axis, x is flattened first, as in TF. (A C++ integer
 /// or a static value as repeats is the axis_map of graph/data_movement.hpp: its size is known.)
 template <detail::tensor_operand X, detail::tensor_operand R, int A>
-  requires(!std::is_arithmetic_v<R> && !static_value_type<R>)
+  requires(!std::is_arithmetic<R>::value && !static_value_type<R>)
 constexpr auto repeat(const X& x, const R& repeats, axes<A>) {
   const auto xn = detail::as_node<void>(x);
   const auto rn = detail::as_node<void>(repeats);
@@ -306,7 +306,7 @@ constexpr auto repeat(const X& x, const R& repeats, axes<A>) {
   else return graph::selected_rows<graph::by_repeats, XN, RN, check::axis>(xn, rn);
 }
 template <detail::tensor_operand X, detail::tensor_operand R>
-  requires(!std::is_arithmetic_v<R> && !static_value_type<R>)
+  requires(!std::is_arithmetic<R>::value && !static_value_type<R>)
 constexpr auto repeat(const X& x, const R& repeats) {
   const auto xn = detail::as_node<void>(x);
   using S = typename std::remove_cvref_t<decltype(xn)>::shape_type;

@@ -82,8 +82,8 @@ constexpr auto squared_difference(const A& x, const B& y) {
 
 namespace detail {
 template <class A, class B>
-inline constexpr bool both_bool = std::is_same_v<typename decltype(as_node<B>(std::declval<const A&>()))::value_type, bool> &&
-                                  std::is_same_v<typename decltype(as_node<A>(std::declval<const B&>()))::value_type, bool>;
+inline constexpr bool both_bool = std::is_same<typename decltype(as_node<B>(std::declval<const A&>()))::value_type, bool>::value &&
+                                  std::is_same<typename decltype(as_node<A>(std::declval<const B&>()))::value_type, bool>::value;
 }  // namespace detail
 
 // Operators: bitwise on integer tensors, logical on bool tensors (as TensorFlow's).
@@ -111,7 +111,7 @@ constexpr auto operator>>(const A& a, const B& b) {
 }
 template <detail::tensor_operand A>
 constexpr auto operator~(const A& a) {
-  if constexpr (std::is_same_v<typename decltype(detail::as_node<void>(a))::value_type, bool>)
+  if constexpr (std::is_same<typename decltype(detail::as_node<void>(a))::value_type, bool>::value)
     return detail::make_unary<op::logical_not>(a);
   else
     return detail::make_unary<op::invert>(a);

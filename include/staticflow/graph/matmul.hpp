@@ -172,9 +172,9 @@ constexpr auto matmul(const A& a, const B& b) {
 /// `sf::matmul(a, b, sf::transpose_a, sf::transpose_b)`. Traced as a matmul of transposes; the
 /// planner lets the kernel read a transposed operand where it lies (no copy).
 template <detail::tensor_operand A, detail::tensor_operand B, class... Options>
-  requires(sizeof...(Options) >= 1 && ((std::is_same_v<Options, transpose_a_t> || std::is_same_v<Options, transpose_b_t>) && ...))
+  requires(sizeof...(Options) >= 1 && ((std::is_same<Options, transpose_a_t>::value || std::is_same<Options, transpose_b_t>::value) && ...))
 constexpr auto matmul(const A& a, const B& b, Options...) {
-  constexpr bool ta = (std::is_same_v<Options, transpose_a_t> || ...), tb = (std::is_same_v<Options, transpose_b_t> || ...);
+  constexpr bool ta = (std::is_same<Options, transpose_a_t>::value || ...), tb = (std::is_same<Options, transpose_b_t>::value || ...);
   static_assert(sizeof...(Options) == std::size_t{ta} + std::size_t{tb}, "staticflow: matmul: an option is given twice");
   const auto an = detail::as_node<void>(a);
   const auto bn = detail::as_node<void>(b);

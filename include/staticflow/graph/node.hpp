@@ -40,7 +40,7 @@ struct node : detail::node_tag {
     return detail::no_bool_while_tracing<typename D::value_type>();
   }
   template <class U>
-    requires(std::is_arithmetic_v<U> && !std::is_same_v<U, bool>)
+    requires(std::is_arithmetic<U>::value && !std::is_same<U, bool>::value)
   explicit operator U() const {
     return detail::no_number_while_tracing<U>();
   }

@@ -11,7 +11,7 @@
 namespace staticflow {
 namespace detail {
 template <class T>
-concept literal_operand = std::is_arithmetic_v<std::remove_cvref_t<T>> || static_value_type<T> ||
+concept literal_operand = std::is_arithmetic<std::remove_cvref_t<T>>::value || static_value_type<T> ||
                           is_text_v<std::remove_cvref_t<T>>;
 
 /// A value that becomes a symbolic tensor when an expression uses it: an sf::variable, read at
@@ -86,7 +86,7 @@ graph::literal<string> folded_string(const Compute& compute) {
 }
 template <class T, class Compute>
 constexpr graph::literal<T> folded_literal(const Compute& compute) {
-  if constexpr (std::is_same_v<T, string>) return folded_string(compute);
+  if constexpr (std::is_same<T, string>::value) return folded_string(compute);
   else return graph::literal<T>(compute());
 }
 
@@ -227,7 +227,7 @@ namespace detail {
 // Keyed on the condition's dtype (not its node type): one report for the traced and eager calls.
 template <class T>
 struct where_condition_check {
-  static constexpr bool ok = std::is_same_v<T, bool>;
+  static constexpr bool ok = std::is_same<T, bool>::value;
   static_assert(ok, "staticflow: the condition of sf::where must be a bool tensor");
 };
 }  // namespace detail

@@ -69,7 +69,7 @@ struct pool_shape {
 template <class Kind, class T>
 struct pool_dtype_check {
   static constexpr bool ok =
-      std::is_same_v<Kind, max_pooling> ? std::is_arithmetic_v<T> && !std::is_same_v<T, bool> : floating_dtype<T>;
+      std::is_same<Kind, max_pooling>::value ? std::is_arithmetic<T>::value && !std::is_same<T, bool>::value : floating_dtype<T>;
   static_assert(ok, "staticflow: max_pool needs a numeric tensor, avg_pool a float32 or float64 one");
 };
 }  // namespace detail
@@ -146,7 +146,7 @@ struct pool : node<pool<Kind, X, P>> {
   constexpr bool same_parameters(const pool&) const { return true; }
   std::string name() const { return Kind::name + pool_attributes<P, rank>(); }
   extents<rank> result_extents(const extents<rank>& ex) const {
-    const auto g = pool_geometry_of<rank, P>(ex, std::is_same_v<Kind, max_pooling> ? "max_pool" : "avg_pool");
+    const auto g = pool_geometry_of<rank, P>(ex, std::is_same<Kind, max_pooling>::value ? "max_pool" : "avg_pool");
     if constexpr (rank == 4) return {g.n, g.oh, g.ow, g.c};
     else return {g.n, g.ow, g.c};
   }
@@ -215,7 +215,7 @@ struct max_pool_gradient_gradient : node<max_pool_gradient_gradient<X, E, P>> {
 
 namespace detail {
 template <class O>
-inline constexpr bool is_padding = std::is_same_v<O, padding::valid_t> || std::is_same_v<O, padding::same_t>;
+inline constexpr bool is_padding = std::is_same<O, padding::valid_t>::value || std::is_same<O, padding::same_t>::value;
 
 /// Strides a 2-D pooling can take: one value, or <rows, cols>.
 template <class O>

@@ -21,7 +21,7 @@ namespace detail {
 
 template <class T>
 std::string format_scalar(T v) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same<T, bool>::value) {
     return v ? "True" : "False";
   } else if constexpr (string_dtype<T>) {
     return "b'" + v.str() + "'";  // as a jaxpr shows a bytes constant

@@ -204,7 +204,7 @@ template <class Dist, class T, class S, class Seed, class Like>
 struct random_values : node<random_values<Dist, T, S, Seed, Like>> {
   static constexpr bool materialized = true;
   static constexpr bool seed_is_node = !detail::is_fixed_seed<Seed>::value;
-  static constexpr bool has_like = !std::is_same_v<Like, static_extents>;
+  static constexpr bool has_like = !std::is_same<Like, static_extents>::value;
   /// Whether the seed is a generator's state (shape [3]) rather than a stateless seed ([2]).
   static constexpr bool from_state = [] {
     if constexpr (seed_is_node) return Seed::shape_type::dims[0] == 3;
@@ -284,7 +284,7 @@ struct random_values : node<random_values<Dist, T, S, Seed, Like>> {
 template <class State, class S, class Like>
 struct generator_skip : node<generator_skip<State, S, Like>> {
   static constexpr bool materialized = true;
-  static constexpr bool has_like = !std::is_same_v<Like, static_extents>;
+  static constexpr bool has_like = !std::is_same<Like, static_extents>::value;
   using value_type = std::int64_t;
   using shape_type = shape<3>;
   State state;
@@ -347,9 +347,9 @@ concept random_shape_argument = requires { typename random_shape<Shape>::type; }
 template <class Spec>  // keyed on the seed's spec: one report for the traced and the eager call
 struct seed_check {
   using J = typename Spec::value_type;
-  static constexpr bool ok = (std::is_same_v<J, std::int32_t> || std::is_same_v<J, std::int64_t>) &&
-                             (std::is_same_v<typename Spec::shape_type, shape<2>> ||
-                              std::is_same_v<typename Spec::shape_type, shape<dyn>>);
+  static constexpr bool ok = (std::is_same<J, std::int32_t>::value || std::is_same<J, std::int64_t>::value) &&
+                             (std::is_same<typename Spec::shape_type, shape<2>>::value ||
+                              std::is_same<typename Spec::shape_type, shape<dyn>>::value);
   static_assert(ok, "staticflow: random: the seed must be an int32 or int64 tensor of shape [2] (TensorFlow's stateless "
                     "seed), or two C++ integers such as {1, 2}");
 };
@@ -366,7 +366,7 @@ constexpr auto stateless_seed(const Seed& seed) {
 /// two C++ integers, whose key and counter are computed now.
 template <class Seed>
 constexpr auto seed_node(const Seed& seed) {
-  if constexpr (std::is_same_v<Seed, std::array<std::int64_t, 2>>) return graph::fixed_seed(seed[0], seed[1]);
+  if constexpr (std::is_same<Seed, std::array<std::int64_t, 2>>::value) return graph::fixed_seed(seed[0], seed[1]);
   else return seed;
 }
 
@@ -380,12 +380,12 @@ constexpr auto make_random(Dist dist, const Shape& s, const Seed& seed) {
 struct floating_only {
   using fallback = float;  // what a rejected dtype is replaced by, so that the error comes alone
   template <class T>
-  static constexpr bool accepts = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  static constexpr bool accepts = std::is_same<T, float>::value || std::is_same<T, double>::value;
 };
 struct integers_only {
   using fallback = std::int32_t;
   template <class T>
-  static constexpr bool accepts = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+  static constexpr bool accepts = std::is_same<T, std::int32_t>::value || std::is_same<T, std::int64_t>::value;
 };
 
 /// The node an op's random values come from, with the checks every op makes.
@@ -468,12 +468,12 @@ constexpr auto stateless_uniform(const Shape& shape, seed_pair seed) {
 /// as `u * (maxval - minval) + minval`; integers (T int32 / int64) in [minval, maxval), which
 /// must satisfy minval < maxval (else sf::shape_error when traced).
 template <class T = float, detail::random_shape_argument Shape, detail::tensor_operand Seed, class Lo, class Hi>
-  requires(std::is_arithmetic_v<Lo> || static_value_type<Lo>) && (std::is_arithmetic_v<Hi> || static_value_type<Hi>)
+  requires(std::is_arithmetic<Lo>::value || static_value_type<Lo>) && (std::is_arithmetic<Hi>::value || static_value_type<Hi>)
 constexpr auto stateless_uniform(const Shape& shape, const Seed& seed, Lo minval, Hi maxval) {
   return detail::random_uniform_between<T>(shape, staticflow::detail::stateless_seed(seed), minval, maxval);
 }
 template <class T = float, detail::random_shape_argument Shape, class Lo, class Hi>
-  requires(std::is_arithmetic_v<Lo> || static_value_type<Lo>) && (std::is_arithmetic_v<Hi> || static_value_type<Hi>)
+  requires(std::is_arithmetic<Lo>::value || static_value_type<Lo>) && (std::is_arithmetic<Hi>::value || static_value_type<Hi>)
 constexpr auto stateless_uniform(const Shape& shape, seed_pair seed, Lo minval, Hi maxval) {
   return detail::random_uniform_between<T>(shape, seed, minval, maxval);
 }
@@ -489,12 +489,12 @@ constexpr auto stateless_normal(const Shape& shape, seed_pair seed) {
   return staticflow::detail::checked_random<T, staticflow::detail::floating_only>(graph::standard_normal{}, shape, seed);
 }
 template <class T = float, detail::random_shape_argument Shape, detail::tensor_operand Seed, class Mean, class Stddev>
-  requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
+  requires(std::is_arithmetic<Mean>::value && std::is_arithmetic<Stddev>::value)
 constexpr auto stateless_normal(const Shape& shape, const Seed& seed, Mean mean, Stddev stddev) {
   return detail::random_normal_scaled<T>(shape, staticflow::detail::stateless_seed(seed), mean, stddev);
 }
 template <class T = float, detail::random_shape_argument Shape, class Mean, class Stddev>
-  requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
+  requires(std::is_arithmetic<Mean>::value && std::is_arithmetic<Stddev>::value)
 constexpr auto stateless_normal(const Shape& shape, seed_pair seed, Mean mean, Stddev stddev) {
   return detail::random_normal_scaled<T>(shape, seed, mean, stddev);
 }
@@ -511,12 +511,12 @@ constexpr auto stateless_truncated_normal(const Shape& shape, seed_pair seed) {
   return staticflow::detail::checked_random<T, staticflow::detail::floating_only>(graph::truncated_normal{}, shape, seed);
 }
 template <class T = float, detail::random_shape_argument Shape, detail::tensor_operand Seed, class Mean, class Stddev>
-  requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
+  requires(std::is_arithmetic<Mean>::value && std::is_arithmetic<Stddev>::value)
 constexpr auto stateless_truncated_normal(const Shape& shape, const Seed& seed, Mean mean, Stddev stddev) {
   return detail::random_normal_scaled<T, graph::truncated_normal>(shape, staticflow::detail::stateless_seed(seed), mean, stddev);
 }
 template <class T = float, detail::random_shape_argument Shape, class Mean, class Stddev>
-  requires(std::is_arithmetic_v<Mean> && std::is_arithmetic_v<Stddev>)
+  requires(std::is_arithmetic<Mean>::value && std::is_arithmetic<Stddev>::value)
 constexpr auto stateless_truncated_normal(const Shape& shape, seed_pair seed, Mean mean, Stddev stddev) {
   return detail::random_normal_scaled<T, graph::truncated_normal>(shape, seed, mean, stddev);
 }
@@ -547,7 +547,7 @@ constexpr auto split(seed_pair seed) {
 /// tf.random.fold_in(seed, data): a new seed [random full-range value, data] for an integer
 /// scalar data (a step number, a replica id), of data's dtype.
 template <class Seed, class Data>
-  requires(symbolic<Seed> || std::is_same_v<Seed, seed_pair>)
+  requires(symbolic<Seed> || std::is_same<Seed, seed_pair>::value)
 constexpr auto fold_in(const Seed& seed, const Data& data) {
   const auto d = staticflow::detail::as_node<void>(data);
   using D = typename decltype(d)::value_type;

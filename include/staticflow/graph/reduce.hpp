@@ -160,7 +160,7 @@ struct reduced_shape<S, runtime_axis, Keep> {
 /// The reduced-axis mask at run time (the static mask, or the run-time axis).
 template <std::size_t R, class Axes>
 std::array<bool, R> runtime_mask(const Axes& a) {
-  if constexpr (std::is_same_v<Axes, runtime_axis>) {
+  if constexpr (std::is_same<Axes, runtime_axis>::value) {
     std::array<bool, R> m{};
     m[staticflow::detail::checked_axis(a.axis, R)] = true;
     return m;
@@ -184,7 +184,7 @@ extents<Out> reduced_extents(const std::array<bool, In>& mask, const extents<In>
 template <std::size_t R, class Axes>
 std::string axes_string(const Axes& a) {
   std::string s = "[axes=(";
-  if constexpr (std::is_same_v<Axes, runtime_axis>) {
+  if constexpr (std::is_same<Axes, runtime_axis>::value) {
     s += std::to_string(a.axis) + ",";
   } else {
     std::size_t n = 0;
@@ -213,9 +213,9 @@ struct reduce : node<reduce<Op, A, Axes, Keep>> {
   constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return reduce<Op, C, Axes, Keep>(c, axes); }
-  static constexpr bool parameters_in_type = !std::is_same_v<Axes, runtime_axis>;
+  static constexpr bool parameters_in_type = !std::is_same<Axes, runtime_axis>::value;
   constexpr bool same_parameters(const reduce& o) const {
-    if constexpr (std::is_same_v<Axes, runtime_axis>) return axes.axis == o.axes.axis;
+    if constexpr (std::is_same<Axes, runtime_axis>::value) return axes.axis == o.axes.axis;
     else return true;
   }
   std::string name() const {
@@ -239,7 +239,7 @@ struct arg_reduce : node<arg_reduce<Op, A, Axis>> {
   using value_type = std::int64_t;
   using shape_type = typename detail::reduced_shape<typename A::shape_type, Axis, false>::type;
   static_assert([] {
-    if constexpr (std::is_same_v<Axis, runtime_axis>) return true;
+    if constexpr (std::is_same<Axis, runtime_axis>::value) return true;
     else return Axis::count == 1;
   }(), "staticflow: argmax / argmin take exactly one axis");
   A a;
@@ -248,9 +248,9 @@ struct arg_reduce : node<arg_reduce<Op, A, Axis>> {
   constexpr child_refs<const A&> children() const { return {a}; }
   template <class C>
   constexpr auto with_children(const C& c) const { return arg_reduce<Op, C, Axis>(c, axes); }
-  static constexpr bool parameters_in_type = !std::is_same_v<Axis, runtime_axis>;
+  static constexpr bool parameters_in_type = !std::is_same<Axis, runtime_axis>::value;
   constexpr bool same_parameters(const arg_reduce& o) const {
-    if constexpr (std::is_same_v<Axis, runtime_axis>) return axes.axis == o.axes.axis;
+    if constexpr (std::is_same<Axis, runtime_axis>::value) return axes.axis == o.axes.axis;
     else return true;
   }
   std::string name() const {
@@ -286,7 +286,7 @@ constexpr auto arg_reduce_of(const A& a, Axes axes) {
 namespace detail {
 /// An integer static value given as an axis (`-1_c`): sf::axes<V>.
 template <class V>
-concept static_axis = static_value_type<V> && std::is_integral_v<typename V::value_type> && !std::is_same_v<typename V::value_type, bool>;
+concept static_axis = static_value_type<V> && std::is_integral_v<typename V::value_type> && !std::is_same<typename V::value_type, bool>::value;
 }  // namespace detail
 
 // reduce_sum(x), reduce_sum(x, sf::axes<1>{}), reduce_sum(x, 1), each optionally followed by

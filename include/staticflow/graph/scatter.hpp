@@ -223,7 +223,7 @@ template <class X, class I, class U>
 struct nd_update_check {
   static constexpr std::size_t depth = I::shape_type::dims[I::shape_type::rank - 1];
   using expected = typename graph::detail::nd_sliced_shape<typename X::shape_type, typename I::shape_type, depth>::type;
-  static constexpr bool same_dtype = std::is_same_v<typename X::value_type, typename U::value_type>;
+  static constexpr bool same_dtype = std::is_same<typename X::value_type, typename U::value_type>::value;
   static_assert(same_dtype, "staticflow: tensor_scatter_nd / scatter_nd: the updates must have the tensor's dtype");
   static constexpr bool rank_ok = U::shape_type::rank == expected::rank;
   static_assert(rank_ok,
@@ -259,8 +259,8 @@ constexpr auto make_tensor_scatter_nd(const X& x, const I& indices, const U& upd
   using IN = std::remove_cvref_t<decltype(in)>;
   const auto un = as_node<typename XN::value_type>(updates);
   using UN = std::remove_cvref_t<decltype(un)>;
-  constexpr bool arithmetic = scatter_sum_check<std::is_same_v<Mode, graph::scatter_update> ||
-                                                !std::is_same_v<typename XN::value_type, bool>>::ok;
+  constexpr bool arithmetic = scatter_sum_check<std::is_same<Mode, graph::scatter_update>::value ||
+                                                !std::is_same<typename XN::value_type, bool>::value>::ok;
   if constexpr (!nd_index_check<spec_of_node_t<XN>, spec_of_node_t<IN>>::ok || !arithmetic) {
     return xn;
   } else if constexpr (!nd_update_check<spec_of_node_t<XN>, spec_of_node_t<IN>, spec_of_node_t<UN>>::ok) {

@@ -50,7 +50,7 @@ struct counted_segments {
   static constexpr bool sorted = true;
 };
 template <class Kind>
-inline constexpr bool counted_v = std::is_same_v<Kind, counted_segments>;
+inline constexpr bool counted_v = std::is_same<Kind, counted_segments>::value;
 
 namespace detail {
 template <std::size_t N, class X, std::size_t K, class Tail = std::make_index_sequence<X::rank - K>>
@@ -268,7 +268,7 @@ struct segment_check {
   static constexpr std::size_t rank = X::shape_type::rank, id_rank = I::shape_type::rank;
   static constexpr bool integer_ids = std::is_integral_v<J> && std::is_signed_v<J>;
   static_assert(integer_ids, "staticflow: segment_sum / unsorted_segment_sum: the segment ids must be an int32 or int64 tensor");
-  static constexpr bool summable = !std::is_same_v<typename X::value_type, bool>;
+  static constexpr bool summable = !std::is_same<typename X::value_type, bool>::value;
   static_assert(summable, "staticflow: segment_sum / unsorted_segment_sum: a bool tensor has no sum (sf::cast it first)");
   static_assert(id_rank >= 1, "staticflow: segment_sum / unsorted_segment_sum: the segment ids must have rank 1 or more");
   static_assert(id_rank <= rank,
@@ -294,9 +294,9 @@ struct segment_check {
 
 /// num_segments: a C++ integer or an integer static value (`5_c`).
 template <class N>
-concept segment_count = (std::is_integral_v<N> && !std::is_same_v<N, bool>) ||
+concept segment_count = (std::is_integral_v<N> && !std::is_same<N, bool>::value) ||
                         (static_value_type<N> && std::is_integral_v<typename N::value_type> &&
-                         !std::is_same_v<typename N::value_type, bool>);
+                         !std::is_same<typename N::value_type, bool>::value);
 
 template <class Kind, class X, class I, class N>
 constexpr auto make_segment_sum(const X& data, const I& ids, N num_segments) {

@@ -383,7 +383,7 @@ struct concat : node<concat<Axis, A...>> {
   static_assert(staticflow::detail::axis_in_range(Axis, R), "staticflow: concat axis out of range");
   static constexpr std::size_t axis = static_cast<std::size_t>(staticflow::detail::normalize_axis(Axis, R));
   using value_type = typename first::value_type;
-  static_assert((std::is_same_v<typename A::value_type, value_type> && ...), "staticflow: concat needs tensors of one dtype");
+  static_assert((std::is_same<typename A::value_type, value_type>::value && ...), "staticflow: concat needs tensors of one dtype");
   using shape_type = typename detail::concat_shape<axis, typename first::shape_type, std::tuple<typename A::shape_type...>>::type;
   std::tuple<A...> parts;
   constexpr explicit concat(const A&... a) : parts(a...) {}
@@ -514,7 +514,7 @@ template <class Target, symbolic A>
 constexpr auto broadcast_to(const A& a) {
   static_assert(staticflow::detail::is_shape<Target>::value, "staticflow: broadcast_to<Target> needs an sf::shape<...>");
   static_assert(Target::is_static, "staticflow: broadcast_to needs a static target shape");
-  static_assert(std::is_same_v<broadcast_shape_t<typename A::shape_type, Target>, Target>,
+  static_assert(std::is_same<broadcast_shape_t<typename A::shape_type, Target>, Target>::value,
                 "staticflow: broadcast_to: the tensor does not broadcast to the target shape");
   return graph::broadcast<Target, A>(a);
 }

@@ -141,7 +141,7 @@ struct shared_node : node<shared_node<Key>>, detail::held_outputs<typename Key::
   constexpr child_refs<const held_type&> children() const { return {held.get()}; }
   template <class C>
   constexpr auto with_children(const C& c) const {
-    if constexpr (std::is_same_v<C, held_type>) return shared_node(c);
+    if constexpr (std::is_same<C, held_type>::value) return shared_node(c);
     else return shared_node<shared_key<tag_type, C>>(c);
   }
   std::string name() const { return "shared"; }

@@ -203,7 +203,7 @@ template <class X, int A>
 struct sort_check {
   static constexpr std::size_t rank = X::shape_type::rank;
   using T = typename X::value_type;
-  static constexpr bool numeric = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+  static constexpr bool numeric = std::is_arithmetic<T>::value && !std::is_same<T, bool>::value;
   static_assert(numeric, "staticflow: argsort / sort / top_k: the tensor must have a numeric dtype (not bool)");
   static_assert(rank >= 1, "staticflow: argsort / sort / top_k: a scalar (rank-0 tensor) has no axis to sort along");
   static constexpr bool axis_ok = rank >= 1 && axis_in_range(A, rank);
@@ -240,9 +240,9 @@ constexpr auto take_along_axis(const X& x, const P& positions, axes<A>) {
   using XN = std::remove_cvref_t<decltype(xn)>;
   using PN = std::remove_cvref_t<decltype(pn)>;
   using J = typename PN::value_type;
-  static_assert(std::is_integral_v<J> && !std::is_same_v<J, bool>, "staticflow: take_along_axis: the positions must be an int32 or int64 tensor");
+  static_assert(std::is_integral_v<J> && !std::is_same<J, bool>::value, "staticflow: take_along_axis: the positions must be an int32 or int64 tensor");
   static_assert(PN::shape_type::rank == XN::shape_type::rank, "staticflow: take_along_axis: the positions must have the tensor's rank");
-  constexpr bool ok = std::is_integral_v<J> && !std::is_same_v<J, bool> && PN::shape_type::rank == XN::shape_type::rank &&
+  constexpr bool ok = std::is_integral_v<J> && !std::is_same<J, bool>::value && PN::shape_type::rank == XN::shape_type::rank &&
                       XN::shape_type::rank >= 1 && detail::axis_in_range(A, XN::shape_type::rank);
   static_assert(XN::shape_type::rank == 0 || detail::axis_in_range(A, XN::shape_type::rank),
                 "staticflow: argsort / sort / take_along_axis: the axis is out of range for the tensor's rank");

@@ -76,7 +76,7 @@ struct as_string : elementwise_op<as_string, operands::any> {
   static string apply(T v) {
     char buffer[64];
     int n = 0;
-    if constexpr (std::is_same_v<T, bool>) return string(std::string_view(v ? "true" : "false"));
+    if constexpr (std::is_same<T, bool>::value) return string(std::string_view(v ? "true" : "false"));
     else if constexpr (std::is_integral_v<T>) n = std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(v));
     else n = std::snprintf(buffer, sizeof buffer, "%f", static_cast<double>(v));
     if (n >= static_cast<int>(sizeof buffer)) {  // a double of 1e62 or more: every digit of "%f"
@@ -157,7 +157,7 @@ struct string_reduce_join : node<string_reduce_join<A, Axes, Keep>> {
   template <class C>
   auto with_children(const C& c) const { return string_reduce_join<C, Axes, Keep>(c, axes, separator); }
   bool same_parameters(const string_reduce_join& o) const {
-    if constexpr (std::is_same_v<Axes, runtime_axis>)
+    if constexpr (std::is_same<Axes, runtime_axis>::value)
       if (axes.axis != o.axes.axis) return false;
     return *separator == *o.separator;
   }

@@ -96,7 +96,7 @@ constexpr auto arguments_read_by() {
         for (std::size_t i = 0; i < kid.size(); ++i) read[i] = read[i] || kid[i];
       }(arguments_read<std::remove_cvref_t<std::tuple_element_t<K, kids>>>::value), ...);
       return read;
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 template <class N>
@@ -183,7 +183,7 @@ constexpr bool subtree_is_static() {
     using kids = decltype(children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (subtree_is_static<std::remove_cvref_t<std::tuple_element_t<K, kids>>>() && ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 

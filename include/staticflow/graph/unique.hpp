@@ -50,9 +50,9 @@ template <std::size_t Rank, class T, class Index>
 struct unique_check {
   static constexpr bool vector = Rank == 1;
   static_assert(vector, "staticflow: unique: x must be a vector (rank 1), as tf.unique's; flatten it first (sf::reshape)");
-  static constexpr bool values = std::is_arithmetic_v<T>;
+  static constexpr bool values = std::is_arithmetic<T>::value;
   static_assert(values, "staticflow: unique: x must hold numbers or bools");
-  static constexpr bool index = std::is_same_v<Index, std::int32_t> || std::is_same_v<Index, std::int64_t>;
+  static constexpr bool index = std::is_same<Index, std::int32_t>::value || std::is_same<Index, std::int64_t>::value;
   static_assert(index, "staticflow: unique: the index type (tf.unique's out_idx) must be std::int32_t or std::int64_t");
   static constexpr bool ok = vector && values && index;
 };

@@ -101,7 +101,7 @@ class device_view {
       : data_(::thrust::raw_pointer_cast(v.data())), ext_{v.size()} {}
   /// A device vector seen with extents ext (its size must be their product).
   template <class Vec>
-    requires std::is_same_v<std::remove_const_t<Vec>, ::thrust::device_vector<value_type>>
+    requires std::is_same<std::remove_const_t<Vec>, ::thrust::device_vector<value_type>>::value
   device_view(Vec& v, const extents<R>& ext) : data_(::thrust::raw_pointer_cast(v.data())), ext_(ext) {
     if (v.size() != detail::product(ext))
       throw shape_error("device_view: " + std::to_string(v.size()) + " elements cannot have shape " +

@@ -30,10 +30,10 @@ namespace staticflow {
 enum class dtype_id : std::uint8_t { bool_, int32, int64, float32, float64 };
 
 template <staticflow::dtype T>
-inline constexpr dtype_id dtype_id_of = std::is_same_v<T, bool>           ? dtype_id::bool_
-                                        : std::is_same_v<T, std::int32_t> ? dtype_id::int32
-                                        : std::is_same_v<T, std::int64_t> ? dtype_id::int64
-                                        : std::is_same_v<T, float>        ? dtype_id::float32
+inline constexpr dtype_id dtype_id_of = std::is_same<T, bool>::value           ? dtype_id::bool_
+                                        : std::is_same<T, std::int32_t>::value ? dtype_id::int32
+                                        : std::is_same<T, std::int64_t>::value ? dtype_id::int64
+                                        : std::is_same<T, float>::value        ? dtype_id::float32
                                                                           : dtype_id::float64;
 
 /// TensorFlow's name of a run-time dtype: "float32", ...
@@ -53,7 +53,7 @@ class tensor {
 
   /// A 0-d tensor of the scalar's dtype (`int` is int32, `double` float64).
   template <class T>
-    requires(std::is_arithmetic_v<T> && staticflow::dtype<canonical_dtype_t<T>>)
+    requires(std::is_arithmetic<T>::value && staticflow::dtype<canonical_dtype_t<T>>)
   tensor(T value) {  // NOLINT(google-explicit-constructor): a scalar is a 0-d tensor
     using D = canonical_dtype_t<T>;
     auto holder = std::make_shared<D>(static_cast<D>(value));
@@ -111,7 +111,7 @@ class tensor {
   static tensor from_container(C&& c) {
     tensor t(0.f);
     using U = std::remove_cvref_t<C>;
-    if constexpr (std::is_arithmetic_v<U>) {
+    if constexpr (std::is_arithmetic<U>::value) {
       t = tensor(c);
     } else {
       t.own(std::forward<C>(c));
@@ -226,7 +226,7 @@ class tensor {
 
 namespace detail {
 template <class A>
-concept sf_tensor = std::is_same_v<std::remove_cvref_t<A>, tensor>;
+concept sf_tensor = std::is_same<std::remove_cvref_t<A>, tensor>::value;
 }  // namespace detail
 
 }  // namespace staticflow

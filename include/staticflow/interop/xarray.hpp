@@ -56,11 +56,11 @@ namespace detail {
 template <class T, class R>
 xt::xarray<T> to_xarray(R&& r) {
   using C = std::remove_cvref_t<R>;
-  if constexpr (std::is_arithmetic_v<C>) {
+  if constexpr (std::is_arithmetic<C>::value) {
     return xt::xarray<T>(static_cast<T>(r));
-  } else if constexpr (std::is_same_v<C, xt::xarray<T>>) {
+  } else if constexpr (std::is_same<C, xt::xarray<T>>::value) {
     return std::forward<R>(r);
-  } else if constexpr (std::is_same_v<C, xt::xtensor<T, C::rank>>) {
+  } else if constexpr (std::is_same<C, xt::xtensor<T, C::rank>>::value) {
     return xt::xarray<T>(std::move(r));
   } else {
     xt::xarray<T> out = xt::xarray<T>::from_shape(r.shape());

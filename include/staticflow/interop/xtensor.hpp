@@ -103,7 +103,7 @@ template <class Views>
 STATICFLOW_INLINE auto extents_of_views(const Views& views) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
     return value_pack<decltype(view_extents(detail::get<I>(views)))...>{{{view_extents(detail::get<I>(views))}...}};
-  }(std::make_index_sequence<std::tuple_size_v<Views>>{});
+  }(std::make_index_sequence<std::tuple_size<Views>::value>{});
 }
 
 template <class C>
@@ -112,7 +112,7 @@ struct fixed_dims : std::false_type {
 };
 /// The dtype of a container's elements: std::string elements are a string tensor.
 template <class E>
-using element_dtype_t = std::conditional_t<std::is_same_v<std::remove_cv_t<E>, std::string>, string, std::remove_cv_t<E>>;
+using element_dtype_t = std::conditional_t<std::is_same<std::remove_cv_t<E>, std::string>::value, string, std::remove_cv_t<E>>;
 
 template <class ET, std::size_t... I, xt::layout_type L, bool SH, class Tag>
 struct fixed_dims<xt::xfixed_container<ET, xt::fixed_shape<I...>, L, SH, Tag>> : std::true_type {
@@ -153,7 +153,7 @@ struct argument_traits<A, std::enable_if_t<detail::is_text_v<A>>> {
 
 /// C++ scalars are 0-d tensors of their dtype: a new value does not retrace.
 template <class A>
-struct argument_traits<A, std::enable_if_t<std::is_arithmetic_v<A>>> {
+struct argument_traits<A, std::enable_if_t<std::is_arithmetic<A>::value>> {
   static constexpr bool supported = dtype<canonical_dtype_t<A>>;
   using value_type = canonical_dtype_t<A>;
   using signature_type = spec<value_type>;
@@ -187,7 +187,7 @@ STATICFLOW_INLINE auto make_view(const A& a, Slot& scalar_slot) {
   using traits = argument_traits<A>;
   if constexpr (static_value_type<A>) {
     return no_view{};
-  } else if constexpr (std::is_arithmetic_v<A>) {
+  } else if constexpr (std::is_arithmetic<A>::value) {
     scalar_slot = static_cast<typename traits::value_type>(a);
     return tensor_view<typename traits::value_type, 0>{&scalar_slot, {}};
   } else if constexpr (is_text_v<A>) {
@@ -197,7 +197,7 @@ STATICFLOW_INLINE auto make_view(const A& a, Slot& scalar_slot) {
     constexpr std::size_t R = A::rank;
     extents<R> ext{};
     for (std::size_t d = 0; d < R; ++d) ext[d] = static_cast<std::size_t>(a.shape()[d]);
-    if constexpr (std::is_same_v<std::remove_cv_t<typename A::value_type>, std::string>) {
+    if constexpr (std::is_same<std::remove_cv_t<typename A::value_type>, std::string>::value) {
       // std::string elements: their views, in the call's own buffer (`scalar_slot`, a vector)
       static constexpr string none{};
       scalar_slot.resize(product(ext));
@@ -217,7 +217,7 @@ struct scalar_slot {
   using type = char;
 };
 template <class A>
-struct scalar_slot<A, std::enable_if_t<std::is_arithmetic_v<A>>> {
+struct scalar_slot<A, std::enable_if_t<std::is_arithmetic<A>::value>> {
   using type = canonical_dtype_t<A>;
 };
 template <class A>
@@ -225,7 +225,7 @@ struct scalar_slot<A, std::enable_if_t<is_text_v<A>>> {
   using type = string;
 };
 template <xtensor_like A>
-  requires std::is_same_v<std::remove_cv_t<typename A::value_type>, std::string>
+  requires std::is_same<std::remove_cv_t<typename A::value_type>, std::string>::value
 struct scalar_slot<A> {
   using type = std::vector<string>;
 };
@@ -244,10 +244,10 @@ auto owned_strings(R&& r) {
   using U = std::remove_cvref_t<R>;
   if constexpr (is_result_tuple<U>::value) {
     return staticflow::detail::apply([](auto&... e) { return std::tuple{owned_strings(std::move(e))...}; }, r);
-  } else if constexpr (std::is_same_v<U, string>) {
+  } else if constexpr (std::is_same<U, string>::value) {
     return r.str();
   } else if constexpr (xtensor_like<U>) {
-    if constexpr (std::is_same_v<typename U::value_type, string>) {
+    if constexpr (std::is_same<typename U::value_type, string>::value) {
       auto owned = [&] {
         if constexpr (fixed_dims<U>::value) return xt::xtensor_fixed<std::string, typename U::shape_type>{};
         else return xt::xtensor<std::string, U::rank>::from_shape(r.shape());

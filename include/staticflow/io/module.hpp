@@ -79,7 +79,7 @@ inline std::string_view tf_enum_name(dtype_id id) {
 /// A result of a call on sf::tensors (a container or a number) as an sf::tensor.
 template <class R>
 tensor as_tensor(R&& r) {
-  if constexpr (std::is_arithmetic_v<std::remove_cvref_t<R>>) return tensor(r);
+  if constexpr (std::is_arithmetic<std::remove_cvref_t<R>>::value) return tensor(r);
   else return tensor(std::forward<R>(r));
 }
 }  // namespace detail
@@ -114,7 +114,7 @@ class module {
       using sig = typename config::signature;
       using concrete = typename F::template concrete_for_signature<sig>;
       using result = typename concrete::graph_type;
-      constexpr std::size_t n_in = std::tuple_size_v<sig>, n_out = concrete::output_count;
+      constexpr std::size_t n_in = std::tuple_size<sig>::value, n_out = concrete::output_count;
       if (signatures_.count(key)) throw signature_error("module: a signature named '" + key + "' exists already");
       if (!names.names.empty() && names.names.size() != n_out)
         throw signature_error("module: add_signature('" + key + "'): " + std::to_string(names.names.size()) +

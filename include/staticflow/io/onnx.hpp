@@ -52,7 +52,7 @@ template <class ConcreteFunction>
 ::onnx::ModelProto to_model(const ConcreteFunction& f, const std::vector<named_variable>& variables = {},
                             const export_options& options = {}) {
   using Sig = typename ConcreteFunction::signature_type;
-  constexpr std::size_t arg_count = std::tuple_size_v<Sig>;
+  constexpr std::size_t arg_count = std::tuple_size<Sig>::value;
   if (f.effects() != nullptr && f.effects()->effect_count() > 0)
     throw export_error("onnx export: the function has effects (variable assignments, prints, for_range loops); an "
                        "ONNX graph computes outputs only: export a function that returns what it computes");

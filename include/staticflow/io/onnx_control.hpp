@@ -76,7 +76,7 @@ std::vector<std::string> if_chain(E& e, const graph::branch_node<Kind, Pred, Bra
   constexpr std::size_t count = sizeof...(Branches);
   using specs = typename graph::branch_node<Kind, Pred, Branches...>::output_specs;
   std::string condition = selector;
-  if constexpr (std::is_same_v<Kind, graph::switch_kind>) {
+  if constexpr (std::is_same<Kind, graph::switch_kind>::value) {
     using P = typename Pred::value_type;
     condition = e.op("Equal", {selector, e.template constant<P>({static_cast<P>(I)}, {})});
   }
@@ -86,7 +86,7 @@ std::vector<std::string> if_chain(E& e, const graph::branch_node<Kind, Pred, Bra
     else return if_chain<I + 1>(e, n, selector);
   });
   std::vector<std::string> outs;
-  for (std::size_t k = 0; k < std::tuple_size_v<specs>; ++k) outs.push_back(e.fresh("if"));
+  for (std::size_t k = 0; k < std::tuple_size<specs>::value; ++k) outs.push_back(e.fresh("if"));
   auto& node = e.add_node("If", {condition}, outs);
   for (auto [name, g] : {std::pair{"then_branch", &then_graph}, std::pair{"else_branch", &else_graph}}) {
     auto* a = node.add_attribute();
@@ -100,7 +100,7 @@ std::vector<std::string> if_chain(E& e, const graph::branch_node<Kind, Pred, Bra
 template <class S, class I, class C, class B, class E>
 std::vector<std::string> lower_node(E& e, const graph::while_node<S, I, C, B>& n) {
   using specs = typename graph::while_node<S, I, C, B>::output_specs;
-  constexpr std::size_t V = std::tuple_size_v<specs>;
+  constexpr std::size_t V = std::tuple_size<specs>::value;
   const void* scope = &staticflow::detail::type_key<S>;
   const std::vector<std::string> inits = e.emit_tuple(n.inits);
   // the condition on the initial values, in a layer of its own (the variables are the inits)

@@ -196,7 +196,7 @@ std::string lower_top_k(Exporter& e, const std::string& x, const std::string& co
 /// ONNX's GatherND and ScatterND read int64 indices.
 template <class J, class Exporter>
 std::string int64_indices(Exporter& e, const std::string& indices) {
-  if constexpr (std::is_same_v<J, std::int64_t>) return indices;
+  if constexpr (std::is_same<J, std::int64_t>::value) return indices;
   else return e.template cast<std::int64_t>(indices);
 }
 
@@ -209,9 +209,9 @@ std::string lower_gather_nd(Exporter& e, const std::string& x, const std::string
 
 template <class Mode, class J, class Exporter>
 std::string lower_scatter_nd(Exporter& e, const std::string& x, const std::string& indices, const std::string& updates) {
-  constexpr bool replace = std::is_same_v<Mode, graph::scatter_update>;
+  constexpr bool replace = std::is_same<Mode, graph::scatter_update>::value;
   const std::string out = e.fresh("scatter_nd");
-  const std::string values = std::is_same_v<Mode, graph::scatter_sub> ? e.op("Neg", {updates}) : updates;
+  const std::string values = std::is_same<Mode, graph::scatter_sub>::value ? e.op("Neg", {updates}) : updates;
   auto& node = e.add_node("ScatterND", {x, int64_indices<J>(e, indices), values}, {out});
   set_string(node, "reduction", replace ? "none" : "add");
   return out;
@@ -289,22 +289,22 @@ diagonal_mask diagonal_mask_of(Exporter& e, const std::string& x) {
 /// min(M, N) kept. Bools are summed as int32.
 template <std::size_t R, class T, class Exporter>
 std::string lower_diag_part(Exporter& e, const std::string& x) {
-  using sum_type = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>;
+  using sum_type = std::conditional_t<std::is_same<T, bool>::value, std::int32_t, T>;
   const diagonal_mask m = diagonal_mask_of<R>(e, x);
-  const std::string values = std::is_same_v<T, bool> ? e.template cast<std::int32_t>(x) : x;
+  const std::string values = std::is_same<T, bool>::value ? e.template cast<std::int32_t>(x) : x;
   const std::string masked = e.op("Where", {m.mask, values, e.template constant<sum_type>({sum_type(0)}, {})});
   const std::string row_sums = e.fresh("diagonal");
   e.set_int(e.add_node("ReduceSum", {masked, e.ints({-1})}, {row_sums}), "keepdims", 0);
   const std::string diagonal =
       e.op("Slice", {row_sums, e.ints({0}), e.op("Min", {m.rows, m.columns}), e.ints({-1})});
-  return std::is_same_v<T, bool> ? e.template cast<bool>(diagonal) : diagonal;
+  return std::is_same<T, bool>::value ? e.template cast<bool>(diagonal) : diagonal;
 }
 
 /// set_diag: d ([..., min(M, N)]) padded with zeros to M elements, as a column [..., M, 1], where
 /// the mask holds; x elsewhere. Bools go through int32 (onnxruntime's Where and Pad take no bool).
 template <std::size_t R, class T, class Exporter>
 std::string lower_set_diag(Exporter& e, const std::string& x, const std::string& d) {
-  constexpr bool as_int = std::is_same_v<T, bool>;
+  constexpr bool as_int = std::is_same<T, bool>::value;
   const diagonal_mask m = diagonal_mask_of<R>(e, x);
   const std::string values = as_int ? e.template cast<std::int32_t>(d) : d;
   // pads: nothing before any axis of d, nothing after but its last, M - min(M, N) after that

@@ -70,11 +70,11 @@ struct is_bound_variable<graph::bound_variable<Sc, K, T, S>> : std::true_type {
 
 template <class Op>
 constexpr std::string_view reduce_op() {
-  if constexpr (std::is_same_v<Op, op::reduce_sum>) return "ReduceSum";
-  else if constexpr (std::is_same_v<Op, op::reduce_prod>) return "ReduceProd";
-  else if constexpr (std::is_same_v<Op, op::reduce_max> || std::is_same_v<Op, op::reduce_any>) return "ReduceMax";
-  else if constexpr (std::is_same_v<Op, op::reduce_min> || std::is_same_v<Op, op::reduce_all>) return "ReduceMin";
-  else if constexpr (std::is_same_v<Op, op::reduce_mean>) return "ReduceMean";
+  if constexpr (std::is_same<Op, op::reduce_sum>::value) return "ReduceSum";
+  else if constexpr (std::is_same<Op, op::reduce_prod>::value) return "ReduceProd";
+  else if constexpr (std::is_same<Op, op::reduce_max>::value || std::is_same<Op, op::reduce_any>::value) return "ReduceMax";
+  else if constexpr (std::is_same<Op, op::reduce_min>::value || std::is_same<Op, op::reduce_all>::value) return "ReduceMin";
+  else if constexpr (std::is_same<Op, op::reduce_mean>::value) return "ReduceMean";
   else return "";
 }
 
@@ -138,7 +138,7 @@ class exporter {
       return constant<T>({static_cast<T>(n.value)}, {});
     } else {
       const std::string name = emit(n);
-      if constexpr (std::is_same_v<typename N::value_type, T>) return name;
+      if constexpr (std::is_same<typename N::value_type, T>::value) return name;
       else return cast<T>(name);
     }
   }
@@ -178,7 +178,7 @@ class exporter {
     auto* a = node.add_attribute();
     a->set_name("value");
     a->set_type(::onnx::AttributeProto::TENSOR);
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (std::is_same<T, bool>::value) {
       std::vector<unsigned char> bytes(values.begin(), values.end());
       a->mutable_t()->set_data_type(::onnx::TensorProto::BOOL);
       for (const auto d : dims) a->mutable_t()->add_dims(d);
@@ -231,7 +231,7 @@ class exporter {
     close_scope();
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       (set_value_info<std::tuple_element_t<K, Specs>>(*g.add_output(), outputs[K], ""), ...);
-    }(std::make_index_sequence<std::tuple_size_v<Specs>>{});
+    }(std::make_index_sequence<std::tuple_size<Specs>::value>{});
     return g;
   }
 
@@ -305,7 +305,7 @@ class exporter {
     } else if constexpr (requires { n.y; n.vjp; }) {  // custom_gradient: its forward value
       return {emit(n.y)};
     } else if constexpr (requires { lower_node(*this, n); }) {  // an op family's header
-      if constexpr (std::is_same_v<decltype(lower_node(*this, n)), std::string>) return {lower_node(*this, n)};
+      if constexpr (std::is_same<decltype(lower_node(*this, n)), std::string>::value) return {lower_node(*this, n)};
       else return lower_node(*this, n);
     } else {
       return {lower_op(n)};
@@ -316,9 +316,9 @@ class exporter {
   std::string lower_op(const graph::unary<Op, A>& n) {
     using T = typename graph::unary<Op, A>::compute_type;
     const std::string x = emit(n.a);
-    if constexpr (std::is_same_v<Op, op::square>) {
+    if constexpr (std::is_same<Op, op::square>::value) {
       return op("Mul", {x, x});
-    } else if constexpr (std::is_same_v<Op, op::relu>) {
+    } else if constexpr (std::is_same<Op, op::relu>::value) {
       if constexpr (floating_dtype<T>) return op("Relu", {x});
       else return op("Max", {x, constant<T>({T(0)}, {})});
     } else if constexpr (has_math_lowering<Op, T>) {
@@ -333,19 +333,19 @@ class exporter {
   std::string lower_op(const graph::binary<Op, A, B>& n) {
     using T = typename graph::binary<Op, A, B>::compute_type;
     const std::string a = emit_as<T>(n.a), b = emit_as<T>(n.b);
-    if constexpr (std::is_same_v<Op, op::not_equal>) {
+    if constexpr (std::is_same<Op, op::not_equal>::value) {
       return op("Not", {op("Equal", {a, b})});
-    } else if constexpr (std::is_same_v<Op, op::atan2>) {
+    } else if constexpr (std::is_same<Op, op::atan2>::value) {
       return lower_atan2<T>(*this, a, b);
-    } else if constexpr (std::is_same_v<Op, op::mod>) {
+    } else if constexpr (std::is_same<Op, op::mod>::value) {
       return remainder(a, b);
-    } else if constexpr (std::is_same_v<Op, op::floormod>) {
+    } else if constexpr (std::is_same<Op, op::floormod>::value) {
       // the remainder takes the divisor's sign: r + b where r and b have opposite signs
       const std::string r = remainder(a, b), zero = constant<T>({T(0)}, {});
       const std::string fix = op("And", {op("Not", {op("Equal", {r, zero})}),
                                          op("Xor", {op("Less", {r, zero}), op("Less", {b, zero})})});
       return op("Where", {fix, op("Add", {r, b}), r});
-    } else if constexpr (std::is_same_v<Op, op::floordiv>) {
+    } else if constexpr (std::is_same<Op, op::floordiv>::value) {
       if constexpr (floating_dtype<T>) {
         return op("Floor", {op("Div", {a, b})});
       } else {  // truncating quotient, one less where the remainder is nonzero and signs differ
@@ -379,7 +379,7 @@ class exporter {
 
   template <class Op, class A, class Axes, bool Keep>
   std::string lower_op(const graph::reduce<Op, A, Axes, Keep>& n) {
-    constexpr bool logical = std::is_same_v<Op, op::reduce_any> || std::is_same_v<Op, op::reduce_all>;
+    constexpr bool logical = std::is_same<Op, op::reduce_any>::value || std::is_same<Op, op::reduce_all>::value;
     std::string x = emit(n.a);
     if constexpr (logical) x = cast<std::int32_t>(x);  // no boolean reduction in ONNX
     const auto mask = n.mask();
@@ -387,7 +387,7 @@ class exporter {
     for (std::size_t i = 0; i < mask.size(); ++i)
       if (mask[i]) axes.push_back(static_cast<std::int64_t>(i));
     const std::string out = fresh(reduce_op<Op>());
-    if constexpr (std::is_same_v<Op, op::reduce_sum>) {  // axes are an input since opset 13
+    if constexpr (std::is_same<Op, op::reduce_sum>::value) {  // axes are an input since opset 13
       std::vector<std::string> inputs{x};
       if (!axes.empty()) inputs.push_back(ints(axes));  // none: all axes (only a rank-0 input has none)
       set_int(add_node("ReduceSum", inputs, {out}), "keepdims", Keep);
@@ -403,7 +403,7 @@ class exporter {
   template <class Op, class A, class Axis>
   std::string lower_op(const graph::arg_reduce<Op, A, Axis>& n) {
     const std::string out = fresh(Op::name);
-    auto& node = add_node(std::is_same_v<Op, op::argmax> ? "ArgMax" : "ArgMin", {emit(n.a)}, {out});
+    auto& node = add_node(std::is_same<Op, op::argmax>::value ? "ArgMax" : "ArgMin", {emit(n.a)}, {out});
     set_int(node, "axis", static_cast<std::int64_t>(n.axis(A::shape_type::rank)));
     set_int(node, "keepdims", 0);
     return out;
@@ -575,7 +575,7 @@ class exporter {
   template <class Kind, class A, int K>
   std::string lower_op(const graph::softmax_node<Kind, A, K>& n) {
     const std::string out = fresh(Kind::name);
-    auto& node = add_node(std::is_same_v<Kind, graph::softmax_kind> ? "Softmax" : "LogSoftmax", {emit(n.a)}, {out});
+    auto& node = add_node(std::is_same<Kind, graph::softmax_kind>::value ? "Softmax" : "LogSoftmax", {emit(n.a)}, {out});
     set_int(node, "axis", static_cast<std::int64_t>(n.axis));
     return out;
   }

@@ -498,13 +498,13 @@ std::string lower_node(E& e, const graph::depthwise_conv2d<X, F, Opt>& n) {
 
 template <class Kind, class X, class P, class E>
 std::string lower_node(E& e, const graph::pool<Kind, X, P>& n) {
-  return lower_pool<std::is_same_v<Kind, graph::max_pooling>, P, X::shape_type::rank>(e, e.emit(n.x));
+  return lower_pool<std::is_same<Kind, graph::max_pooling>::value, P, X::shape_type::rank>(e, e.emit(n.x));
 }
 
 template <class Kind, class X, class G, class P, class E>
 std::string lower_node(E& e, const graph::pool_gradient<Kind, X, G, P>& n) {
   using T = typename G::value_type;
-  if constexpr (std::is_same_v<Kind, graph::max_pooling>)
+  if constexpr (std::is_same<Kind, graph::max_pooling>::value)
     return lower_max_pool_gradient<T, P, X::shape_type::rank>(e, e.template emit_as<T>(n.x), e.emit(n.g));
   else return lower_avg_pool_gradient<T, P, typename X::shape_type>(e, e.emit(n.g));
 }

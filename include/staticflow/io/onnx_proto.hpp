@@ -19,11 +19,11 @@ using staticflow::detail::always_false;
 
 template <class T>
 constexpr int element_type() {
-  if constexpr (std::is_same_v<T, bool>) return ::onnx::TensorProto::BOOL;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return ::onnx::TensorProto::INT32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return ::onnx::TensorProto::INT64;
-  else if constexpr (std::is_same_v<T, float>) return ::onnx::TensorProto::FLOAT;
-  else if constexpr (std::is_same_v<T, double>) return ::onnx::TensorProto::DOUBLE;
+  if constexpr (std::is_same<T, bool>::value) return ::onnx::TensorProto::BOOL;
+  else if constexpr (std::is_same<T, std::int32_t>::value) return ::onnx::TensorProto::INT32;
+  else if constexpr (std::is_same<T, std::int64_t>::value) return ::onnx::TensorProto::INT64;
+  else if constexpr (std::is_same<T, float>::value) return ::onnx::TensorProto::FLOAT;
+  else if constexpr (std::is_same<T, double>::value) return ::onnx::TensorProto::DOUBLE;
   else static_assert(always_false<T>, "staticflow: sf::onnx: no ONNX element type for this dtype");
 }
 

@@ -58,7 +58,7 @@ struct variable_of_spec<T, shape<D...>> {
 template <class S, class V>
 constexpr bool fits() {
   if constexpr (std::is_void_v<S>) return false;
-  else return std::is_same_v<typename S::value_type, typename V::value_type> &&
+  else return std::is_same<typename S::value_type, typename V::value_type>::value &&
               staticflow::detail::assignable_shape<typename S::shape_type, typename V::shape_type>();
 }
 
@@ -67,9 +67,9 @@ constexpr bool fits() {
 template <class GradientSpecs, class... Var>
 constexpr bool check_apply_gradients() {
   static_assert((is_variable<Var>::value && ...), "staticflow: apply_gradients(grads, vars...): each var must be an sf::variable");
-  static_assert(std::tuple_size_v<GradientSpecs> == sizeof...(Var),
+  static_assert(std::tuple_size<GradientSpecs>::value == sizeof...(Var),
                 "staticflow: apply_gradients(grads, vars...): give one gradient per variable");
-  constexpr bool valid = (is_variable<Var>::value && ...) && std::tuple_size_v<GradientSpecs> == sizeof...(Var);
+  constexpr bool valid = (is_variable<Var>::value && ...) && std::tuple_size<GradientSpecs>::value == sizeof...(Var);
   if constexpr (!valid) {
     return false;
   } else {

@@ -45,12 +45,12 @@ constexpr bool renumberable_node() {
                        requires(const N& n) { n.subgraphs(); } || requires(const N& n) { n.body; } ||
                        requires(const N& n) { n.y; } || requires { N::projected_output; }) {
     return false;
-  } else if constexpr (std::tuple_size_v<kids> == 0) {
+  } else if constexpr (std::tuple_size<kids>::value == 0) {
     return true;
   } else {
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (renumberable<std::remove_cvref_t<std::tuple_element_t<K, kids>>>::value && ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 /// Whether every argument of graph N is one of its nodes' children (nothing reads a value
@@ -107,13 +107,13 @@ constexpr auto renumber_arguments(const N& n) {
     return graph::argument<detail::position_of<N::index>(Used{}), typename N::value_type, typename N::shape_type>{};
   } else {
     using kids = decltype(graph::children(n));
-    if constexpr (std::tuple_size_v<kids> == 0) {
+    if constexpr (std::tuple_size<kids>::value == 0) {
       return n;
     } else {
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
         [[maybe_unused]] const auto c = graph::children(n);
         return graph::with_children(n, renumber_arguments<Used>(graph::child<K>(c))...);
-      }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+      }(std::make_index_sequence<std::tuple_size<kids>::value>{});
     }
   }
 }

@@ -100,12 +100,12 @@ inline constexpr bool holds_producer_v = holds_producer<N>::value;
 /// How many times node type T occurs in subtree N, along every path (through shared nodes).
 template <class T, class N>
 inline constexpr std::size_t occurrences_v = [] {
-  if constexpr (std::is_same_v<T, N>) {
+  if constexpr (std::is_same<T, N>::value) {
     return std::size_t{1};
   } else {
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + occurrences_v<T, kid_t<N, K>>);
-    }(std::make_index_sequence<std::tuple_size_v<kids_of<N>>>{});
+    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
   }
 }();
 
@@ -116,7 +116,7 @@ template <class L, class T>
 struct list_add;
 template <class... U, class T>
 struct list_add<type_list<U...>, T> {
-  using type = std::conditional_t<(std::is_same_v<U, T> || ...), type_list<U...>, type_list<U..., T>>;
+  using type = std::conditional_t<(std::is_same<U, T>::value || ...), type_list<U...>, type_list<U..., T>>;
 };
 /// The distinct non-literal leaf types of the elementwise region rooted at N, first seen first.
 template <class L, class N, bool Pointwise = is_pointwise_v<N>>
@@ -126,7 +126,7 @@ struct region_leaves {
 template <class L, class N, class Kids>
 struct region_leaves_of;
 template <class L, class N>
-struct region_leaves<L, N, true> : region_leaves_of<L, N, std::make_index_sequence<std::tuple_size_v<kids_of<N>>>> {};
+struct region_leaves<L, N, true> : region_leaves_of<L, N, std::make_index_sequence<std::tuple_size<kids_of<N>>::value>> {};
 template <class L, class N>
 struct region_leaves_of<L, N, std::index_sequence<>> {
   using type = L;
@@ -138,14 +138,14 @@ struct region_leaves_of<L, N, std::index_sequence<K0, K...>>
 /// How many times leaf type T occurs in the region rooted at N.
 template <class T, class N>
 inline constexpr std::size_t region_count_v = [] {
-  if constexpr (std::is_same_v<T, N>) {
+  if constexpr (std::is_same<T, N>::value) {
     return std::size_t{1};
   } else if constexpr (!is_pointwise_v<N>) {
     return std::size_t{0};
   } else {
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + region_count_v<T, kid_t<N, K>>);
-    }(std::make_index_sequence<std::tuple_size_v<kids_of<N>>>{});
+    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
   }
 }();
 
@@ -192,9 +192,9 @@ struct region_shape<N, type_list<L...>> {
     } else {
       using T = typename N::value_type;
       using S = typename producer::shape_type;
-      return std::is_same_v<typename producer::value_type, T> && std::is_same_v<typename N::shape_type, S> &&
+      return std::is_same<typename producer::value_type, T>::value && std::is_same<typename N::shape_type, S>::value &&
              ((is_epilogue_producer_v<L> ||
-               (std::is_same_v<typename L::value_type, T> && per_channel_v<L, S>)) && ...) &&
+               (std::is_same<typename L::value_type, T>::value && per_channel_v<L, S>)) && ...) &&
              (once_or_value_free_v<L, N> && ...);
     }
   }();
@@ -211,11 +211,11 @@ inline constexpr std::size_t region_covered_v = [] {
   if constexpr (is_pointwise_v<N>) {
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + region_covered_v<R, P, kid_t<N, K>, Root, Prod>);
-    }(std::make_index_sequence<std::tuple_size_v<kids_of<N>>>{});
-  } else if constexpr (std::is_same_v<N, Prod>) {
-    return std::size_t{std::is_same_v<P, Prod> && std::is_same_v<R, Root>} + []<std::size_t... K>(std::index_sequence<K...>) {
+    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
+  } else if constexpr (std::is_same<N, Prod>::value) {
+    return std::size_t{std::is_same<P, Prod>::value && std::is_same<R, Root>::value} + []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + covered_v<R, P, kid_t<N, K>>);
-    }(std::make_index_sequence<std::tuple_size_v<kids_of<N>>>{});
+    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
   } else {
     return covered_v<R, P, N>;
   }
@@ -228,7 +228,7 @@ inline constexpr std::size_t covered_v<R, P, N> = [] {
   } else {
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + covered_v<R, P, kid_t<N, K>>);
-    }(std::make_index_sequence<std::tuple_size_v<kids_of<N>>>{});
+    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
   }
 }();
 
@@ -252,7 +252,7 @@ using region_function_t = typename region_function<Leaves, N>::type;
 template <class T, class... L>
 inline constexpr std::size_t leaf_index_v = [] {
   std::size_t i = 0, found = 0;
-  ((std::is_same_v<T, L> ? (found = i, ++i) : ++i), ...);
+  ((std::is_same<T, L>::value ? (found = i, ++i) : ++i), ...);
   return found;
 }();
 
@@ -283,7 +283,7 @@ struct region_function_of<Leaves, N, std::index_sequence<K...>> {
 };
 template <class Leaves, class N>
   requires is_pointwise_v<N>
-struct region_function<Leaves, N> : region_function_of<Leaves, N, std::make_index_sequence<std::tuple_size_v<kids_of<N>>>> {};
+struct region_function<Leaves, N> : region_function_of<Leaves, N, std::make_index_sequence<std::tuple_size<kids_of<N>>::value>> {};
 
 template <class Leaves, class N>
 constexpr region_function_t<Leaves, N> to_function(const N& n) {
@@ -291,7 +291,7 @@ constexpr region_function_t<Leaves, N> to_function(const N& n) {
     const auto kids = graph::children(n);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return graph::with_children(n, to_function<Leaves>(graph::child<K>(kids))...);
-    }(std::make_index_sequence<std::tuple_size_v<kids_of<N>>>{});
+    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
   } else if constexpr (graph::detail::is_literal<N>::value) {
     return n;
   } else {
@@ -302,14 +302,14 @@ constexpr region_function_t<Leaves, N> to_function(const N& n) {
 /// The first occurrence of leaf type T in the region rooted at n (null if none).
 template <class T, class N>
 constexpr const T* first_leaf(const N& n) {
-  if constexpr (std::is_same_v<T, N>) {
+  if constexpr (std::is_same<T, N>::value) {
     return &n;
   } else if constexpr (is_pointwise_v<N> && (region_count_v<T, N> > 0)) {
     const auto kids = graph::children(n);
     const T* found = nullptr;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((found = found ? found : first_leaf<T>(graph::child<K>(kids))), ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids_of<N>>>{});
+    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
     return found;
   } else {
     return nullptr;
@@ -349,7 +349,7 @@ struct folded_region<Outs, N, Leaves, type_list<Q...>> {
   using type = graph::epilogue<epilogue_folded_t<Outs, producer>, region_function_t<Leaves, N>, epilogue_folded_t<Outs, Q>...>;
 };
 
-template <class Outs, class N, class Kids = std::make_index_sequence<std::tuple_size_v<kids_of<N>>>>
+template <class Outs, class N, class Kids = std::make_index_sequence<std::tuple_size<kids_of<N>>::value>>
 struct folded_kids;
 template <class Outs, class N, std::size_t... K>
 struct folded_kids<Outs, N, std::index_sequence<K...>> {
@@ -385,7 +385,7 @@ constexpr epilogue_folded_t<Outs, N> fold_epilogues(const N& n) {
     const auto kids = graph::children(n);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return graph::with_children(n, fold_epilogues<Outs>(graph::child<K>(kids))...);
-    }(std::make_index_sequence<std::tuple_size_v<kids_of<N>>>{});
+    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
   }
 }
 

@@ -56,7 +56,7 @@ struct type_node {
       using list = decltype(graph::children(std::declval<const N&>()));
       return []<std::size_t... K>(std::index_sequence<K...>) {
         return std::array<const type_entry*, sizeof...(K)>{&type_node<std::remove_cvref_t<std::tuple_element_t<K, list>>>::entry...};
-      }(std::make_index_sequence<std::tuple_size_v<list>>{});
+      }(std::make_index_sequence<std::tuple_size<list>::value>{});
     }
   }();
   // A leaf hashes its name (short: an argument, a literal); a node with children its children's

@@ -51,7 +51,7 @@ constexpr std::size_t materialized_count() {
   using kids = decltype(graph::children(std::declval<const N&>()));
   const std::size_t below = []<std::size_t... K>(std::index_sequence<K...>) {
     return (std::size_t{0} + ... + materialized_count<std::remove_cvref_t<std::tuple_element_t<K, kids>>>());
-  }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   return below + (materializes<N>::value ? view_count<N>::value : 0);
 }
 
@@ -79,7 +79,7 @@ struct prelude_list {
 template <class L, class S>
 struct prelude_contains;
 template <class... T, class S>
-struct prelude_contains<prelude_list<T...>, S> : std::bool_constant<(std::is_same_v<T, S> || ...)> {};
+struct prelude_contains<prelude_list<T...>, S> : std::bool_constant<(std::is_same<T, S>::value || ...)> {};
 template <class L, class S>
 struct prelude_append;
 template <class... T, class S>
@@ -157,7 +157,7 @@ template <class L, class S>
 constexpr std::size_t prelude_index() {
   return []<class... T>(std::type_identity<prelude_list<T...>>) {
     std::size_t i = 0, found = 0;
-    ((std::is_same_v<T, S> ? (found = i, ++i) : ++i), ...);
+    ((std::is_same<T, S>::value ? (found = i, ++i) : ++i), ...);
     return found;
   }(std::type_identity<L>{});
 }
@@ -179,7 +179,7 @@ constexpr auto lower_children(const N& n) {
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
     [[maybe_unused]] const auto c = graph::children(n);
     return graph::with_children(n, lower<ArgCount, Base + count_before<kids, K>(), L>(graph::child<K>(c))...);
-  }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }(std::make_index_sequence<std::tuple_size<kids>::value>{});
 }
 
 template <std::size_t ArgCount, std::size_t Base, class L, class N>
@@ -261,9 +261,9 @@ constexpr auto read_prelude(const N& n) {
       [[maybe_unused]] const auto c = graph::children(n);
       using read = std::tuple<decltype(read_prelude<ArgCount, Base, L>(graph::child<K>(c)))...>;
       // a subtree without such an entry stays this very node (a shared node keeps its box)
-      if constexpr (std::is_same_v<read, std::tuple<std::remove_cvref_t<std::tuple_element_t<K, kids>>...>>) return n;
+      if constexpr (std::is_same<read, std::tuple<std::remove_cvref_t<std::tuple_element_t<K, kids>>...>>::value) return n;
       else return graph::with_children(n, read_prelude<ArgCount, Base, L>(graph::child<K>(c))...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 
@@ -317,7 +317,7 @@ constexpr auto collect(const N& n) {
     auto below = [&]<std::size_t... K>(std::index_sequence<K...>) {
       [[maybe_unused]] const auto c = graph::children(n);
       return pack_concat(collect<ArgCount, Base + count_before<kids, K>(), L>(graph::child<K>(c))...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
     if constexpr (materializes<N>::value) return pack_concat(below, pack_of(lower_slot<ArgCount, Base, L>(n)));
     else return below;
   }
@@ -361,7 +361,7 @@ constexpr bool structurally_equal(const N& a, const N& b) {
     const auto kb = graph::children(b);
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((same = same && structurally_equal(graph::child<K>(ka), graph::child<K>(kb))), ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(ka)>>{});
+    }(std::make_index_sequence<std::tuple_size<decltype(ka)>::value>{});
     return same;
   }
 }
@@ -438,7 +438,7 @@ struct prelude_pointers<prelude_list<S...>> {
 /// the lowered outputs, the lowered slot nodes in evaluation order, and which slot repeats which.
 template <std::size_t ArgCount, class Outputs>
 struct evaluation_plan {
-  static constexpr std::size_t output_count = std::tuple_size_v<Outputs>;
+  static constexpr std::size_t output_count = std::tuple_size<Outputs>::value;
 
  private:
   // The outputs as planned: a transposed matrix that feeds a product read in place by it
@@ -478,14 +478,14 @@ struct evaluation_plan {
  public:
   using outputs_type = decltype(lower_outputs(std::declval<const Planned&>()));
   using slots_type = decltype(collect_slots(std::declval<const Planned&>(), std::declval<const prelude_pointers&>()));
-  static constexpr std::size_t slot_count = std::tuple_size_v<slots_type>;
+  static constexpr std::size_t slot_count = std::tuple_size<slots_type>::value;
 
   /// The specs of the values the slots fill, in order: slot K fills views
   /// [view_base<K>, view_base<K> + plan::view_count<slot K>::value), read as arguments ArgCount + view.
   using view_specs = typename decltype([]<std::size_t... K>(std::index_sequence<K...>) {
     return std::type_identity<typename detail::concat_tuple_types<typename output_specs_of<std::tuple_element_t<K, slots_type>>::type...>::type>{};
   }(std::make_index_sequence<slot_count>{}))::type;
-  static constexpr std::size_t view_count = std::tuple_size_v<view_specs>;
+  static constexpr std::size_t view_count = std::tuple_size<view_specs>::value;
   /// view_bases[K] == view_base<K>; view_bases[slot_count] == view_count. (One array for the
   /// plan: a sum per slot over the slots before it grew as the square of the slots.)
   static constexpr std::array<std::size_t, slot_count + 1> view_bases = [] {
@@ -554,7 +554,7 @@ void share_views(All& all, std::size_t from) {
     // gradient test's views tuple, one instantiation per repeated slot)
     const auto address = [&]<std::size_t... A>(std::index_sequence<A...>) {
       return std::array<const void*, sizeof...(A)>{static_cast<const void*>(&staticflow::detail::get<A>(all))...};
-    }(std::make_index_sequence<std::tuple_size_v<All>>{});
+    }(std::make_index_sequence<std::tuple_size<All>::value>{});
     [&]<std::size_t... V>(std::index_sequence<V...>) {
       ((staticflow::detail::get<First + V>(all) = *static_cast<const std::tuple_element_t<First + V, All>*>(address[from + V])), ...);
     }(std::make_index_sequence<Count>{});

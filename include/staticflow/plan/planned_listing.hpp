@@ -38,7 +38,7 @@ template <class P, class N>
 void find_producer(graph::detail::listing& l, const N& n, std::string& name) {
   if constexpr (is_pointwise_v<N>) {
     graph::apply_children([&](const auto&... kid) { (find_producer<P>(l, kid, name), ...); }, graph::children(n));
-  } else if constexpr (std::is_same_v<folded_t<N>, P>) {
+  } else if constexpr (std::is_same<folded_t<N>, P>::value) {
     if (name.empty()) name = l.emit(n);
   }
 }
@@ -78,12 +78,12 @@ template <class T, class N>
 inline constexpr std::size_t product_operand_reads_v = [] {
   using kids = decltype(graph::children(std::declval<const N&>()));
   const std::size_t here = [] {
-    if constexpr (is_matmul_v<N>) return std::size_t{std::is_same_v<decltype(N::a), T>} + std::size_t{std::is_same_v<decltype(N::b), T>};
+    if constexpr (is_matmul_v<N>) return std::size_t{std::is_same<decltype(N::a), T>::value} + std::size_t{std::is_same<decltype(N::b), T>::value};
     else return std::size_t{0};
   }();
   return here + []<std::size_t... K>(std::index_sequence<K...>) {
     return (std::size_t{0} + ... + product_operand_reads_v<T, std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
-  }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+  }(std::make_index_sequence<std::tuple_size<kids>::value>{});
 }();
 
 /// Marks the transposes under n that only products read: the planner reads them in place

@@ -159,7 +159,7 @@ constexpr auto mark_repeats(const N& n) {
     const auto rebuilt = [&]<std::size_t... K>(std::index_sequence<K...>) {
       [[maybe_unused]] const auto c = graph::children(n);
       return graph::with_children(n, mark_repeats<Outputs>(graph::child<K>(c))...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
     using R = std::remove_cvref_t<decltype(rebuilt)>;
     if constexpr (repeated<Outputs, N>::value) {
       return graph::shared_node<decltype(graph::typed_value_key<R>())>(rebuilt);

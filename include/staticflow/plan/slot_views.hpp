@@ -109,7 +109,7 @@ constexpr bool reads_only_elementwise() {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (reads_only_elementwise<V, std::remove_cvref_t<std::tuple_element_t<K, kids>>>() && ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 

@@ -120,7 +120,7 @@ struct shared_list {};
 template <class L, class S>
 inline constexpr bool shared_listed_v = false;
 template <class... T, class S>
-inline constexpr bool shared_listed_v<shared_list<T...>, S> = (std::is_same_v<T, S> || ...);
+inline constexpr bool shared_listed_v<shared_list<T...>, S> = (std::is_same<T, S>::value || ...);
 template <class L, class N>
 struct shared_add;
 template <class L, class Kids>
@@ -165,7 +165,7 @@ struct fold_memo<shared_list<S...>> {
   constexpr std::optional<folded_t<N>>& of() {
     constexpr std::size_t index = [] {
       std::size_t i = 0, found = 0;
-      ((std::is_same_v<S, N> ? (found = i, ++i) : ++i), ...);
+      ((std::is_same<S, N>::value ? (found = i, ++i) : ++i), ...);
       return found;
     }();
     return staticflow::detail::get<index>(folded);
@@ -198,7 +198,7 @@ constexpr folded_t<N> fold_transposes(const N& n, Memo& memo) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       [[maybe_unused]] const auto c = graph::children(n);
       return graph::with_children(n, fold_transposes(graph::child<K>(c), memo)...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 

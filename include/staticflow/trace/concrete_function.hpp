@@ -59,13 +59,13 @@ struct listing_names {
 /// said when `names` (the concrete function) is given.
 template <class Sig>
 graph::detail::listing parameter_listing(const listing_names& names = {}) {
-  graph::detail::listing l(std::tuple_size_v<Sig>, names.arg_names, names.function_name);
+  graph::detail::listing l(std::tuple_size<Sig>::value, names.arg_names, names.function_name);
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ([&] {
       using entry = std::tuple_element_t<I, Sig>;
       if constexpr (spec_type<entry>) l.add_parameter(I, short_spec_string(entry{}));
     }(), ...);
-  }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+  }(std::make_index_sequence<std::tuple_size<Sig>::value>{});
   return l;
 }
 
@@ -172,7 +172,7 @@ class concrete_function final : public concrete_function_base {
   using graph_type = Result;
   static constexpr std::size_t output_count = [] {
     if constexpr (std::is_void_v<Result>) return std::size_t{0};
-    else return std::tuple_size_v<nodes_type>;
+    else return std::tuple_size<nodes_type>::value;
   }();
 
   explicit concrete_function(Result graph)
@@ -196,7 +196,7 @@ class concrete_function final : public concrete_function_base {
     if constexpr (std::is_void_v<Result>) return false;
     else return []<std::size_t... K>(std::index_sequence<K...>) {
       return (false || ... || graph::mentions_strings_v<std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>>);
-    }(std::make_index_sequence<std::tuple_size_v<nodes_type>>{});
+    }(std::make_index_sequence<std::tuple_size<nodes_type>::value>{});
   }();
 
   /// Whether an output is a string tensor.
@@ -204,7 +204,7 @@ class concrete_function final : public concrete_function_base {
     if constexpr (std::is_void_v<Result>) return false;
     else return []<std::size_t... K>(std::index_sequence<K...>) {
       return (false || ... || string_dtype<typename std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>::value_type>);
-    }(std::make_index_sequence<std::tuple_size_v<nodes_type>>{});
+    }(std::make_index_sequence<std::tuple_size<nodes_type>::value>{});
   }();
 
   /// Evaluates the graph; results come back in new containers (see result_container_t).
@@ -334,7 +334,7 @@ class concrete_function final : public concrete_function_base {
       if constexpr (detail::is_tuple<std::remove_cvref_t<Out>>::value) return std::forward<Out>(out);
       else return std::tuple<Out&>{out};
     }();
-    static_assert(std::tuple_size_v<decltype(outs)> == output_count,
+    static_assert(std::tuple_size<decltype(outs)>::value == output_count,
                   "staticflow: call_into needs one output container per result (std::tie them)");
     if constexpr (equal_extents_path) {
       if constexpr (!detail::is_scalar_value_v<std::remove_cvref_t<std::tuple_element_t<0, decltype(outs)>>>) {
@@ -468,7 +468,7 @@ class concrete_function final : public concrete_function_base {
   template <std::size_t K>
   using output_node = std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>;
   using output_values_type = typename detail::decayed_tuple<nodes_type>::type;
-  using plan_type = plan::evaluation_plan<std::tuple_size_v<Sig>, output_values_type>;
+  using plan_type = plan::evaluation_plan<std::tuple_size<Sig>::value, output_values_type>;
   template <std::size_t K>
   using lowered_output = std::tuple_element_t<K, typename plan_type::outputs_type>;
   /// The signature the fused loops see: the arguments, then the values of the materialized slots.
@@ -476,7 +476,7 @@ class concrete_function final : public concrete_function_base {
   /// The slot call_into computes straight into the caller's container (slot_count: none).
   static constexpr std::size_t direct_slot = [] {
     if constexpr (output_count == 1)
-      return detail::direct_output_slot<std::tuple_size_v<Sig>, plan_type, lowered_output<0>>();
+      return detail::direct_output_slot<std::tuple_size<Sig>::value, plan_type, lowered_output<0>>();
     else
       return plan_type::slot_count;
   }();
@@ -491,12 +491,12 @@ class concrete_function final : public concrete_function_base {
   /// Whether the outputs fuse with a full reduction of the plan (computed after its other slots)
   /// where the call allows it (backend/cpu/fused_outputs.hpp): value_and_grad of an elementwise loss.
   static constexpr bool fuses_outputs = [] {
-    if constexpr (output_count < 2 || std::is_same_v<Backend, backend::eager_t>) return false;
+    if constexpr (output_count < 2 || std::is_same<Backend, backend::eager_t>::value) return false;
     else return cpu::output_fusion<Sig, plan_type>::enabled;
   }();
   /// Whether call_into first tries the equal-extents path (compute_equal_extents_into).
   static constexpr bool equal_extents_path = [] {
-    if constexpr (output_count != 1 || plan_type::slot_count != 0 || std::is_same_v<Backend, backend::eager_t>)
+    if constexpr (output_count != 1 || plan_type::slot_count != 0 || std::is_same<Backend, backend::eager_t>::value)
       return false;
     else
       return cpu::detail::equal_extents_candidate<Sig, lowered_output<0>>;
@@ -515,7 +515,7 @@ class concrete_function final : public concrete_function_base {
   static constexpr bool outputs_infallible = [] {
     if constexpr (std::is_void_v<Result> || uses_strings || requires { &Fn::check_argument_extents; } ||
                   requires { &Fn::template check_argument_extents<std::tuple<>>; } ||
-                  std::is_same_v<Backend, backend::eager_t>) {
+                  std::is_same<Backend, backend::eager_t>::value) {
       return false;
     } else {
       return !fuses_outputs &&
@@ -601,7 +601,7 @@ class concrete_function final : public concrete_function_base {
   // (cpu::output_group; sf::grad of several arguments, sf::jvp's value and tangent).
   using group = cpu::output_group<typename plan_type::outputs_type>;
   static constexpr bool groups_outputs = [] {
-    if constexpr (output_count < 2 || fuses_outputs || std::is_same_v<Backend, backend::eager_t>) return false;
+    if constexpr (output_count < 2 || fuses_outputs || std::is_same<Backend, backend::eager_t>::value) return false;
     else return group::enabled;
   }();
 
@@ -653,7 +653,7 @@ class concrete_function final : public concrete_function_base {
 
   template <class... Args>
   static constexpr bool check_arguments() {
-    constexpr bool match = std::is_same_v<detail::signature_of_t<Args...>, Sig>;
+    constexpr bool match = std::is_same<detail::signature_of_t<Args...>, Sig>::value;
     static_assert(match,
                   "staticflow: the arguments do not match this concrete function's signature (compare "
                   "the two std::tuple<spec...> types in this diagnostic)");
@@ -723,7 +723,7 @@ class concrete_function final : public concrete_function_base {
   template <std::size_t K, class Views, std::size_t R, class T>
   STATICFLOW_INLINE void evaluate(const Views& views, const extents<R>& ext, T* out) const {
     const auto& node = staticflow::detail::get<K>(plan().outputs);
-    if constexpr (std::is_same_v<Backend, backend::eager_t>) eager::evaluate_into<full_signature>(node, views, ext, out);
+    if constexpr (std::is_same<Backend, backend::eager_t>::value) eager::evaluate_into<full_signature>(node, views, ext, out);
     else cpu::evaluate_into<full_signature>(node, views, ext, out);
   }
 
@@ -731,11 +731,11 @@ class concrete_function final : public concrete_function_base {
   STATICFLOW_INLINE static void check_output(const O& out, const extents<R>& ext) {
     using T = typename output_spec<K>::value_type;
     if constexpr (detail::is_scalar_value_v<std::remove_cvref_t<O>>) {
-      static_assert(R == 0 && std::is_same_v<std::remove_cvref_t<O>, T>,
+      static_assert(R == 0 && std::is_same<std::remove_cvref_t<O>, T>::value,
                     "staticflow: call_into: a scalar output needs a rank-0 result of the same dtype");
     } else {
       using C = std::remove_cvref_t<O>;
-      static_assert(std::is_same_v<std::remove_cv_t<typename C::value_type>, T>,
+      static_assert(std::is_same<std::remove_cv_t<typename C::value_type>, T>::value,
                     "staticflow: call_into: the output container's dtype differs from the result's");
       static_assert(C::rank == R, "staticflow: call_into: the output container's rank differs from the result's");
       extents<R> have{};
@@ -781,7 +781,7 @@ class concrete_function final : public concrete_function_base {
     const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
     return staticflow::detail::apply([&](const auto&... v) STATICFLOW_LAMBDA_INLINE {
       return ([&]() STATICFLOW_LAMBDA_INLINE {
-        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, no_view>) return false;
+        if constexpr (std::is_same<std::remove_cvref_t<decltype(v)>, no_view>::value) return false;
         else return reinterpret_cast<const unsigned char*>(v.data) < hi &&
                     lo < reinterpret_cast<const unsigned char*>(v.data + v.size());
       }() || ...);
@@ -812,7 +812,7 @@ class concrete_function<Backend, Sig, void, Fn> final : public concrete_function
   /// Runs the effects (a lambda that returns nothing exists for them).
   template <class... Args>
   void operator()(const Args&... args) const {
-    static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
+    static_assert(std::is_same<detail::signature_of_t<Args...>, Sig>::value,
                   "staticflow: the arguments do not match this concrete function's signature");
     if (!has_effects()) return;
     auto slots = std::tuple<detail::scalar_slot_t<Args>...>{};

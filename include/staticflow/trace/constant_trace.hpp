@@ -47,7 +47,7 @@ template <class Fn, class Sig>
 constexpr auto constant_trace() {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return Fn{}(symbolic_argument<I, std::tuple_element_t<I, Sig>>()...);
-  }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+  }(std::make_index_sequence<std::tuple_size<Sig>::value>{});
 }
 
 template <class Plan, class Values, class Fn, class Sig>

@@ -105,9 +105,9 @@ constexpr bool is_direct() {
   if constexpr (!((kind_of<Args>() == arg_kind::fixed) && ...)) {
     return false;
   } else if constexpr (Config::has_signature) {
-    if constexpr (sizeof...(Args) != std::tuple_size_v<typename Config::signature>) return false;
+    if constexpr (sizeof...(Args) != std::tuple_size<typename Config::signature>::value) return false;
     else return Config::specialization_count == 0 &&
-                std::is_same_v<signature_of_t<Args...>, typename Config::signature>;
+                std::is_same<signature_of_t<Args...>, typename Config::signature>::value;
   } else {
     return Config::specialization_count == 0 || !(has_dyn_dim<signature_entry_t<Args>>() || ...);
   }
@@ -126,7 +126,7 @@ STATICFLOW_INLINE std::size_t rank_of(const A& a) {
 template <class A>
 STATICFLOW_INLINE std::size_t extent_of(const A& a, std::size_t d) {
   if constexpr (spec_type<A>) return A::shape_type::dims[d];
-  else if constexpr (std::is_arithmetic_v<A> || static_value_type<A>) return 1;  // no extents: never asked
+  else if constexpr (std::is_arithmetic<A>::value || static_value_type<A>) return 1;  // no extents: never asked
   else return static_cast<std::size_t>(a.shape()[d]);
 }
 
@@ -365,7 +365,7 @@ constexpr message_string specialization_mismatch_message() {
   s += ", does not fit the input signature (";
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ((s += (I ? ", " : ""), append_spec(s, std::tuple_element_t<I, Signature>{})), ...);
-  }(std::make_index_sequence<std::tuple_size_v<Signature>>{});
+  }(std::make_index_sequence<std::tuple_size<Signature>::value>{});
   s += "): its ranks differ, a static dimension differs, or it adds no static dimension";
   return s;
 }
@@ -377,7 +377,7 @@ constexpr bool specializations_fit_signature() {
     return true;
   } else {
     using Sig = typename Config::signature;
-    constexpr std::size_t n = std::tuple_size_v<Sig>;
+    constexpr std::size_t n = std::tuple_size<Sig>::value;
     constexpr auto general = [] {
       return []<std::size_t... I>(std::index_sequence<I...>) {
         return std::array<shape_data, n>{shape_data_of<std::tuple_element_t<I, Sig>>()...};
@@ -418,7 +418,7 @@ struct call_checks {
         return require<m == entry_match::ok || m == entry_match::check_dims, entry_mismatch_message<I, S, E>()>();
       } else if constexpr (k == arg_kind::runtime_rank) {
         using T = typename argument_traits<A>::value_type;
-        return require<std::is_same_v<T, typename S::value_type>, runtime_rank_mismatch_message<I, S, T>()>();
+        return require<std::is_same<T, typename S::value_type>::value, runtime_rank_mismatch_message<I, S, T>()>();
       } else {
         return true;
       }
@@ -427,7 +427,7 @@ struct call_checks {
 
   static constexpr bool arity_ok() {
     if constexpr (config::has_signature) {
-      constexpr std::size_t expected = std::tuple_size_v<typename config::signature>;
+      constexpr std::size_t expected = std::tuple_size<typename config::signature>::value;
       return require<arity == expected, arity_message<arity, expected>()>();
     } else {
       return true;
@@ -467,7 +467,7 @@ struct call_site {
 
   static constexpr std::array<std::size_t, arity> counts = [] {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::array<std::size_t, arity>{std::tuple_size_v<candidates_t<I>>...};
+      return std::array<std::size_t, arity>{std::tuple_size<candidates_t<I>>::value...};
     }(std::index_sequence_for<Args...>{});
   }();
 
@@ -727,7 +727,7 @@ struct call_site {
   template <class E, class A>
   static constexpr bool passes_through() {
     if constexpr (kind_of<A>() == arg_kind::fixed)
-      return std::is_same_v<signature_entry_t<A>, E> || spec_type<A> || static_value_type<A>;
+      return std::is_same<signature_entry_t<A>, E>::value || spec_type<A> || static_value_type<A>;
     else return false;
   }
   template <class E, class A>
@@ -811,13 +811,13 @@ struct call_site {
   template <class R, class X>
   static R to_result_element(X&& x) {
     using U = std::remove_cvref_t<X>;
-    if constexpr (std::is_same_v<R, U>) {
+    if constexpr (std::is_same<R, U>::value) {
       return std::forward<X>(x);
-    } else if constexpr (std::is_same_v<R, tensor>) {
+    } else if constexpr (std::is_same<R, tensor>::value) {
       return tensor::from_container(std::forward<X>(x));
     } else if constexpr (runtime_rank_tensor<R>) {
       using T = typename R::value_type;
-      static_assert(std::is_same_v<typename result_info<U>::value_type, T>,
+      static_assert(std::is_same<typename result_info<U>::value_type, T>::value,
                     "staticflow: the variants of this call return different dtypes (the body depends on "
                     "the rank); pass sf::tensor arguments to get sf::tensor results");
       return to_xarray<T>(std::forward<X>(x));
@@ -833,11 +833,11 @@ struct call_site {
   static result_type to_result(X&& x) {
     if constexpr (is_tuple<result_type>::value) {
       static_assert(is_tuple<std::remove_cvref_t<X>>::value &&
-                        std::tuple_size_v<std::remove_cvref_t<X>> == std::tuple_size_v<result_type>,
+                        std::tuple_size<std::remove_cvref_t<X>>::value == std::tuple_size<result_type>::value,
                     "staticflow: the variants of this call return different numbers of results");
       return [&]<std::size_t... K>(std::index_sequence<K...>) {
         return result_type{to_result_element<std::tuple_element_t<K, result_type>>(std::get<K>(std::move(x)))...};
-      }(std::make_index_sequence<std::tuple_size_v<result_type>>{});
+      }(std::make_index_sequence<std::tuple_size<result_type>::value>{});
     } else {
       return to_result_element<result_type>(std::forward<X>(x));
     }
@@ -917,10 +917,10 @@ struct call_site {
   template <std::size_t K, class T, std::size_t R, class O>
   static constexpr bool output_fits() {
     using U = std::remove_cvref_t<O>;
-    if constexpr (std::is_arithmetic_v<U>) return R == 0 && std::is_same_v<U, T>;
-    else if constexpr (std::is_same_v<U, tensor>) return true;
-    else if constexpr (runtime_rank_tensor<U>) return std::is_same_v<std::remove_cv_t<typename U::value_type>, T>;
-    else return U::rank == R && std::is_same_v<std::remove_cv_t<typename U::value_type>, T>;
+    if constexpr (std::is_arithmetic<U>::value) return R == 0 && std::is_same<U, T>::value;
+    else if constexpr (std::is_same<U, tensor>::value) return true;
+    else if constexpr (runtime_rank_tensor<U>) return std::is_same<std::remove_cv_t<typename U::value_type>, T>::value;
+    else return U::rank == R && std::is_same<std::remove_cv_t<typename U::value_type>, T>::value;
   }
 
   [[noreturn]] [[gnu::cold]] static void output_rank_error(std::size_t k, std::size_t have, std::size_t want) {
@@ -937,18 +937,18 @@ struct call_site {
   STATICFLOW_INLINE static void check_output(O& out) {
     using U = std::remove_cvref_t<O>;
     if constexpr (!output_fits<K, T, R, O>()) {
-      if constexpr (std::is_arithmetic_v<U> || !runtime_rank_tensor<U>) {
+      if constexpr (std::is_arithmetic<U>::value || !runtime_rank_tensor<U>) {
         constexpr std::size_t have = [] {
-          if constexpr (std::is_arithmetic_v<U>) return std::size_t{0};
+          if constexpr (std::is_arithmetic<U>::value) return std::size_t{0};
           else return U::rank;
         }();
-        using H = std::conditional_t<std::is_arithmetic_v<U>, U, std::remove_cv_t<typename result_info<U>::value_type>>;
+        using H = std::conditional_t<std::is_arithmetic<U>::value, U, std::remove_cv_t<typename result_info<U>::value_type>>;
         if (have != R) output_rank_error(K, have, R);
         output_dtype_error(K, dtype_name<canonical_dtype_t<H>>, dtype_name<T>);
       } else {
         output_dtype_error(K, dtype_name<std::remove_cv_t<typename U::value_type>>, dtype_name<T>);
       }
-    } else if constexpr (std::is_same_v<U, tensor>) {
+    } else if constexpr (std::is_same<U, tensor>::value) {
       if (out.dtype() != dtype_id_of<T>) output_dtype_error(K, dtype_name_of(out.dtype()), dtype_name<T>);
       if (out.rank() != R) output_rank_error(K, out.rank(), R);
     } else if constexpr (runtime_rank_tensor<U>) {
@@ -959,11 +959,11 @@ struct call_site {
   template <class T, std::size_t R, class O>
   STATICFLOW_INLINE static decltype(auto) adapt_output(O& out) {
     using U = std::remove_cvref_t<O>;
-    if constexpr (std::is_same_v<U, tensor> || runtime_rank_tensor<U>) {
+    if constexpr (std::is_same<U, tensor>::value || runtime_rank_tensor<U>) {
       extents<R> ext{};
       for (std::size_t d = 0; d < R; ++d) ext[d] = static_cast<std::size_t>(out.shape()[d]);
       T* data;
-      if constexpr (std::is_same_v<U, tensor>) data = static_cast<T*>(out.raw_data());
+      if constexpr (std::is_same<U, tensor>::value) data = static_cast<T*>(out.raw_data());
       else data = out.data();
       return tensor_out_ref<T, R>{data, ext};
     } else {
@@ -986,13 +986,13 @@ struct call_site {
       }();
       using outs_t = std::remove_cvref_t<decltype(outs)>;
       using raws_t = std::conditional_t<several, raw, std::tuple<raw>>;
-      static_assert(std::tuple_size_v<outs_t> == std::tuple_size_v<raws_t>,
+      static_assert(std::tuple_size<outs_t>::value == std::tuple_size<raws_t>::value,
                     "staticflow: call_into needs one output container per result (std::tie them)");
       constexpr bool all_fit = [&]<std::size_t... K>(std::index_sequence<K...>) {
         return (output_fits<K, typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
                             result_info<std::tuple_element_t<K, raws_t>>::rank,
                             std::tuple_element_t<K, outs_t>>() && ...);
-      }(std::make_index_sequence<std::tuple_size_v<raws_t>>{});
+      }(std::make_index_sequence<std::tuple_size<raws_t>::value>{});
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         (check_output<K, typename result_info<std::tuple_element_t<K, raws_t>>::value_type,
                       result_info<std::tuple_element_t<K, raws_t>>::rank>(staticflow::detail::get<K>(outs)),
@@ -1019,7 +1019,7 @@ struct call_site {
           }
           call_into_with(concrete<Sig>(self), adapted);
         }
-      }(std::make_index_sequence<std::tuple_size_v<raws_t>>{});
+      }(std::make_index_sequence<std::tuple_size<raws_t>::value>{});
     }
   }
 

@@ -67,12 +67,12 @@ inline constexpr const void* concrete_key = &type_key<Sig>;
 template <class Sig>
 inline constexpr const void* concrete_key<backend::thrust_t, Sig> = &type_key<std::pair<backend::thrust_t, Sig>>;
 template <class B, class Sig>
-using last_used_key_t = std::conditional_t<std::is_same_v<B, backend::thrust_t>, std::pair<B, Sig>, Sig>;
+using last_used_key_t = std::conditional_t<std::is_same<B, backend::thrust_t>::value, std::pair<B, Sig>, Sig>;
 
 /// Whether a call may run on B: the Thrust backend needs backend/thrust/thrust.hpp (and Thrust).
 template <class B, class Dep>
 constexpr bool backend_included() {
-  if constexpr (std::is_same_v<B, backend::thrust_t>)
+  if constexpr (std::is_same<B, backend::thrust_t>::value)
     return requires { sizeof(std::conditional_t<true, thrust_backend::enabled, Dep>); };
   else return true;
 }
@@ -108,7 +108,7 @@ constexpr bool eager_elementwise() {
     using kids = decltype(graph::children(std::declval<const N&>()));
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (eager_elementwise<std::remove_cvref_t<std::tuple_element_t<K, kids>>>() && ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 
@@ -140,7 +140,7 @@ inline constexpr std::size_t eager_value_reads_v = [] {
     using kids = decltype(graph::children(std::declval<const N&>()));
     const std::size_t reads = []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + eager_value_reads_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
     return reads < (std::size_t{1} << 20) ? reads : std::size_t{1} << 20;
   }
 }();
@@ -171,7 +171,7 @@ struct eager_leaf_specs {
   template <std::size_t... K>
   static auto of(std::index_sequence<K...>) -> typename eager_spec_cat<
       typename eager_leaf_specs<std::remove_cvref_t<std::tuple_element_t<K, decltype(graph::children(std::declval<const N&>()))>>>::type...>::type;
-  using type = decltype(of(std::make_index_sequence<std::tuple_size_v<decltype(graph::children(std::declval<const N&>()))>>{}));
+  using type = decltype(of(std::make_index_sequence<std::tuple_size<decltype(graph::children(std::declval<const N&>()))>::value>{}));
 };
 template <class T, class S, class K>
   requires graph::detail::is_eager_value<graph::external_leaf<T, S, K>>::value
@@ -182,7 +182,7 @@ struct eager_leaf_specs<graph::external_leaf<T, S, K>> {
 template <class Kids, std::size_t K>
 constexpr std::size_t eager_leaves_before() {
   return []<std::size_t... J>(std::index_sequence<J...>) {
-    return (std::size_t{0} + ... + std::tuple_size_v<typename eager_leaf_specs<std::remove_cvref_t<std::tuple_element_t<J, Kids>>>::type>);
+    return (std::size_t{0} + ... + std::tuple_size<typename eager_leaf_specs<std::remove_cvref_t<std::tuple_element_t<J, Kids>>>::type>::value);
   }(std::make_index_sequence<K>{});
 }
 
@@ -201,7 +201,7 @@ constexpr auto eager_values_as_arguments(const N& n) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       [[maybe_unused]] const auto c = graph::children(n);
       return graph::with_children(n, eager_values_as_arguments<Base + eager_leaves_before<kids, K>()>(graph::child<K>(c))...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 
@@ -215,7 +215,7 @@ void eager_value_views(const N& n, Views& views) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       [[maybe_unused]] const auto c = graph::children(n);
       (eager_value_views<Base + eager_leaves_before<kids, K>()>(graph::child<K>(c), views), ...);
-    }(std::make_index_sequence<std::tuple_size_v<kids>>{});
+    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
   }
 }
 
@@ -269,7 +269,7 @@ class polymorphic_function {
   /// backend (eager mode is a CPU debugging aid), nor with STATICFLOW_EAGER_MODE=0.
   /// A function object that declares `static constexpr bool traced_in_eager_mode = true` (the
   /// gradient functions of autodiff/grad.hpp) runs its traced graph in eager mode too.
-  static constexpr bool eager_path = eager_mode_compiled && !std::is_same_v<Backend, backend::thrust_t> &&
+  static constexpr bool eager_path = eager_mode_compiled && !std::is_same<Backend, backend::thrust_t>::value &&
                                      !detail::traced_in_eager_mode<Fn>;
   /// The concrete function type for a signature (a std::tuple of entries).
   template <class Sig, class B = Backend>
@@ -301,7 +301,7 @@ class polymorphic_function {
       // an expression (the seed's `add(v, 1.0)` under a gradient tape); outside a trace that
       // read throws sf::trace_error, which says to pass v.value().
       return fn_(detail::read_if_variable(args)...);
-    } else if constexpr (!std::is_same_v<detail::call_backend_t<Backend, Args...>, Backend>) {
+    } else if constexpr (!std::is_same_v<detail::call_backend_t<Backend, Args...>, Backend>) {  // (_v: see call_into)
       return (*this)(backend::thrust, args...);  // device arguments: the Thrust backend
     } else if constexpr (detail::is_direct<Config, Args...>()) {
       if constexpr (!detail::traced_result<Fn, detail::signature_of_t<Args...>>::ok) {
@@ -387,7 +387,7 @@ class polymorphic_function {
             if (program) c.set_effects(std::move(program));
             return use(detail::eager_call_target<decltype(c), std::remove_cvref_t<decltype(all_views)>>{c, all_views});
           };
-          if constexpr (std::tuple_size_v<leaf_sig> == 0) {
+          if constexpr (std::tuple_size<leaf_sig>::value == 0) {
             return run(views);
           } else {
             typename detail::eager_views<leaf_sig>::type leaf_views;
@@ -412,12 +412,12 @@ class polymorphic_function {
   template <class B, class... Args>
     requires detail::is_backend_v<B>
   STATICFLOW_INLINE auto operator()(B, const Args&... args) {
-    static_assert(std::is_same_v<B, Backend> || std::is_same_v<B, backend::thrust_t> ||
-                      (std::is_same_v<Backend, backend::thrust_t> && std::is_same_v<B, backend::cpu_t>),
+    static_assert(std::is_same<B, Backend>::value || std::is_same<B, backend::thrust_t>::value ||
+                      (std::is_same<Backend, backend::thrust_t>::value && std::is_same<B, backend::cpu_t>::value),
                   "staticflow: a call can choose sf::backend::thrust or the function's own backend");
     static_assert(detail::backend_included<B, Fn>(),
                   "staticflow: sf::backend::thrust needs #include <staticflow/backend/thrust/thrust.hpp> (and Thrust)");
-    if constexpr (std::is_same_v<B, Backend>)
+    if constexpr (std::is_same<B, Backend>::value)
       return (*this)(args...);
     else if constexpr (!detail::is_direct<Config, Args...>())
       static_assert(detail::always_false<B>,
@@ -433,6 +433,8 @@ class polymorphic_function {
   template <class Out, class... Args>
   STATICFLOW_INLINE void call_into(Out&& out, const Args&... args) {
     using B = detail::call_backend_t<Backend, Out, Args...>;
+    // (std::is_same_v, not std::is_same<...>::value as elsewhere: g++ 12 rejects the latter for an
+    // alias over a fold of the call's pack, "invalid use of pack expansion expression")
     if constexpr (!std::is_same_v<B, Backend>) {
       static_assert(detail::backend_included<B, Fn>(),
                     "staticflow: sf::backend::thrust needs #include <staticflow/backend/thrust/thrust.hpp> (and Thrust)");
@@ -564,7 +566,7 @@ class polymorphic_function {
   /// function, which runs them on every call.
   template <class Sig, class B = Backend>
   std::unique_ptr<concrete_function_base> trace() {
-    constexpr bool on_device = std::is_same_v<B, backend::thrust_t>;
+    constexpr bool on_device = std::is_same<B, backend::thrust_t>::value;
     detail::trace_scope recording(nullptr, on_device);  // effects plan their graphs for B
     const auto& settings = cache_->settings();
     const graph::detail::tracing_arg_names_scope names(settings.arg_names);
@@ -589,7 +591,7 @@ class polymorphic_function {
       } else {
         return std::make_unique<C>(fn_(detail::symbolic_argument<I, std::tuple_element_t<I, Sig>>()...));
       }
-    }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+    }(std::make_index_sequence<std::tuple_size<Sig>::value>{});
   }
 
   Fn fn_;
@@ -630,7 +632,7 @@ auto function(Fn fn, Options... options) {
   using backend_type = typename detail::backend_of<Options...>::type;
   if constexpr (config::has_signature && detail::arg_name_count<Options...> > 0) {
     constexpr std::size_t given = detail::arg_name_count<Options...>;
-    constexpr std::size_t expected = std::tuple_size_v<typename config::signature>;
+    constexpr std::size_t expected = std::tuple_size<typename config::signature>::value;
     detail::require_declaration<given == expected, detail::arg_names_message<given, expected>()>();
   }
   [[maybe_unused]] constexpr bool fits = detail::specializations_fit_signature<config>();

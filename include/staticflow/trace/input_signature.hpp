@@ -90,7 +90,7 @@ constexpr void append_spec(message_string& s, spec<T, D...>) {
 template <class T, T V>
 constexpr void append_entry(message_string& s, std::integral_constant<T, V>) {
   s += "Literal[";
-  if constexpr (std::is_same_v<T, bool>) s += V ? "True" : "False";
+  if constexpr (std::is_same<T, bool>::value) s += V ? "True" : "False";
   else if constexpr (std::is_signed_v<T>) s.append_signed(static_cast<long long>(V));
   else s += static_cast<std::size_t>(V);
   s += "]";
@@ -108,7 +108,7 @@ template <class Expected, class Actual>
 constexpr entry_match match_entry() {
   if constexpr (!spec_type<Actual>) {
     return entry_match::value;
-  } else if constexpr (!std::is_same_v<typename Expected::value_type, typename Actual::value_type>) {
+  } else if constexpr (!std::is_same<typename Expected::value_type, typename Actual::value_type>::value) {
     return entry_match::dtype;
   } else if constexpr (Expected::rank != Actual::rank) {
     return entry_match::rank;

@@ -90,8 +90,8 @@ template <class T> struct is_arg_names : std::false_type {};
 template <std::size_t N> struct is_arg_names<arg_names_t<N>> : std::true_type {};
 
 template <class T>
-inline constexpr bool is_backend_v = std::is_same_v<T, backend::cpu_t> || std::is_same_v<T, backend::eager_t> ||
-                                    std::is_same_v<T, backend::thrust_t>;
+inline constexpr bool is_backend_v = std::is_same<T, backend::cpu_t>::value || std::is_same<T, backend::eager_t>::value ||
+                                    std::is_same<T, backend::thrust_t>::value;
 
 template <class X>
 struct checked_template_option {
@@ -122,7 +122,7 @@ struct last_matching<Default> {
 template <class Default, class X, class... Rest>
 struct last_matching<Default, X, Rest...> {
   using rest = typename last_matching<Default, Rest...>::type;
-  static constexpr bool rest_found = !std::is_same_v<rest, Default>;
+  static constexpr bool rest_found = !std::is_same<rest, Default>::value;
   static constexpr bool matches = (is_dtypes<Default>::value && is_dtypes<X>::value) ||
                                   (is_ranks<Default>::value && is_ranks<X>::value);
   using type = std::conditional_t<rest_found, rest, std::conditional_t<matches, X, Default>>;
@@ -147,9 +147,9 @@ struct function_config {
   static constexpr bool options_ok = (checked_template_option<X>::ok && ...);  // each reports its own
   /// The input signature: a std::tuple of specs (empty when none was given).
   using signature = decltype(std::tuple_cat(spec_or_nothing<X>{}...));
-  static constexpr bool has_signature = std::tuple_size_v<signature> > 0;
+  static constexpr bool has_signature = std::tuple_size<signature>::value > 0;
   using specializations = decltype(std::tuple_cat(typename specializations_of<X>::type{}...));
-  static constexpr std::size_t specialization_count = std::tuple_size_v<specializations>;
+  static constexpr std::size_t specialization_count = std::tuple_size<specializations>::value;
   using dtype_list = typename usable_dtypes<typename last_matching<dtypes<float, double>, X...>::type>::type;
   using rank_list = typename last_matching<ranks<0, 1, 2, 3, 4>, X...>::type;
 };
@@ -169,14 +169,14 @@ template <class... O>
 inline constexpr std::size_t arg_name_count = 0;
 template <class O, class... Rest>
 inline constexpr std::size_t arg_name_count<O, Rest...> = [] {
-  if constexpr (is_arg_names<O>::value) return std::tuple_size_v<decltype(O::names)>;
+  if constexpr (is_arg_names<O>::value) return std::tuple_size<decltype(O::names)>::value;
   else return arg_name_count<Rest...>;
 }();
 
 template <class O>
 struct checked_run_time_option {
-  static constexpr bool ok = is_backend_v<O> || is_arg_names<O>::value || std::is_same_v<O, function_name> ||
-                             std::is_same_v<O, cache_capacity>;
+  static constexpr bool ok = is_backend_v<O> || is_arg_names<O>::value || std::is_same<O, function_name>::value ||
+                             std::is_same<O, cache_capacity>::value;
   static_assert(ok,
                 "staticflow: sf::function(fn, ...) takes a backend (sf::backend::cpu, sf::backend::eager), "
                 "sf::arg_names(...), sf::function_name(...) and sf::cache_capacity(n)");

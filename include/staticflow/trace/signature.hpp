@@ -87,7 +87,7 @@ struct checked_result {
 /// nothing is planned over it (one error line, not one per planning pass).
 template <class Fn, class Sig>
 struct traced_result {
-  using returned = decltype(traced_result_of<Fn, Sig>(std::make_index_sequence<std::tuple_size_v<Sig>>{}));
+  using returned = decltype(traced_result_of<Fn, Sig>(std::make_index_sequence<std::tuple_size<Sig>::value>{}));
   static constexpr bool ok = checked_result<returned>::ok;
   using type = std::conditional_t<ok, returned, void>;
 };
@@ -141,7 +141,7 @@ std::string input_parameters_string() {
       const std::string entries[] = {entry_string<std::tuple_element_t<I, Sig>>()...};
       return input_parameters_lines(entries, sizeof...(I));
     }
-  }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+  }(std::make_index_sequence<std::tuple_size<Sig>::value>{});
 }
 
 /// Replaces the default parameter names (arg0, arg1, ...) of a pretty-printed signature with
@@ -179,7 +179,7 @@ template <class Sig>
 signature_description describe_signature() {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return signature_description{describe_entry<std::tuple_element_t<I, Sig>>()...};
-  }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+  }(std::make_index_sequence<std::tuple_size<Sig>::value>{});
 }
 
 /// `(float32[None], Literal[2])`.

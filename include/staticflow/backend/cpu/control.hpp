@@ -339,7 +339,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     auto one = [&]<std::size_t J>(std::integral_constant<std::size_t, J>) STATICFLOW_LAMBDA_INLINE {
       constexpr bool used = []<std::size_t... G>(std::index_sequence<G...>) {
         return (graph::uses_argument<J, std::remove_cvref_t<std::tuple_element_t<G, Graphs>>>() || ...);
-      }(std::make_index_sequence<std::tuple_size_v<Graphs>>{});
+      }(std::make_index_sequence<std::tuple_size<Graphs>::value>{});
       if constexpr (!used) return detail::unused_cursor{};
       else if constexpr (J >= ArgCount) return detail::broadcast_cursor<std::tuple_element_t<J - ArgCount, State>>{staticflow::detail::get<J - ArgCount>(state)};
       else return detail::broadcast_cursor<std::remove_cv_t<std::remove_pointer_t<decltype(staticflow::detail::get<J>(visible).data)>>>{*staticflow::detail::get<J>(visible).data};
@@ -420,7 +420,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     } else {
       using first = std::tuple_element_t<first_vector, specs>;
       using T = typename first::value_type;
-      if constexpr (std::is_same_v<T, bool> || !first::shape_type::is_static || first::shape_type::size == 0) {
+      if constexpr (std::is_same<T, bool>::value || !first::shape_type::is_static || first::shape_type::size == 0) {
         return false;
       } else {
         return []<std::size_t... K>(std::index_sequence<K...>) {
@@ -431,7 +431,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
               return true;
             } else {
               return spec::shape_type::is_static && spec::shape_type::size == first::shape_type::size &&
-                     std::is_same_v<typename spec::value_type, T> && std::is_same_v<typename update::value_type, T> &&
+                     std::is_same<typename spec::value_type, T>::value && std::is_same<typename update::value_type, T>::value &&
                      update::shape_type::is_static && update::shape_type::size == first::shape_type::size &&
                      detail::takes_simd_path<update> &&
                      !detail::read_by<ArgCount + k, cond_output, typename BodyPlan::outputs_type>(true, scalar_mask);
@@ -566,7 +566,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
 
   template <class L, class T>
   STATICFLOW_INLINE static L load_lanes(const T* p) {
-    if constexpr (std::is_arithmetic_v<L>) return *p;
+    if constexpr (std::is_arithmetic<L>::value) return *p;
     else return L::load_unaligned(p);
   }
   template <class L, std::size_t K, class T>
@@ -586,7 +586,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   template <std::size_t K, class L, class T>
   STATICFLOW_INLINE static void store_variable(const L& lanes, const std::array<T*, V>& data, std::size_t at) {
     if constexpr (!is_vector[K]) return;
-    else if constexpr (std::is_arithmetic_v<L>) data[K][at] = lanes;
+    else if constexpr (std::is_arithmetic<L>::value) data[K][at] = lanes;
     else lanes.store_unaligned(data[K] + at);
   }
 
@@ -597,7 +597,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       return detail::broadcast_cursor<std::tuple_element_t<K, Scalars>>{staticflow::detail::get<K>(s)};
     } else {
       using L = std::tuple_element_t<K, State>;
-      if constexpr (std::is_arithmetic_v<L>) return detail::broadcast_cursor<L>{staticflow::detail::get<K>(st)};
+      if constexpr (std::is_arithmetic<L>::value) return detail::broadcast_cursor<L>{staticflow::detail::get<K>(st)};
       else return detail::register_cursor<L>{staticflow::detail::get<K>(st)};
     }
   }
@@ -606,8 +606,8 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   // after the loop's first exit).
   template <class L, class Cursor>
   STATICFLOW_INLINE static auto preloaded(const Cursor& c, std::size_t at) {
-    if constexpr (std::is_same_v<Cursor, detail::contiguous_cursor<typename detail::lane_value<L>::type>>) {
-      if constexpr (std::is_arithmetic_v<L>) return detail::broadcast_cursor<L>{c.data[at]};
+    if constexpr (std::is_same<Cursor, detail::contiguous_cursor<typename detail::lane_value<L>::type>>::value) {
+      if constexpr (std::is_arithmetic<L>::value) return detail::broadcast_cursor<L>{c.data[at]};
       else return detail::register_cursor<L>{L::load_unaligned(c.data + at)};
     } else {
       return c;
@@ -628,7 +628,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   template <class L, std::size_t K, class T, class Cursors>
   STATICFLOW_INLINE static lanes_of<L, K> update_variable(const node_type& n, const Cursors& c, std::size_t at) {
     if constexpr (!is_vector[K]) return {};
-    else if constexpr (std::is_arithmetic_v<L>) return static_cast<T>(detail::scalar_at(staticflow::detail::get<K>(n.body.outputs), c, at));
+    else if constexpr (std::is_arithmetic<L>::value) return static_cast<T>(detail::scalar_at(staticflow::detail::get<K>(n.body.outputs), c, at));
     else return detail::simd_at<L>(staticflow::detail::get<K>(n.body.outputs), c, at);
   }
   template <class L, class T, class Cursors, std::size_t... K>
@@ -653,7 +653,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
                                            Scalars& final, const std::array<T*, V>& data, std::size_t j) {
     Scalars s = initial;
     constexpr std::size_t width = [] {
-      if constexpr (std::is_arithmetic_v<L>) return std::size_t{1};
+      if constexpr (std::is_arithmetic<L>::value) return std::size_t{1};
       else return L::size;
     }();
     constexpr auto vars = std::make_index_sequence<V>{};

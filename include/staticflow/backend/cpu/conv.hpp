@@ -158,7 +158,7 @@ void conv2d_direct_row(const graph::conv2d_geometry& g, const T* f, std::size_t 
 /// its own to hand it (the pointwise product), in chunks across threads.
 template <class T, class Finish>
 void finish_all(const Finish& finish, T* y, std::size_t pixels, std::size_t o) {
-  if constexpr (!std::is_same_v<Finish, no_finish>)
+  if constexpr (!std::is_same<Finish, no_finish>::value)
     parallel_for(pixels, threads_for(pixels * o), [&](std::size_t begin, std::size_t end) {
       finish(y + begin * o, end - begin, o, std::size_t{0}, o);
     });

@@ -52,7 +52,7 @@ template <class B>
 struct register_cursor {
   B value;
   template <class B2> STATICFLOW_INLINE B batch(std::size_t) const {
-    static_assert(std::is_same_v<B, B2>);
+    static_assert(std::is_same<B, B2>::value);
     return value;
   }
   // Read as a uniform value (simd_eval.hpp's casts) only when the variable has one element: lane 0.

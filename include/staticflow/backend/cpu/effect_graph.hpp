@@ -58,11 +58,11 @@ template <class N>
 constexpr bool infallible_slot() {
   if constexpr (is_external<N>::value) {
     return true;
-  } else if constexpr (N::shape_type::rank != 0 || !std::is_arithmetic_v<typename N::value_type>) {
+  } else if constexpr (N::shape_type::rank != 0 || !std::is_arithmetic<typename N::value_type>::value) {
     return false;
   } else {
     return []<class... C>(std::type_identity<graph::child_refs<C...>>) {
-      return ((std::remove_cvref_t<C>::shape_type::rank == 0 && std::is_arithmetic_v<typename std::remove_cvref_t<C>::value_type>) && ...);
+      return ((std::remove_cvref_t<C>::shape_type::rank == 0 && std::is_arithmetic<typename std::remove_cvref_t<C>::value_type>::value) && ...);
     }(std::type_identity<decltype(graph::children(std::declval<const N&>()))>{});
   }
 }
@@ -79,7 +79,7 @@ STATICFLOW_INLINE auto erase_views(const Views& views) {
   return staticflow::detail::apply(
       [](const auto&... v) STATICFLOW_LAMBDA_INLINE {
         return std::array<staticflow::detail::erased_view, sizeof...(v) + 1>{[](const auto& one) STATICFLOW_LAMBDA_INLINE {
-          if constexpr (std::is_same_v<std::remove_cvref_t<decltype(one)>, no_view>) return staticflow::detail::erased_view{};
+          if constexpr (std::is_same<std::remove_cvref_t<decltype(one)>, no_view>::value) return staticflow::detail::erased_view{};
           else return staticflow::detail::erased_view{one.data, one.ext.data()};
         }(v)...};
       },

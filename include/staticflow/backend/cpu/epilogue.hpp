@@ -40,8 +40,8 @@ struct epilogue_finish {
   const Fn& fn;
   Cursors operands;  // a value_pack, one cursor per operand
   static constexpr bool per_channel = []<std::size_t... I>(std::index_sequence<I...>) {
-    return (!std::is_same_v<std::remove_cvref_t<decltype(staticflow::detail::pack_get<I>(std::declval<const Cursors&>()))>,
-                            broadcast_cursor<T>> || ...);
+    return (!std::is_same<std::remove_cvref_t<decltype(staticflow::detail::pack_get<I>(std::declval<const Cursors&>()))>,
+                            broadcast_cursor<T>>::value || ...);
   }(std::make_index_sequence<Cursors::size>{});
   void run(T* first, std::size_t count, std::size_t col0) const {
     const auto cursors = staticflow::detail::pack_apply(

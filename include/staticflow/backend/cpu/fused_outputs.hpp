@@ -183,7 +183,7 @@ template <class Op, class A, class Axes, bool Keep>
 struct full_reduction<graph::reduce<Op, A, Axes, Keep>>
     : std::bool_constant<graph::reduce<Op, A, Axes, Keep>::shape_type::rank == 0 && A::shape_type::rank >= 1 &&
                          std::is_floating_point_v<typename A::value_type> &&
-                         std::is_same_v<typename A::value_type, typename graph::reduce<Op, A, Axes, Keep>::value_type> &&
+                         std::is_same<typename A::value_type, typename graph::reduce<Op, A, Axes, Keep>::value_type>::value &&
                          flat_graph<A>::value && takes_simd_path<A> &&
                          simd_combine<Op, typename A::value_type>::supported> {};
 
@@ -227,11 +227,11 @@ template <class Group, std::size_t K, class Nodes, class All, class T>
         if (!(vlo < hi && lo < vhi)) return;
         const bool exact = static_cast<const void*>(v.data) == static_cast<const void*>(out) && v.size() == size &&
                            sizeof(*v.data) == sizeof(T);
-        constexpr bool readers_ok = may_read_target<Group, K, Nodes, I>(std::make_index_sequence<std::tuple_size_v<Nodes>>{});
+        constexpr bool readers_ok = may_read_target<Group, K, Nodes, I>(std::make_index_sequence<std::tuple_size<Nodes>::value>{});
         unsafe = unsafe || !exact || !readers_ok;
       }
     }(), ...);
-  }(std::make_index_sequence<std::tuple_size_v<All>>{});
+  }(std::make_index_sequence<std::tuple_size<All>::value>{});
   return unsafe;
 }
 template <class Group, std::size_t K, class Nodes, class All, class T>
@@ -254,7 +254,7 @@ template <class Plan, std::size_t ArgCount, std::size_t K, std::size_t L>
 constexpr bool later_slot_allows_last() {
   using slots = typename Plan::slots_type;
   using N = std::tuple_element_t<L, slots>;
-  if constexpr (requires { N::self_allocating; } || std::is_same_v<N, std::tuple_element_t<K, slots>>) return false;
+  if constexpr (requires { N::self_allocating; } || std::is_same<N, std::tuple_element_t<K, slots>>::value) return false;
   else return !graph::uses_argument<ArgCount + Plan::template view_base<K>, N>();
 }
 /// Whether slot K of Plan may be computed after every other slot: no later slot reads its value
@@ -300,7 +300,7 @@ struct slot_type_or_void<Plan, Slot, true> {
 /// (`member<K>`). `enabled` when there is at least one.
 template <class Sig, class Plan>
 struct output_fusion {
-  static constexpr std::size_t arg_count = std::tuple_size_v<Sig>;
+  static constexpr std::size_t arg_count = std::tuple_size<Sig>::value;
   static constexpr std::size_t slot = detail::fusable_reduction_slot<Plan, arg_count>();
   using slot_type = typename detail::slot_type_or_void<Plan, slot>::type;
   static constexpr bool reduction = slot < Plan::slot_count;
@@ -313,13 +313,13 @@ struct output_fusion {
     } else {
       using A = std::remove_cvref_t<decltype(std::declval<const slot_type&>().a)>;
       if constexpr (!detail::flat_graph<N>::value || !detail::takes_simd_path<N>) return false;
-      else return std::is_same_v<typename N::value_type, typename A::value_type> &&
+      else return std::is_same<typename N::value_type, typename A::value_type>::value &&
                   N::shape_type::rank == A::shape_type::rank &&
                   !graph::uses_argument<arg_count + Plan::template view_base<slot>, N>();
     }
   }();
 
-  static constexpr std::size_t output_count = std::tuple_size_v<typename Plan::outputs_type>;
+  static constexpr std::size_t output_count = std::tuple_size<typename Plan::outputs_type>::value;
   static constexpr bool enabled = []<std::size_t... K>(std::index_sequence<K...>) {
     return (member<K> || ...);
   }(std::make_index_sequence<output_count>{});
@@ -343,7 +343,7 @@ bool compute_fused_outputs(const Plan& p, const Red& red, const All& all, typena
                            const Ext& ext, const Outputs& outputs) {
   using members = decltype(detail::fused_members<Fusion>(std::make_index_sequence<Fusion::output_count>{}));
   using Op = typename Red::op_type;
-  constexpr auto args = std::make_index_sequence<std::tuple_size_v<All>>{};
+  constexpr auto args = std::make_index_sequence<std::tuple_size<All>::value>{};
   const auto in_ext = graph::node_extents(red.a, staticflow::detail::extents_of_views(all));
   const std::size_t count = staticflow::detail::product(in_ext);
   if (!detail::fits_flat<Full, std::remove_cvref_t<decltype(red.a)>>(all, count, args)) return false;
@@ -378,7 +378,7 @@ bool compute_fused_outputs(const Plan& p, const Red& red, const All& all, typena
 /// `enabled` when there are at least two.
 template <class Outputs>
 struct output_group {
-  static constexpr std::size_t output_count = std::tuple_size_v<Outputs>;
+  static constexpr std::size_t output_count = std::tuple_size<Outputs>::value;
   template <std::size_t K>
   static constexpr bool candidate = [] {
     using N = std::tuple_element_t<K, Outputs>;
@@ -397,7 +397,7 @@ struct output_group {
     } else {
       using N = std::tuple_element_t<K, Outputs>;
       using F = std::tuple_element_t<first, Outputs>;
-      return std::is_same_v<typename N::value_type, typename F::value_type> && N::shape_type::rank == F::shape_type::rank;
+      return std::is_same<typename N::value_type, typename F::value_type>::value && N::shape_type::rank == F::shape_type::rank;
     }
   }();
   static constexpr std::size_t count = []<std::size_t... K>(std::index_sequence<K...>) {
@@ -419,7 +419,7 @@ inline constexpr std::size_t min_grouped_count = 512;
 template <class Full, class Group, bool CheckOverlap = true, class Nodes, class All, class Ext, class Outputs>
 bool compute_grouped_outputs(const Nodes& nodes, const All& all, const Ext& ext, const Outputs& outputs) {
   using members = decltype(detail::fused_members<Group>(std::make_index_sequence<Group::output_count>{}));
-  constexpr auto args = std::make_index_sequence<std::tuple_size_v<All>>{};
+  constexpr auto args = std::make_index_sequence<std::tuple_size<All>::value>{};
   const auto& first_ext = staticflow::detail::get<Group::first>(ext);
   const std::size_t count = staticflow::detail::product(first_ext);
   if (count < min_grouped_count) return false;

@@ -26,7 +26,7 @@ STATICFLOW_INLINE typename N::value_type scalar_value(const N& n, const Views& v
     return *staticflow::detail::get<N::index>(views).data;
   } else {
     // every input of a rank-0 node has rank 0: read each one's only element (no loop)
-    const auto cursors = flat_cursors<Sig, N>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
+    const auto cursors = flat_cursors<Sig, N>(views, std::make_index_sequence<std::tuple_size<Views>::value>{});
     return static_cast<typename N::value_type>(scalar_at(n, cursors, 0));
   }
 }

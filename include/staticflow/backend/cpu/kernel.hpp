@@ -173,7 +173,7 @@ inline constexpr bool equal_extents_candidate = [] {
         else if constexpr (spec_type<entry>) return entry::shape_type::rank == R;
         else return false;
       }() && ...);
-    }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+    }(std::make_index_sequence<std::tuple_size<Sig>::value>{});
   }
 }();
 
@@ -185,7 +185,7 @@ STATICFLOW_INLINE bool all_arguments_have(const Views& v, const extents<R>& ext)
       if constexpr (!graph::uses_argument<I, N>() || is_static_scalar<std::tuple_element_t<I, Sig>>()) return true;
       else return staticflow::detail::same_extents(staticflow::detail::get<I>(v).ext, ext);
     }() && ...);
-  }(std::make_index_sequence<std::tuple_size_v<Views>>{});
+  }(std::make_index_sequence<std::tuple_size<Views>::value>{});
 }
 
 /// Strided cursors for the row loop: per result axis, the argument's stride or 0 where it
@@ -199,7 +199,7 @@ auto row_cursors(const Views& v, std::index_sequence<I...>) {
     } else {
       const auto& view = staticflow::detail::get<K>(v);
       using T = std::remove_cv_t<std::remove_pointer_t<decltype(view.data)>>;
-      constexpr std::size_t VR = std::tuple_size_v<decltype(view.ext)>;
+      constexpr std::size_t VR = std::tuple_size<decltype(view.ext)>::value;
       strided_cursor<T, R> c{view.data, {}};
       std::size_t stride = 1;
       for (std::size_t k = 0; k < VR; ++k) {  // the view's axes, from the right
@@ -242,13 +242,13 @@ template <class N, class Views, class T, std::size_t... I>
 template <class N, class Views>
 inline constexpr bool reads_strided_view = []<std::size_t... I>(std::index_sequence<I...>) {
   return ((graph::uses_argument<I, N>() && staticflow::detail::is_strided_view<std::remove_cvref_t<std::tuple_element_t<I, Views>>>::value) || ...);
-}(std::make_index_sequence<std::tuple_size_v<Views>>{});
+}(std::make_index_sequence<std::tuple_size<Views>::value>{});
 
 template <class Cursors, std::size_t R>
 void seek_all(Cursors& cursors, const std::array<std::size_t, R>& index) {
   staticflow::detail::pack_apply([&](auto&... c) STATICFLOW_LAMBDA_INLINE {
     ([&]() STATICFLOW_LAMBDA_INLINE {
-      if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(c)>, unused_cursor>) c.seek(index);
+      if constexpr (!std::is_same<std::remove_cvref_t<decltype(c)>, unused_cursor>::value) c.seek(index);
     }(), ...);
   }, cursors);
 }
@@ -258,7 +258,7 @@ namespace detail {
 /// The elements of one iteration of run_loop_body's unrolled loop, for T.
 template <class T>
 inline constexpr std::size_t unrolled_step = [] {
-  if constexpr (std::is_arithmetic_v<T>) return 4 * batch_t<std::conditional_t<std::is_same_v<T, bool>, char, T>>::size;
+  if constexpr (std::is_arithmetic<T>::value) return 4 * batch_t<std::conditional_t<std::is_same<T, bool>::value, char, T>>::size;
   else return std::size_t{4};  // strings: one element per step
 }();
 
@@ -267,7 +267,7 @@ inline constexpr std::size_t unrolled_step = [] {
 /// single-threaded run.
 template <class Sig, class N, class Views, class T>
 [[gnu::noinline]] void run_flat_parallel(const N& n, const Views views, T* out, std::size_t size, std::size_t threads) {
-  const auto cursors = flat_cursors<Sig, N>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
+  const auto cursors = flat_cursors<Sig, N>(views, std::make_index_sequence<std::tuple_size<Views>::value>{});
   constexpr std::size_t step = unrolled_step<T>;
   parallel_for((size + step - 1) / step, threads, [&](std::size_t b0, std::size_t b1) {
     run_loop(n, cursors, out, b0 * step, std::min(size, b1 * step));
@@ -312,14 +312,14 @@ bool unit_steps(const Cursors& cursors) {
 }
 template <class C>
 STATICFLOW_INLINE auto with_unit_step(const C& c) {
-  if constexpr (requires { c.step; }) return unit_step_cursor<std::remove_cvref_t<decltype(*c.base)>, std::tuple_size_v<decltype(c.strides)>>{c};
+  if constexpr (requires { c.step; }) return unit_step_cursor<std::remove_cvref_t<decltype(*c.base)>, std::tuple_size<decltype(c.strides)>::value>{c};
   else return c;
 }
 
 template <class Sig, class N, class Views, class T, std::size_t R>
 STATICFLOW_INLINE void run_rows(const N& n, const Views& views, const extents<R>& ext, T* out, std::size_t size) {
   if (ext[R - 1] == 0 || size == 0) return;  // no rows: an outer extent of 0 must not reach `r % ext[d]`
-  const auto cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
+  const auto cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size<Views>::value>{});
   // A stencil of strided views (plan/slot_views.hpp) reads every argument along its rows: a
   // loop with no test of the step per batch (the 2-D five-point step on a 66 x 66 grid: 1.76 ->
   // 1.52 us).
@@ -352,7 +352,7 @@ template <class Sig, class N, class Views>
 inline constexpr bool spreadable_views = []<std::size_t... I>(std::index_sequence<I...>) {
   return ((!graph::uses_argument<I, N>() || is_static_scalar<std::tuple_element_t<I, Sig>>() ||
            is_1d_tensor_view<std::remove_cvref_t<std::tuple_element_t<I, Views>>>) && ...);
-}(std::make_index_sequence<std::tuple_size_v<Views>>{});
+}(std::make_index_sequence<std::tuple_size<Views>::value>{});
 
 /// The flat loop of a 1-D result that an argument of one element broadcasts (its extent 1 known
 /// only at run time): in chunks of spread_chunk elements, that argument read from a chunk's worth
@@ -368,11 +368,11 @@ inline constexpr std::size_t spread_chunk = 256;  // a multiple of every unrolle
 template <class Sig, class N, class Views, class T>
 [[gnu::noinline]] void run_flat_spread(const N& n, const Views views, std::size_t size, T* out) {
   if (size == 0) return;
-  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  constexpr auto args = std::make_index_sequence<std::tuple_size<Views>::value>{};
   const std::size_t copies = std::min(size, spread_chunk);
   plan::arena_scope scratch;
   Views spread = views;
-  std::array<bool, std::tuple_size_v<Views>> moves{};  // the arguments read at the chunk's offset
+  std::array<bool, std::tuple_size<Views>::value> moves{};  // the arguments read at the chunk's offset
   moves.fill(true);
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ([&] {
@@ -420,7 +420,7 @@ template <class Sig, class N, class Views, class T>
 /// size or is a static scalar (fits_flat).
 template <class Sig, class N, class Views, class T>
 STATICFLOW_INLINE void evaluate_flat_into(const N& n, const Views& views, std::size_t size, T* out) {
-  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  constexpr auto args = std::make_index_sequence<std::tuple_size<Views>::value>{};
   // A small static result never goes near the thread pool, decided at compile time: the threaded
   // loop is not even instantiated (each copy of the loop is the whole graph, inlined). Otherwise
   // one inlined loop serves both the small and the single-thread case.
@@ -468,7 +468,7 @@ inline constexpr loop_choice static_loop_choice = [] {
         if (c == loop_choice::rows) choice = loop_choice::rows;
       }
       return choice;
-    }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+    }(std::make_index_sequence<std::tuple_size<Sig>::value>{});
   }
 }();
 }  // namespace detail
@@ -484,7 +484,7 @@ inline constexpr loop_choice static_loop_choice = [] {
 /// threaded flat loop and, for run-time shapes, the row loop are separate functions.
 template <class Sig, class N, class Views, class T, std::size_t R>
 STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const extents<R>& ext, T* out) {
-  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  constexpr auto args = std::make_index_sequence<std::tuple_size<Views>::value>{};
   constexpr detail::loop_choice choice = detail::reads_strided_view<N, Views> && detail::static_loop_choice<Sig, N> == detail::loop_choice::flat
                                              ? detail::loop_choice::runtime
                                              : detail::static_loop_choice<Sig, N>;
@@ -510,7 +510,7 @@ STATICFLOW_INLINE void evaluate_into(const N& n, const Views& views, const exten
 template <class N, class Views, class T, bool EqualSizes = false>
 STATICFLOW_INLINE bool output_aliases_input(const N&, const Views& views, const T* out, std::size_t size,
                                             std::bool_constant<EqualSizes> = {}) {
-  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  constexpr auto args = std::make_index_sequence<std::tuple_size<Views>::value>{};
   const auto o = reinterpret_cast<std::uintptr_t>(out);
   const std::size_t obytes = size * sizeof(T);
   bool maybe = false;

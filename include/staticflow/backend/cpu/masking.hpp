@@ -31,7 +31,7 @@ template <class Sig, class N, class Views>
 auto listed_rows(const N& n, const Views& views) {
   using Kind = typename N::kind;
   using M = std::remove_cvref_t<decltype(n.mask)>;
-  using S = std::conditional_t<std::is_same_v<Kind, graph::by_mask>, bool, typename M::value_type>;
+  using S = std::conditional_t<std::is_same<Kind, graph::by_mask>::value, bool, typename M::value_type>;
   const auto args = staticflow::detail::extents_of_views(views);
   const auto xe = graph::node_extents(n.tensor, args);
   const auto me = graph::node_extents(n.mask, args);

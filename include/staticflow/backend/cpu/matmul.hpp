@@ -67,7 +67,7 @@ STATICFLOW_INLINE void unrolled(F&& f) {
 /// compute what the vector lanes do.
 template <class V>
 STATICFLOW_INLINE V fmadd(const V& a, const V& b, const V& c) {
-  if constexpr (std::is_arithmetic_v<V>) {
+  if constexpr (std::is_arithmetic<V>::value) {
 #if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
     return std::fma(a, b, c);
 #else
@@ -78,8 +78,8 @@ STATICFLOW_INLINE V fmadd(const V& a, const V& b, const V& c) {
     // (Dispatch on the register's size: naming __m512 and the like in a template argument
     // draws -Wignored-attributes.)
     constexpr std::size_t bytes = sizeof(typename V::register_type);
-    constexpr bool f32 = std::is_same_v<typename V::value_type, float>;
-    constexpr bool f64 = std::is_same_v<typename V::value_type, double>;
+    constexpr bool f32 = std::is_same<typename V::value_type, float>::value;
+    constexpr bool f64 = std::is_same<typename V::value_type, double>::value;
 #if defined(__AVX512F__)
     if constexpr (bytes == 64 && f32) return _mm512_fmadd_ps(a, b, c);
     else if constexpr (bytes == 64 && f64) return _mm512_fmadd_pd(a, b, c);
@@ -97,7 +97,7 @@ STATICFLOW_INLINE V fmadd(const V& a, const V& b, const V& c) {
 }
 
 template <class T>
-inline constexpr bool simd_gemm_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
+inline constexpr bool simd_gemm_type = std::is_same<T, float>::value || std::is_same<T, double>::value;
 
 /// What a kernel does with each block of its result whose values are complete: nothing, or an
 /// epilogue's function while the block is in cache (backend/cpu/epilogue.hpp, graph/epilogue.hpp).
@@ -524,7 +524,7 @@ template <class T, class Finish = detail::no_finish>
 void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc, std::size_t m,
             std::size_t n, std::size_t k, std::size_t threads = 1, detail::operand_order order = {},
             const Finish& finish = {}) {
-  static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same_v<T, bool>),
+  static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same<T, bool>::value),
                 "staticflow: matmul supports float, double and integer element types");
   if (m == 0 || n == 0) return;
   if (k == 0) {
@@ -560,7 +560,7 @@ void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std:
     parallel_for(col_tiles, threads, [&](std::size_t begin, std::size_t end) {
       const std::size_t c0 = begin * col_unit, c1 = std::min(n, end * col_unit);
       const T* const b0 = b + (order.b_transposed ? c0 * ldb : c0);
-      if constexpr (std::is_same_v<Finish, detail::no_finish>) {
+      if constexpr (std::is_same<Finish, detail::no_finish>::value) {
         detail::gemm_dispatch(a, lda, b0, ldb, c + c0, ldc, m, c1 - c0, k, false, order);
       } else {  // (a share's columns start at column c0 of C)
         const auto shifted = [&](T* p, std::size_t rows, std::size_t ld, std::size_t col0, std::size_t cols) {
@@ -696,13 +696,13 @@ STATICFLOW_INLINE void static_4x4x4_f32(const float*, const float*, float*) {}
 /// other widths are scalar statements the compiler vectorizes. Larger shapes go to `matmul`.
 template <class T, std::size_t M, std::size_t N, std::size_t K>
 STATICFLOW_INLINE void matmul_static(const T* a, const T* b, T* c) {
-  static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same_v<T, bool>),
+  static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same<T, bool>::value),
                 "staticflow: matmul supports float, double and integer element types");
   if constexpr (M == 0 || N == 0) {
     return;
   } else if constexpr (K == 0) {
     std::fill_n(c, M * N, T(0));
-  } else if constexpr (detail::static_zmm_4x4 && std::is_same_v<T, float> && N == 4 && K == 4 && M % 4 == 0 &&
+  } else if constexpr (detail::static_zmm_4x4 && std::is_same<T, float>::value && N == 4 && K == 4 && M % 4 == 0 &&
                        M <= 8) {
     detail::static_4x4x4_f32(a, b, c);
     if constexpr (M == 8) detail::static_4x4x4_f32(a + 16, b, c + 16);

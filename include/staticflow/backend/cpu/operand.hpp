@@ -14,11 +14,11 @@ namespace staticflow::cpu::detail {
 
 template <class T, class Sig, class N, class Views, std::size_t R>
 const T* contiguous_operand(const N& n, const Views& views, const extents<R>& ext) {
-  if constexpr (graph::detail::is_argument<N>::value && std::is_same_v<typename N::value_type, T>) {
+  if constexpr (graph::detail::is_argument<N>::value && std::is_same<typename N::value_type, T>::value) {
     return staticflow::detail::get<N::index>(views).data;
   } else {
     auto* buffer = static_cast<T*>(plan::arena::local().allocate(sizeof(T) * staticflow::detail::product(ext)));
-    if constexpr (std::is_same_v<typename N::value_type, T>) evaluate_into<Sig>(n, views, ext, buffer);
+    if constexpr (std::is_same<typename N::value_type, T>::value) evaluate_into<Sig>(n, views, ext, buffer);
     else evaluate_into<Sig>(graph::cast<T, N>(n), views, ext, buffer);
     return buffer;
   }

@@ -113,9 +113,9 @@ void for_each_output_window(const graph::pool_geometry& g, Body body) {
 /// finish (a no_finish or an epilogue's block_finish, backend/cpu/epilogue.hpp) on that row.
 template <class Kind, class P, class T, class Finish = no_finish>
 void pool_forward(const graph::pool_geometry& g, const T* x, T* y, const Finish& finish = {}) {
-  constexpr bool is_max = std::is_same_v<Kind, graph::max_pooling>;
+  constexpr bool is_max = std::is_same<Kind, graph::max_pooling>::value;
   const auto row_done = [&](std::size_t row) {
-    if constexpr (!std::is_same_v<Finish, no_finish>) finish(y + row * g.ow * g.c, g.ow, g.c, 0, g.c);
+    if constexpr (!std::is_same<Finish, no_finish>::value) finish(y + row * g.ow * g.c, g.ow, g.c, 0, g.c);
   };
   for_each_output_window(g, [&](const graph::pool_geometry::window& win, std::size_t image, std::size_t at_out) {
     const auto at = [&](std::size_t r, std::size_t col) { return x + image + (r * g.w + col) * g.c; };
@@ -199,7 +199,7 @@ void pool_value_at_maximum(const graph::pool_geometry& g, const T* x, const T* e
 /// rows), at least 8 of them when the input has 8 rows, whatever the thread count.
 template <class Kind, class P, class T>
 void pool_backward(const graph::pool_geometry& g, const T* x, const T* dy, T* dx) {
-  constexpr bool is_max = std::is_same_v<Kind, graph::max_pooling>;
+  constexpr bool is_max = std::is_same<Kind, graph::max_pooling>::value;
   std::fill_n(dx, g.inputs(), T(0));
   if (g.outputs() == 0) return;
   const std::size_t bands = std::min(g.h, (8 + g.n - 1) / g.n), band = (g.h + bands - 1) / bands;
@@ -276,7 +276,7 @@ template <class Sig, class Kind, class X, class P, class Views, std::size_t R, c
 void materialize(const graph::pool<Kind, X, P>& n, const Views& views, const extents<R>&, T* out) {
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ex = graph::node_extents(n.x, ext_views);
-  const auto g = graph::pool_geometry_of<R, P>(ex, std::is_same_v<Kind, graph::max_pooling> ? "max_pool" : "avg_pool");
+  const auto g = graph::pool_geometry_of<R, P>(ex, std::is_same<Kind, graph::max_pooling>::value ? "max_pool" : "avg_pool");
   detail::pool_forward<Kind, P>(g, detail::contiguous_operand<T, Sig>(n.x, views, ex), out);
 }
 
@@ -287,7 +287,7 @@ void materialize(const graph::epilogue<graph::pool<Kind, X, P>, Fn, Q...>& n, co
                  T* out) {
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ex = graph::node_extents(n.producer.x, ext_views);
-  const auto g = graph::pool_geometry_of<R, P>(ex, std::is_same_v<Kind, graph::max_pooling> ? "max_pool" : "avg_pool");
+  const auto g = graph::pool_geometry_of<R, P>(ex, std::is_same<Kind, graph::max_pooling>::value ? "max_pool" : "avg_pool");
   const T* x = detail::contiguous_operand<T, Sig>(n.producer.x, views, ex);
   detail::run_epilogue<Sig>(n, views, ext, out, g.n * g.oh * g.ow, g.c, [&](T* y, const auto& finish) {
     detail::pool_forward<Kind, P>(g, x, y, finish);
@@ -300,7 +300,7 @@ void materialize(const graph::pool_gradient<Kind, X, G, P>& n, const Views& view
   const auto ex = graph::node_extents(n.x, ext_views);
   const auto g = graph::pool_geometry_of<R, P>(ex, "pooling gradient");
   const T* dy = detail::contiguous_operand<T, Sig>(n.g, views, graph::node_extents(n.g, ext_views));
-  const T* x = std::is_same_v<Kind, graph::max_pooling> ? detail::contiguous_operand<T, Sig>(n.x, views, ex) : nullptr;
+  const T* x = std::is_same<Kind, graph::max_pooling>::value ? detail::contiguous_operand<T, Sig>(n.x, views, ex) : nullptr;
   detail::pool_backward<Kind, P>(g, x, dy, out);
 }
 

@@ -197,7 +197,7 @@ template <class N, class Cursors, std::size_t R, class T>
 /// Whether a reduction's input that does not fit the flat loop may be read through
 /// evaluate_rows: a numeric graph with axes, whose loop is not the flat one by its signature.
 template <class Sig, class N, std::size_t R>
-inline constexpr bool reads_by_rows = R > 0 && std::is_arithmetic_v<typename N::value_type> &&
+inline constexpr bool reads_by_rows = R > 0 && std::is_arithmetic<typename N::value_type>::value &&
                                       !graph::mentions_strings_v<N> &&
                                       static_loop_choice<Sig, N> != loop_choice::flat;
 
@@ -205,7 +205,7 @@ inline constexpr bool reads_by_rows = R > 0 && std::is_arithmetic_v<typename N::
 /// otherwise over a temporary holding the evaluated input.
 template <class Sig, class N, class Views, std::size_t R, class F>
 void with_flat_source(const N& input, const Views& views, const extents<R>& ext, F&& f) {
-  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  constexpr auto args = std::make_index_sequence<std::tuple_size<Views>::value>{};
   const std::size_t size = staticflow::detail::product(ext);
   if (fits_flat<Sig, N>(views, size, args)) {
     f(fused_source<N, decltype(flat_cursors<Sig, N>(views, args))>{input, flat_cursors<Sig, N>(views, args)});
@@ -254,7 +254,7 @@ void reduce_broadcast_rows(const N& input, const Views& views, const extents<R>&
                            std::size_t count, T* out) {
   using V = typename N::value_type;
   constexpr std::size_t block = reduction_block;
-  const auto cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size_v<Views>>{});
+  const auto cursors = row_cursors<N, R>(views, std::make_index_sequence<std::tuple_size<Views>::value>{});
   auto block_value = [&](std::size_t first, std::size_t length) {
     alignas(64) V buf[block];
     evaluate_rows(input, cursors, ext, first, length, buf);
@@ -288,7 +288,7 @@ void reduce_broadcast_rows(const N& input, const Views& views, const extents<R>&
 /// calls before (issue 20 item 11).
 template <class Sig, class Op, class A, class Axes>
 struct static_reduction {
-  static constexpr bool axes_static = !std::is_same_v<Axes, runtime_axis>;
+  static constexpr bool axes_static = !std::is_same<Axes, runtime_axis>::value;
   static constexpr std::size_t rank = A::shape_type::rank;
   static constexpr std::size_t total = A::shape_type::is_static ? A::shape_type::size : 0;
   // kept axes before reduced ones (axes of extent 1 fit either), as materialize tests at run time
@@ -326,14 +326,14 @@ struct static_reduction {
       else if constexpr (spec_type<entry>) return entry::shape_type::is_static && entry::shape_type::size == total;
       else return false;
     }() && ...);
-  }(std::make_index_sequence<std::tuple_size_v<Sig>>{});
+  }(std::make_index_sequence<std::tuple_size<Sig>::value>{});
   static constexpr bool sequential = [] {
     if constexpr (!flat || !suffix) return false;
     else if constexpr (vector_reduction<Op, fused_source<A, std::tuple<>>>)  // (simd: a property of A)
       return count < 4 * batch_t<typename A::value_type>::size;
     else return count <= reduction_block;
   }();
-  static constexpr bool applies = std::is_arithmetic_v<typename A::value_type> && sequential &&
+  static constexpr bool applies = std::is_arithmetic<typename A::value_type>::value && sequential &&
                                   total < parallel_grain;
 };
 
@@ -341,7 +341,7 @@ struct static_reduction {
 /// combines its `count` elements in sequence.
 template <class Sig, class Op, class Layout, class A, class Views, class T>
 STATICFLOW_INLINE void reduce_static_layout(const A& a, const Views& views, T* out) {
-  constexpr auto args = std::make_index_sequence<std::tuple_size_v<Views>>{};
+  constexpr auto args = std::make_index_sequence<std::tuple_size<Views>::value>{};
   const auto src = fused_source<A, decltype(flat_cursors<Sig, A>(views, args))>{a, flat_cursors<Sig, A>(views, args)};
   using V = typename A::value_type;  // (the type reduce_block combines in)
   for (std::size_t o = 0; o < Layout::out_size; ++o) {
@@ -370,7 +370,7 @@ void reduce_general(const graph::reduce<Op, A, Axes, Keep>& n, const Views& view
   const std::size_t count = out_size ? total / out_size : 0;
   if constexpr (detail::reads_by_rows<Sig, A, RI>) {
     if (last_kept_plus_one <= first_reduced && detail::blocks_hold_whole_rows(count, in_ext[RI - 1]) &&
-        !detail::fits_flat<Sig, A>(views, total, std::make_index_sequence<std::tuple_size_v<Views>>{})) {
+        !detail::fits_flat<Sig, A>(views, total, std::make_index_sequence<std::tuple_size<Views>::value>{})) {
       detail::reduce_broadcast_rows<Sig, Op>(n.a, views, in_ext, out_size, count, out);
       return;
     }
@@ -422,7 +422,7 @@ STATICFLOW_INLINE void materialize(const graph::reduce<Op, A, Axes, Keep>& n, co
   if constexpr (detail::static_reduction<Sig, Op, A, Axes>::applies) {
     detail::reduce_static_layout<Sig, Op, detail::static_reduction<Sig, Op, A, Axes>>(n.a, views, out);
     return;
-  } else if constexpr (std::is_same_v<Axes, runtime_axis> && A::shape_type::is_static) {
+  } else if constexpr (std::is_same<Axes, runtime_axis>::value && A::shape_type::is_static) {
     // a plain int axis over a static shape: the static loop of that axis, where it has one
     const std::size_t axis = staticflow::detail::checked_axis(n.axes.axis, RI);
     const bool done = [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {

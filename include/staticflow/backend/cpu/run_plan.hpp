@@ -189,7 +189,7 @@ STATICFLOW_INLINE bool shares_earlier_slot(const Plan& p, All& all) {
   if constexpr (K == 0) {
     return false;  // (the first slot repeats none)
   } else {
-    constexpr std::size_t args = std::tuple_size_v<Sig>;
+    constexpr std::size_t args = std::tuple_size<Sig>::value;
     if (p.same_as[K] == K || !same_view_kinds<args, K, Plan>(p.same_as[K])) return false;
     using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
     plan::share_views<args + Plan::template view_base<K>, plan::view_count<node_type>::value>(
@@ -207,7 +207,7 @@ concept self_allocating_slot = requires { std::tuple_element_t<K, typename Plan:
 template <class Sig, std::size_t K, class Plan, class All, class Storage, class Direct>
   requires self_allocating_slot<Plan, K>
 STATICFLOW_INLINE void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& arena, const Direct& direct) {
-  constexpr std::size_t args = std::tuple_size_v<Sig>;
+  constexpr std::size_t args = std::tuple_size<Sig>::value;
   constexpr std::size_t base = Plan::template view_base<K>;
   using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
   if (shares_earlier_slot<Sig, K>(p, all)) return;
@@ -223,7 +223,7 @@ STATICFLOW_INLINE void materialize_slot(const Plan& p, All& all, Storage& storag
 template <class Sig, std::size_t K, class Plan, class All, class Storage, class Direct>
   requires(!self_allocating_slot<Plan, K>)
 void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& arena, const Direct& direct) {
-  constexpr std::size_t args = std::tuple_size_v<Sig>;
+  constexpr std::size_t args = std::tuple_size<Sig>::value;
   constexpr std::size_t base = Plan::template view_base<K>;
   if (shares_earlier_slot<Sig, K>(p, all)) return;
   using full = full_signature_t<Sig, Plan>;
@@ -233,7 +233,7 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
   // (plan/slot_views.hpp), unless the caller has it computed into memory of its own (Direct)
   if constexpr (Direct::slot != K && strided_slot_value<args, Plan, base>()) {
     // (a strided view: only fused loops read it)
-    extents<std::tuple_size_v<std::remove_cvref_t<decltype(ext)>>> strides{};
+    extents<std::tuple_size<std::remove_cvref_t<decltype(ext)>>::value> strides{};
     if (const auto* in_place = plan::strided_view_in_operand(node, std::as_const(all), ext, strides)) {
       staticflow::detail::get<args + base>(all) = {in_place, ext, strides};
       ++plan::materialization_counter();
@@ -273,7 +273,7 @@ STATICFLOW_INLINE void materialize_fused_slot(const Plan& p, All& all, const Dir
   if constexpr (is_fused_slot<Direct>::value) {
     constexpr std::size_t K = Direct::slot;
     if (p.same_as[K] != K) return;  // it repeats an earlier slot, whose views it has
-    constexpr std::size_t at = std::tuple_size_v<Sig> + Plan::template view_base<K>;
+    constexpr std::size_t at = std::tuple_size<Sig>::value + Plan::template view_base<K>;
     const auto& node = staticflow::detail::pack_get<K>(p.slots);
     auto* data = const_cast<typename std::remove_cvref_t<decltype(node)>::value_type*>(staticflow::detail::get<at>(all).data);
     if (!direct.compute(node, std::as_const(all), data))
@@ -293,7 +293,7 @@ STATICFLOW_INLINE decltype(auto) with_slots(const Plan& p, const Views& views, F
     return f(views);
   } else {
     using buffers = detail::slot_buffers<typename Plan::view_specs>;
-    auto all = staticflow::detail::values_concat(views, typename detail::slot_views_of<std::tuple_size_v<Sig>, Plan>::type{});
+    auto all = staticflow::detail::values_concat(views, typename detail::slot_views_of<std::tuple_size<Sig>::value, Plan>::type{});
     typename buffers::storage storage{};
     plan::arena& arena = plan::arena::local();
     [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -325,7 +325,7 @@ STATICFLOW_INLINE void evaluate_grouped(const Outputs& outputs, const All& all, 
         if (fused) return;
       evaluate_into<Full>(staticflow::detail::get<K>(outputs), all, staticflow::detail::get<K>(ext), staticflow::detail::get<K>(data));
     }(), ...);
-  }(std::make_index_sequence<std::tuple_size_v<Outputs>>{});
+  }(std::make_index_sequence<std::tuple_size<Outputs>::value>{});
 }
 
 /// Runs plan p over views (Sig's values) and evaluates output K into `out.template

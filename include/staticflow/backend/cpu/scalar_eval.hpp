@@ -53,7 +53,7 @@ STATICFLOW_INLINE auto scalar_at(const graph::unary<Op, A>& n, const Cursors& c,
 // so that the result is made in one piece (one copy of each byte, not one per `+`).
 template <class N, class Cursors>
 STATICFLOW_INLINE auto concatenated_parts(const N& n, const Cursors& c, std::size_t j) {
-  if constexpr (requires { requires std::is_same_v<N, graph::binary<op::add, decltype(n.a), decltype(n.b)>>; } &&
+  if constexpr (requires { requires std::is_same<N, graph::binary<op::add, decltype(n.a), decltype(n.b)>>::value; } &&
                 string_dtype<typename N::value_type>)
     return std::tuple_cat(concatenated_parts(n.a, c, j), concatenated_parts(n.b, c, j));
   else
@@ -63,7 +63,7 @@ STATICFLOW_INLINE auto concatenated_parts(const N& n, const Cursors& c, std::siz
 template <class Op, class A, class B, class Cursors>
 STATICFLOW_INLINE auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors& c, std::size_t j) {
   using C = typename graph::binary<Op, A, B>::compute_type;
-  if constexpr (std::is_same_v<Op, op::add> && string_dtype<C>)
+  if constexpr (std::is_same<Op, op::add>::value && string_dtype<C>)
     return staticflow::detail::apply([](const auto&... part) { return staticflow::detail::pooled_string(part...); },
                       concatenated_parts(n, c, j));
   else if constexpr (op::mixed_operands<Op>)
@@ -78,9 +78,9 @@ STATICFLOW_INLINE auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors
 // sees (a static value, or a plan traced at compile time) and is loop-invariant otherwise.
 template <class A, class D, class Z, class Cursors>
   requires(graph::detail::is_literal<D>::value && graph::detail::is_literal<Z>::value &&
-           std::is_integral_v<typename D::value_type> && !std::is_same_v<typename D::value_type, bool> &&
-           std::is_same_v<typename A::value_type, typename D::value_type> &&
-           std::is_same_v<typename Z::value_type, typename D::value_type>)
+           std::is_integral_v<typename D::value_type> && !std::is_same<typename D::value_type, bool>::value &&
+           std::is_same<typename A::value_type, typename D::value_type>::value &&
+           std::is_same<typename Z::value_type, typename D::value_type>::value)
 STATICFLOW_INLINE bool scalar_at(const graph::binary<op::equal, graph::binary<op::mod, A, D>, Z>& n, const Cursors& c,
                                  std::size_t j) {
   using T = typename D::value_type;
@@ -97,8 +97,8 @@ STATICFLOW_INLINE bool scalar_at(const graph::binary<op::equal, graph::binary<op
 template <std::size_t I, class T, class S, class D, class Z, class D2, class B, class Cursors>
   requires(graph::detail::is_literal<D>::value && graph::detail::is_literal<Z>::value &&
            graph::detail::is_literal<D2>::value && std::is_integral_v<T> && std::is_signed_v<T> &&
-           std::is_same_v<typename D::value_type, T> && std::is_same_v<typename Z::value_type, T> &&
-           std::is_same_v<typename D2::value_type, T>)
+           std::is_same<typename D::value_type, T>::value && std::is_same<typename Z::value_type, T>::value &&
+           std::is_same<typename D2::value_type, T>::value)
 STATICFLOW_INLINE auto scalar_at(
     const graph::select<graph::binary<op::equal, graph::binary<op::mod, graph::argument<I, T, S>, D>, Z>,
                         graph::binary<op::divide, graph::argument<I, T, S>, D2>, B>& n,

@@ -31,7 +31,7 @@ struct vectorizes : std::false_type {};
 
 // A value of the graph is either a lane value (dtype T) or a mask (bool).
 template <class T, class V>
-inline constexpr bool lane_or_mask = std::is_same_v<V, T> || std::is_same_v<V, bool>;
+inline constexpr bool lane_or_mask = std::is_same<V, T>::value || std::is_same<V, bool>::value;
 
 template <class T, std::size_t I, class S>
 struct vectorizes<T, graph::argument<I, T, S>> : std::true_type {};
@@ -51,7 +51,7 @@ struct vectorizes<T, graph::binary<Op, A, B>>
                          vectorizes<T, A>::value && vectorizes<T, B>::value> {};
 template <class T, class C, class A, class B>
 struct vectorizes<T, graph::select<C, A, B>>
-    : std::bool_constant<std::is_same_v<typename graph::select<C, A, B>::value_type, T> &&
+    : std::bool_constant<std::is_same<typename graph::select<C, A, B>::value_type, T>::value &&
                          vectorizes<T, C>::value && vectorizes<T, A>::value && vectorizes<T, B>::value> {};
 
 /// Graphs with one value for the whole loop: literals, and arguments of static size 1 (a
@@ -112,7 +112,7 @@ struct has_costly_batch<graph::broadcast_as<A, R>> : has_costly_batch<A> {};
 template <class N>
 inline constexpr bool takes_simd_path = [] {
   using T = typename N::value_type;
-  if constexpr (std::is_same_v<T, bool> || !std::is_arithmetic_v<T>) return false;
+  if constexpr (std::is_same<T, bool>::value || !std::is_arithmetic<T>::value) return false;
   else return vectorizes<T, N>::value;
 }();
 
@@ -123,13 +123,13 @@ STATICFLOW_INLINE B simd_at(const graph::argument<I, T, S>&, const Cursors& c, s
 }
 template <class B, class V, class Cursors>
 STATICFLOW_INLINE auto simd_at(const graph::literal<V>& n, const Cursors&, std::size_t) {
-  if constexpr (std::is_same_v<V, bool>) return typename B::batch_bool_type(n.value);
+  if constexpr (std::is_same<V, bool>::value) return typename B::batch_bool_type(n.value);
   else return B(n.value);
 }
 template <class B, class V, auto X, class Cursors>
 STATICFLOW_INLINE auto simd_at(const graph::static_literal<V, X>&, const Cursors&, std::size_t) {
   constexpr V value = graph::static_literal<V, X>::constant;
-  if constexpr (std::is_same_v<V, bool>) return typename B::batch_bool_type(value);
+  if constexpr (std::is_same<V, bool>::value) return typename B::batch_bool_type(value);
   else return B(value);
 }
 // Declared before any definition (see scalar_eval.hpp: lookup of a child's overload).
@@ -165,12 +165,12 @@ STATICFLOW_INLINE auto simd_at(const graph::cast<U, A>& n, const Cursors& c, std
   if constexpr (!lane_or_mask<T, From> || !vectorizes<T, A>::value) {
     // a uniform operand (see vectorizes): the scalar path's value, one per batch
     const U value = scalar_at(n, c, j);
-    if constexpr (std::is_same_v<U, bool>) return typename B::batch_bool_type(value);
+    if constexpr (std::is_same<U, bool>::value) return typename B::batch_bool_type(value);
     else return B(value);
   } else {
     auto v = simd_at<B>(n.a, c, j);
-    if constexpr (std::is_same_v<U, From>) return v;
-    else if constexpr (std::is_same_v<U, bool>) return v != B(T(0));    // lane -> mask
+    if constexpr (std::is_same<U, From>::value) return v;
+    else if constexpr (std::is_same<U, bool>::value) return v != B(T(0));    // lane -> mask
     else return xsimd::select(v, B(T(1)), B(T(0)));                    // mask -> lane
   }
 }

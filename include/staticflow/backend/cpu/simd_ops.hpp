@@ -73,7 +73,7 @@ template <class T> struct simd_op<op::sqrt, T> {
 /// are 1 there). double keeps xsimd's tanh.
 template <class B>
 STATICFLOW_INLINE B batch_tanh_of(const B& x) {
-  if constexpr (!std::is_same_v<typename B::value_type, float>) {
+  if constexpr (!std::is_same<typename B::value_type, float>::value) {
     return xsimd::tanh(x);
   } else {
     const B saturated(9.f);
@@ -221,7 +221,7 @@ template <class T> struct simd_op<op::logical_or, T> {
 /// keeps xsimd's erf.
 template <class B>
 STATICFLOW_INLINE B batch_erf_of(const B& x) {
-  if constexpr (!std::is_same_v<typename B::value_type, float>) {
+  if constexpr (!std::is_same<typename B::value_type, float>::value) {
     return xsimd::erf(x);
   } else {
     const B saturated(3.85f);

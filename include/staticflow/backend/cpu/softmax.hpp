@@ -77,7 +77,7 @@ void softmax_row(const T* __restrict x, T* __restrict o, std::size_t n) {
   const B mb(m);
 
   // pass 2: exp(x - m), stored (softmax) and summed
-  constexpr bool store = std::is_same_v<Kind, graph::softmax_kind>;
+  constexpr bool store = std::is_same<Kind, graph::softmax_kind>::value;
   B s0(T(0)), s1(T(0)), s2(T(0)), s3(T(0));
   j = 0;
   for (; j + 4 * W <= full; j += 4 * W) {
@@ -139,7 +139,7 @@ template <class Kind, class T>
 void softmax_short_rows(const T* __restrict x, T* __restrict o, std::size_t rows, std::size_t n) {
   using B = batch_t<T>;
   constexpr std::size_t W = B::size;
-  constexpr bool store = std::is_same_v<Kind, graph::softmax_kind>;
+  constexpr bool store = std::is_same<Kind, graph::softmax_kind>::value;
   alignas(64) T block[W * W];  // element c of lane l's row at block[c * W + l]
   alignas(64) T sums[W];
   for (std::size_t r = 0; r < rows; r += W) {
@@ -178,7 +178,7 @@ void softmax_columns(const T* x, T* o, std::size_t outer, std::size_t n, std::si
   using B = batch_t<T>;
   constexpr std::size_t W = B::size;
   constexpr T neg_inf = -std::numeric_limits<T>::infinity();
-  constexpr bool store = std::is_same_v<Kind, graph::softmax_kind>;
+  constexpr bool store = std::is_same<Kind, graph::softmax_kind>::value;
   auto* m = static_cast<T*>(plan::arena::local().allocate(2 * sizeof(T) * inner));
   T* s = m + inner;
   for (std::size_t b = 0; b < outer; ++b) {

@@ -42,7 +42,7 @@ template <class A>
 auto device_argument(const A& a) {
   if constexpr (static_value_type<A>) {
     return no_view{};
-  } else if constexpr (std::is_arithmetic_v<A>) {
+  } else if constexpr (std::is_arithmetic<A>::value) {
     using T = canonical_dtype_t<A>;
     return host_scalar<T>{static_cast<T>(a)};
   } else {
@@ -52,7 +52,7 @@ auto device_argument(const A& a) {
 }
 
 template <class A>
-inline constexpr bool device_readable_v = static_value_type<A> || std::is_arithmetic_v<A> ||
+inline constexpr bool device_readable_v = static_value_type<A> || std::is_arithmetic<A>::value ||
                                           staticflow::detail::is_device_tensor<A>::value;
 
 template <class O>
@@ -77,7 +77,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   using graph_type = Result;
   static constexpr std::size_t output_count = [] {
     if constexpr (std::is_void_v<Result>) return std::size_t{0};
-    else return std::tuple_size_v<nodes_type>;
+    else return std::tuple_size<nodes_type>::value;
   }();
   static_assert(output_count > 0 || std::is_void_v<Result>);
   /// Whether the signature or the graph has strings: reported below, and the call then runs nothing.
@@ -91,7 +91,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     if constexpr (std::is_void_v<Result>) return in_signature;
     else return in_signature || []<std::size_t... K>(std::index_sequence<K...>) {
       return (false || ... || graph::mentions_strings_v<std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>>);
-    }(std::make_index_sequence<std::tuple_size_v<nodes_type>>{});
+    }(std::make_index_sequence<std::tuple_size<nodes_type>::value>{});
   }();
   static_assert(!uses_strings, "staticflow: string tensors run on the CPU backend only (the Thrust backend has no string kernels)");
 
@@ -117,7 +117,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   template <std::size_t K>
   using result_type = device_tensor<typename output_spec<K>::value_type, output_spec<K>::shape_type::rank>;
   using output_values_type = typename detail::decayed_tuple<nodes_type>::type;
-  using plan_type = plan::evaluation_plan<std::tuple_size_v<Sig>, output_values_type>;
+  using plan_type = plan::evaluation_plan<std::tuple_size<Sig>::value, output_values_type>;
   static constexpr std::size_t materialized_count = plan_type::slot_count;
   /// Whether the plan was made by the compiler (trace/constant_trace.hpp), as on the CPU backend.
   static constexpr bool traced_at_compile_time = [] {
@@ -178,7 +178,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   }
 
  private:
-  static constexpr std::size_t arg_count = std::tuple_size_v<Sig>;
+  static constexpr std::size_t arg_count = std::tuple_size<Sig>::value;
 
   /// Runs the effects over the call's views (erased for them), then f (the outputs).
   template <class Views, class F>
@@ -208,7 +208,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
       if constexpr (detail::is_tuple<std::remove_cvref_t<Out>>::value) return std::forward<Out>(out);
       else return std::tuple<Out&>{out};
     }();
-    static_assert(std::tuple_size_v<decltype(outs)> == output_count,
+    static_assert(std::tuple_size<decltype(outs)>::value == output_count,
                   "staticflow: call_into needs one output container per result (std::tie them)");
     with_slots(call_views, [&](const auto& views) {
       const auto all_ext = output_extents(views);
@@ -226,7 +226,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     static_assert((thrust_backend::detail::device_readable_v<Args> && ...),
                   "staticflow: the thrust backend reads device tensors (sf::device_tensor, sf::device_view) "
                   "and C++ scalars; copy a host tensor to the device first with sf::to_device(x)");
-    static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
+    static_assert(std::is_same<detail::signature_of_t<Args...>, Sig>::value,
                   "staticflow: the arguments do not match this concrete function's signature (compare "
                   "the two std::tuple<spec...> types in this diagnostic)");
   }
@@ -268,7 +268,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     static_assert(thrust_backend::detail::device_output_v<O>,
                   "staticflow: call_into on the thrust backend writes into sf::device_tensor or sf::device_view outputs");
     using C = std::remove_cvref_t<O>;
-    static_assert(std::is_same_v<std::remove_cv_t<typename C::value_type>, T>,
+    static_assert(std::is_same<std::remove_cv_t<typename C::value_type>, T>::value,
                   "staticflow: call_into: the output container's dtype differs from the result's");
     static_assert(C::rank == R, "staticflow: call_into: the output container's rank differs from the result's");
     if (out.shape() != ext)
@@ -317,7 +317,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
           if (overlap && !same_positions) unsafe = true;
         }
       }(), ...);
-    }(std::make_index_sequence<std::tuple_size_v<Views>>{});
+    }(std::make_index_sequence<std::tuple_size<Views>::value>{});
     return unsafe;
   }
 
@@ -351,7 +351,7 @@ class concrete_function<backend::thrust_t, Sig, void, Fn> final : public concret
   /// Runs the effects (a lambda that returns nothing exists for them).
   template <class... Args>
   void operator()(const Args&... args) const {
-    static_assert(std::is_same_v<detail::signature_of_t<Args...>, Sig>,
+    static_assert(std::is_same<detail::signature_of_t<Args...>, Sig>::value,
                   "staticflow: the arguments do not match this concrete function's signature");
     if (!has_effects()) return;
     const auto views = thrust_backend::detail::make_views(args...);

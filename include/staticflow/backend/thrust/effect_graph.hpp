@@ -89,13 +89,13 @@ auto erase_views(const Views& views, std::array<detail::scalar_cell, N>& cells) 
     ([&] {
       const auto& v = staticflow::detail::get<I>(views);
       using V = std::remove_cvref_t<decltype(v)>;
-      if constexpr (std::is_same_v<V, no_view>) {
+      if constexpr (std::is_same<V, no_view>::value) {
         return;
       } else if constexpr (requires { v.value; }) {  // a host scalar
         static_assert(sizeof(v.value) <= sizeof(detail::scalar_cell));
         std::memcpy(cells[I].data(), &v.value, sizeof(v.value));
         erased[I] = {cells[I].data(), nullptr};
-      } else if constexpr (std::tuple_size_v<std::remove_cvref_t<decltype(v.ext)>> == 0) {
+      } else if constexpr (std::tuple_size<std::remove_cvref_t<decltype(v.ext)>>::value == 0) {
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(v.data)>>;
         static_assert(sizeof(T) <= sizeof(detail::scalar_cell));
         ::thrust::copy_n(::thrust::device_pointer_cast(v.data), 1, reinterpret_cast<T*>(cells[I].data()));
@@ -104,7 +104,7 @@ auto erase_views(const Views& views, std::array<detail::scalar_cell, N>& cells) 
         erased[I] = {v.data, v.ext.data()};
       }
     }(), ...);
-  }(std::make_index_sequence<std::tuple_size_v<Views>>{});
+  }(std::make_index_sequence<std::tuple_size<Views>::value>{});
   return erased;
 }
 

@@ -251,7 +251,7 @@ bool fits_flat(const Views& views, const extents<R>& out) {
       if constexpr (!graph::uses_argument<I, N>() || !requires(const V& x) { x.size(); }) return true;
       else return view_reads_flat(staticflow::detail::get<I>(views), out, out_size);
     }() && ...);
-  }(std::make_index_sequence<std::tuple_size_v<Views>>{});
+  }(std::make_index_sequence<std::tuple_size<Views>::value>{});
 }
 /// Whether a flat reading of graph N reads some tensor as a block (fits_flat being true).
 template <class N, class Views>
@@ -262,7 +262,7 @@ bool reads_blocks(const Views& views, std::size_t out_size) {
       if constexpr (!graph::uses_argument<I, N>() || !requires(const V& x) { x.size(); }) return false;
       else return !plain_flat_view(staticflow::detail::get<I>(views), out_size);
     }() || ...);
-  }(std::make_index_sequence<std::tuple_size_v<Views>>{});
+  }(std::make_index_sequence<std::tuple_size<Views>::value>{});
 }
 
 }  // namespace detail

@@ -62,7 +62,7 @@ auto listed_rows(const N& n, const Views& views) {
   graph::detail::gather_layout l = Kind::template layout<N::axis>(xe, me);
   const std::size_t selectors = staticflow::detail::product(me);
   std::int64_t* kept = nullptr;
-  if constexpr (std::is_same_v<Kind, graph::by_mask>) {
+  if constexpr (std::is_same<Kind, graph::by_mask>::value) {
     kept = static_cast<std::int64_t*>(device_arena::local().allocate(sizeof(std::int64_t) * (l.n ? l.n : 1)));
     if (l.n > 0) l.positions = list_true_positions(contiguous_operand<bool>(n.mask, views, me), l.n, kept);
   } else {

@@ -17,13 +17,13 @@ namespace staticflow::thrust_backend::detail {
 
 template <class T, class N, class Views, std::size_t R>
 const T* contiguous_operand(const N& n, const Views& views, const extents<R>& ext) {
-  if constexpr (graph::detail::is_argument<N>::value && std::is_same_v<typename N::value_type, T>) {
+  if constexpr (graph::detail::is_argument<N>::value && std::is_same<typename N::value_type, T>::value) {
     using V = std::remove_cvref_t<std::tuple_element_t<N::index, Views>>;
     if constexpr (requires(const V& v) { v.data; }) return staticflow::detail::get<N::index>(views).data;
     else return contiguous_operand<T>(graph::unary<op::identity, N>(n), views, ext);  // a host scalar
   } else {
     auto* buffer = static_cast<T*>(device_arena::local().allocate(sizeof(T) * staticflow::detail::product(ext)));
-    if constexpr (std::is_same_v<typename N::value_type, T>) evaluate_into(n, views, ext, buffer);
+    if constexpr (std::is_same<typename N::value_type, T>::value) evaluate_into(n, views, ext, buffer);
     else evaluate_into(graph::cast<T, N>(n), views, ext, buffer);
     return buffer;
   }

@@ -129,7 +129,7 @@ void run_pool_kernel(Kernel kernel, std::size_t total) {
 
 template <class Kind, class X, class P, class Views, std::size_t R, class T>
 void materialize(const graph::pool<Kind, X, P>& n, const Views& views, const extents<R>& out_ext, T* out) {
-  constexpr bool is_max = std::is_same_v<Kind, graph::max_pooling>;
+  constexpr bool is_max = std::is_same<Kind, graph::max_pooling>::value;
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ex = graph::node_extents(n.x, ext_views);
   const detail::pool_dims d(graph::pool_geometry_of<R, P>(ex, is_max ? "max_pool" : "avg_pool"));
@@ -146,7 +146,7 @@ void materialize(const graph::epilogue<graph::pool<Kind, X, P>, Fn, Q...>& n, co
 
 template <class Kind, class X, class G, class P, class Views, std::size_t R, class T>
 void materialize(const graph::pool_gradient<Kind, X, G, P>& n, const Views& views, const extents<R>& out_ext, T* out) {
-  constexpr bool is_max = std::is_same_v<Kind, graph::max_pooling>;
+  constexpr bool is_max = std::is_same<Kind, graph::max_pooling>::value;
   const auto ext_views = staticflow::detail::extents_of_views(views);
   const auto ex = graph::node_extents(n.x, ext_views);
   const detail::pool_dims d(graph::pool_geometry_of<R, P>(ex, "pooling gradient"));

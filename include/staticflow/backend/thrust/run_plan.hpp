@@ -184,7 +184,7 @@ template <class N, class Views, std::size_t R, class T>
   requires requires(const N& n) { n.expanded(); }
 void materialize(const N& n, const Views& views, const extents<R>& ext, T* out) {
   using G = std::remove_cvref_t<decltype(n.expanded())>;
-  constexpr std::size_t visible = std::tuple_size_v<Views>;
+  constexpr std::size_t visible = std::tuple_size<Views>::value;
   const plan::evaluation_plan<visible, std::tuple<G>> p(std::tuple<G>{n.expanded()});
   with_slots<visible>(p, views, [&](const auto& all) {
     evaluate_into(staticflow::detail::get<0>(p.outputs), all, ext, out);
