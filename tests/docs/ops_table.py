@@ -65,7 +65,7 @@ rules = (repo / "include" / "staticflow" / "autodiff" / "rules.hpp").read_text()
 rules = re.sub(r"inline constexpr bool is_math_function =.*?;", "", rules, flags=re.S)  # a list, not a rule
 def rule_of(tag):
     kinds = set()
-    for m in re.finditer(rf"std::is_same_v<Op, op::{tag}>", rules):
+    for m in re.finditer(rf"std::is_same(?:_v<Op, op::{tag}>|<Op, op::{tag}>::value)", rules):
         statement = rules[m.end():rules.index(";", m.end())]  # up to the end of what the test returns
         kinds.add("0" if "zero_adjoint" in statement else "yes")
     return "yes" if "yes" in kinds else "0" if kinds else "-"
