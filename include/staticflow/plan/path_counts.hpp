@@ -206,8 +206,7 @@ constexpr std::size_t find_paths(const std::array<path_count, Size>& counts, con
 // std::integral_constant's `value` belongs to the base, which is one of a few.
 
 /// The children of node type N, as a list type (graph::child_refs).
-template <class N>
-using child_list_t = decltype(graph::children(std::declval<const N&>()));
+using graph::detail::child_list_t;
 
 /// The number of paths from the outputs (a std::tuple of nodes) down to a node of type M, not
 /// through shared nodes, counted up to 2.
