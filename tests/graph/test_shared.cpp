@@ -19,7 +19,7 @@ struct tag_b {};
 TEST_CASE("a shared node is planned once, whatever number of places hold it", "[shared]") {
   using reduction = decltype(sf::reduce_sum(mat{}, 1));
   using marked = sf::graph::shared<tag_a, reduction>;
-  STATIC_REQUIRE(sf::plan::materialized_count<marked>() == 0);  // its slot is in the prelude
+  STATIC_REQUIRE(sf::plan::materialized_count<marked>::value == 0);  // its slot is in the prelude
   const marked s{sf::reduce_sum(mat{}, 1)};
   const auto three_uses = s * s + s;
   using plan = sf::plan::evaluation_plan<1, std::tuple<decltype(three_uses)>>;

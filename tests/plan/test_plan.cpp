@@ -25,7 +25,7 @@ TEST_CASE("the cost rule: non-elementwise nodes are materialized, elementwise on
   STATIC_REQUIRE_FALSE(sf::plan::materializes_v<vec>);
   // a matmul over a transpose over a reduction: three slots, in post-order
   using g = decltype(sf::matmul(mat{} / sf::reduce_max(mat{}), sf::transpose(mat{})));
-  STATIC_REQUIRE(sf::plan::materialized_count<g>() == 3);
+  STATIC_REQUIRE(sf::plan::materialized_count<g>::value == 3);
 }
 
 TEST_CASE("a reduction used many times is computed once per call", "[plan]") {

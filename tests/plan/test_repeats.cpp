@@ -180,18 +180,18 @@ TEST_CASE("eager reads: the call's arguments by index, computed values one argum
   using computed = sf::graph::eager_value<double, sf::shape<sf::dyn>>;
   // 3^7 reads of an argument: no computed read, the arguments' path, the traced graph's type
   using over_arg = decltype(chain<7>(arg{nullptr}));
-  STATIC_REQUIRE(sf::detail::eager_value_reads_v<over_arg> == 0);
+  STATIC_REQUIRE(sf::detail::eager_value_reads<over_arg>::value == 0);
   STATIC_REQUIRE(sf::detail::eager_elementwise_result<over_arg>());
   STATIC_REQUIRE(std::is_same_v<decltype(sf::detail::eager_values_as_arguments<1>(std::declval<const over_arg&>())),
                                 decltype(chain<7>(sf::graph::argument<0, double, sf::shape<sf::dyn>>{}))>);
   // a computed value read 3^3 times: 27 arguments after the call's one; 3^4 = 81 reads pass the
   // limit (64) and repeat close by: the planned path
   using over_computed3 = decltype(chain<3>(computed{nullptr}));
-  STATIC_REQUIRE(sf::detail::eager_value_reads_v<over_computed3> == 27);
+  STATIC_REQUIRE(sf::detail::eager_value_reads<over_computed3>::value == 27);
   STATIC_REQUIRE(sf::detail::eager_elementwise_result<over_computed3>());
   STATIC_REQUIRE(std::tuple_size_v<sf::detail::eager_leaf_specs<over_computed3>::type> == 27);
   using over_computed4 = decltype(chain<4>(computed{nullptr}));
-  STATIC_REQUIRE(sf::detail::eager_value_reads_v<over_computed4> == 81);
+  STATIC_REQUIRE(sf::detail::eager_value_reads<over_computed4>::value == 81);
   STATIC_REQUIRE_FALSE(sf::detail::eager_elementwise_result<over_computed4>());
 
   // the arguments' path over a cond's result (a computed value) read 27 times, against the traced

@@ -93,19 +93,6 @@ template <std::size_t K, class Key>
   requires is_while_node<typename Key::held_type>::value
 struct is_derived_loop_output<graph::output_of<K, graph::shared_node<Key>>> : std::true_type {};
 
-template <class Source, class N>
-constexpr bool reaches();
-/// Whether any graph of a tuple (of nodes, or of tuples of nodes: a cond's branches) reaches Source.
-template <class Source, class Tuple>
-constexpr bool reaches_any() {
-  return []<class... E>(std::type_identity<std::tuple<E...>>) {
-    return ([] {
-      if constexpr (symbolic<E>) return reaches<Source, std::remove_cvref_t<E>>();
-      else return reaches_any<Source, E>();
-    }() || ...);
-  }(std::type_identity<Tuple>{});
-}
-
 /// Whether node type N can depend on the leaf type Source (through a custom gradient's inputs,
 /// where the reverse walk goes, rather than its forward graph). A class, so that it is worked out
 /// once per pair of types (clang does not cache constexpr calls, and a graph with shared nodes has
@@ -122,6 +109,17 @@ template <class Source, class N,
                      : is_while_node<N>::value                           ? 4
                                                                          : 0>
 struct reaches_node;
+/// Whether any graph of a tuple (of nodes, or of tuples of nodes: a cond's branches) reaches Source.
+template <class Source, class Tuple>
+constexpr bool reaches_any() {
+  return []<class... E>(std::type_identity<std::tuple<E...>>) {
+    return ([] {
+      if constexpr (symbolic<E>) return reaches_node<Source, std::remove_cvref_t<E>>::value;
+      else return reaches_any<Source, E>();
+    }() || ...);
+  }(std::type_identity<Tuple>{});
+}
+
 template <class Source, class Kids>
 struct reaches_some;
 template <class Source, template <class...> class List, class... K>
@@ -139,10 +137,6 @@ template <class Source, class N>
 struct reaches_node<Source, N, 4>
     : std::bool_constant<reaches_any<Source, decltype(N::inits)>() || reaches_node<Source, decltype(N::cond)>::value ||
                          reaches_any<Source, decltype(N::body)>()> {};
-template <class Source, class N>
-constexpr bool reaches() {
-  return reaches_node<Source, N>::value;
-}
 
 template <class Leaf, class N, class R>
 constexpr auto replace_leaf(const N& n, const R& r);
@@ -163,7 +157,7 @@ template <class Leaf, class N, class R>
 constexpr auto replace_leaf(const N& n, const R& r) {
   if constexpr (std::is_same<N, Leaf>::value) {
     return r;
-  } else if constexpr (!reaches<Leaf, N>()) {
+  } else if constexpr (!reaches_node<Leaf, N>::value) {
     return n;
   } else if constexpr (is_branch_node<N>::value) {
     const auto pred = replace_leaf<Leaf>(n.pred, r);
@@ -205,7 +199,7 @@ constexpr auto replace_leaf(const N& n, const R& r) {
 }
 
 template <class N>
-inline constexpr bool carries_adjoint = floating_dtype<typename N::value_type>;
+concept carries_adjoint = floating_dtype<typename N::value_type>;  // (a concept: no mangled variable per node)
 
 /// The adjoint a leaf of the source's type sends: g itself for an argument (its type is its
 /// identity); for a value read from outside, g where its source is the one asked for (for a
@@ -232,11 +226,16 @@ constexpr auto covering(const G& g, const N& n) {
   else return broadcast_like(g, n);
 }
 
+/// A node's path from the differentiated root: child K of the node at path Parent (the root's path
+/// is std::index_sequence<>). Nested rather than one std::index_sequence<I...>: the tags of the
+/// shared nodes below a node hold the prefixes of its path, and a mangled name spells a sequence's
+/// every index again for each prefix (a depth-d adjoint's name held d^2 / 2 indices), while a
+/// nested prefix that occurs again is one back-reference.
+template <class Parent, std::size_t K>
+struct path_step {};
 template <class Path, std::size_t K>
-struct append_index;
-template <std::size_t... I, std::size_t K>
-struct append_index<std::index_sequence<I...>, K> {
-  using type = std::index_sequence<I..., K>;
+struct append_index {
+  using type = path_step<Path, K>;
 };
 
 /// Whether the gradient builder marks node N as shared (graph/shared.hpp): a materialized node
@@ -298,7 +297,7 @@ struct scalar_broadcast<graph::broadcast_as<A, Ref>> : std::bool_constant<A::sha
 
 template <class Root, class Path, class G>
 constexpr auto share_adjoint(const G& g) {
-  if constexpr (plan::materialized_count<G>() == 0 && fused_leaf_count<G>::value <= stored_adjoint_leaves) {
+  if constexpr (plan::materialized_count<G>::value == 0 && fused_leaf_count<G>::value <= stored_adjoint_leaves) {
     return g;
   } else if constexpr (scalar_broadcast<G>::value) {
     // a scalar spread over the node's shape (a mean's 1 / count): the scalar is stored, the
@@ -332,17 +331,17 @@ inline constexpr bool in_tuple_v = false;
 template <class N, class... T>
 inline constexpr bool in_tuple_v<N, std::tuple<T...>> = (std::is_same<N, T>::value || ...);
 
-template <class Root, class Path, class Mode, class N, class G, class Source>
-constexpr auto local_backprop(const N& n, const G& g, const Source& source);
+template <class Root, class Path, class Mode, class N, class G, class Source, std::size_t... K>
+constexpr auto local_backprop(const N& n, const G& g, const Source& source, std::index_sequence<K...>);
 
 template <class Root, class Path, class Mode, std::size_t K, class N, class G, class Child, class Source>
 constexpr auto child_backprop(const N& n, const G& g, const Child& child, const Source& source) {
-  if constexpr (!reaches<Source, Child>() || !carries_adjoint<Child>) {
+  if constexpr (!reaches_node<Source, Child>::value || !carries_adjoint<Child>) {
     return zero_adjoint{};
   } else {
     const auto adjoint = child_adjoint<K>(n, g);
     if constexpr (is_zero<decltype(adjoint)>) return zero_adjoint{};
-    else return local_backprop<Root, typename append_index<Path, K>::type, Mode>(child, adjoint, source);
+    else return local_backprop<Root, typename append_index<Path, K>::type, Mode>(child, adjoint, source, graph::detail::child_indices<Child>{});
   }
 }
 
@@ -357,7 +356,7 @@ constexpr auto gradients_as_tuple(const G& g) {
 /// X was broadcast along).
 template <class Root, class Path, class X, class Given, class Source>
 constexpr auto custom_input_backprop(const X& x, const Given& given, const Source& source) {
-  if constexpr (!reaches<Source, X>() || !carries_adjoint<X>) {
+  if constexpr (!reaches_node<Source, X>::value || !carries_adjoint<X>) {
     return zero_adjoint{};
   } else {
     const auto g = staticflow::detail::as_node<X>(given);
@@ -412,12 +411,13 @@ constexpr auto at_source_spec(const G& g, const Source& source) {
   else return broadcast_like(full, source);
 }
 
+/// Path followed by child indices K... (path_step per index).
 template <class Path, std::size_t... K>
-struct append_indices;
-template <std::size_t... I, std::size_t... K>
-struct append_indices<std::index_sequence<I...>, K...> {
-  using type = std::index_sequence<I..., K...>;
+struct append_indices {
+  using type = Path;
 };
+template <class Path, std::size_t K0, std::size_t... K>
+struct append_indices<Path, K0, K...> : append_indices<path_step<Path, K0>, K...> {};
 
 /// Result K of a cond / switch_case: a cond on the same predicate whose branch J returns what the
 /// source receives through branch J's K-th result, at the source's spec. Only the branch taken
@@ -553,11 +553,12 @@ constexpr auto adjoint_sum_key() {
 template <class Root, class Path, class Points, std::size_t J, class Mode, class N, class A, class Source>
 constexpr auto from_point(const N& root, const A& adjoint, const Source& source) {
   using P = std::tuple_element_t<J, Points>;
-  if constexpr (is_zero<A> || !reaches<Source, typename P::held_type>()) {
+  if constexpr (is_zero<A> || !reaches_node<Source, typename P::held_type>::value) {
     return zero_adjoint{};
   } else {
     const P point = find_node<P>(root);
-    return local_backprop<accumulated_at<Root, Path, P>, std::index_sequence<>, Mode>(point.value(), adjoint, source);
+    return local_backprop<accumulated_at<Root, Path, P>, std::index_sequence<>, Mode>(point.value(), adjoint, source,
+                                                                                     graph::detail::child_indices<typename P::held_type>{});
   }
 }
 
@@ -567,13 +568,13 @@ constexpr auto from_point(const N& root, const A& adjoint, const Source& source)
 template <class Root, class Path, class Points, std::size_t I, class N, class G, class Source, class Before>
 constexpr auto point_adjoint(const N& root, const G& g, const Source&, const Before& before) {
   using S = std::tuple_element_t<I, Points>;
-  if constexpr (!reaches<Source, S>()) {
+  if constexpr (!reaches_node<Source, S>::value) {
     return zero_adjoint{};
   } else {
     using Mode = walk_mode<Points, true>;
     const S point = find_node<S>(root);
     const auto sum = [&]<std::size_t... J>(std::index_sequence<J...>) {
-      return sum_adjoints<typename S::shape_type>(local_backprop<Root, Path, Mode>(root, g, point),
+      return sum_adjoints<typename S::shape_type>(local_backprop<Root, Path, Mode>(root, g, point, graph::detail::child_indices<N>{}),
                                                   from_point<Root, Path, Points, J, Mode>(root, staticflow::detail::pack_get<J>(before), point)...);
     }(std::make_index_sequence<I>{});
     if constexpr (is_zero<decltype(sum)>) {
@@ -607,23 +608,26 @@ constexpr auto point_adjoints(const N& root, const G& g, const Source& source, c
 template <class Root, class Path, class N, class G, class Source>
 constexpr auto backprop(const N& n, const G& g, const Source& source) {
   using Points = typename accumulation_points<N>::type;
-  if constexpr (std::tuple_size<Points>::value == 0 || !reaches<Source, N>()) {
-    return local_backprop<Root, Path, plain_walk>(n, g, source);
+  if constexpr (std::tuple_size<Points>::value == 0 || !reaches_node<Source, N>::value) {
+    return local_backprop<Root, Path, plain_walk>(n, g, source, graph::detail::child_indices<N>{});
   } else {
     using Mode = walk_mode<Points, false>;
     const auto adjoints = point_adjoints<Root, Path, Points, 0>(n, g, source, staticflow::detail::value_pack<>{});
     return [&]<std::size_t... J>(std::index_sequence<J...>) {
       return sum_adjoints<typename source_leaf_t<Source>::shape_type>(
-          local_backprop<Root, Path, Mode>(n, g, source), from_point<Root, Path, Points, J, Mode>(n, staticflow::detail::pack_get<J>(adjoints), source)...);
+          local_backprop<Root, Path, Mode>(n, g, source, graph::detail::child_indices<N>{}), from_point<Root, Path, Points, J, Mode>(n, staticflow::detail::pack_get<J>(adjoints), source)...);
     }(std::make_index_sequence<std::tuple_size<Points>::value>{});
   }
 }
 
 /// One walk over n (see walk_mode): the sum, over n's children that depend on the source, of each
-/// child's walk with the adjoint the child's rule gives it.
-template <class Root, class Path, class Mode, class N, class G, class Source>
-constexpr auto local_backprop(const N& n, const G& g, const Source& source) {
-  if constexpr (!reaches<Source, N>() || !carries_adjoint<N>) {
+/// child's walk with the adjoint the child's rule gives it. K...: n's child indices
+/// (graph::detail::child_indices<N>), passed by the caller: expanded here, rather than in an
+/// index_sequence lambda or a helper function, they cost no closure type and no function of their
+/// own per node, each named after this one.
+template <class Root, class Path, class Mode, class N, class G, class Source, std::size_t... K>
+constexpr auto local_backprop(const N& n, const G& g, const Source& source, std::index_sequence<K...>) {
+  if constexpr (!reaches_node<Source, N>::value || !carries_adjoint<N>) {
     return zero_adjoint{};
   } else if constexpr (!std::is_same<N, source_leaf_t<Source>>::value &&
                        (in_tuple_v<N, typename Mode::stops> || (Mode::to_point && !walked_by_children_v<N>))) {
@@ -646,11 +650,9 @@ constexpr auto local_backprop(const N& n, const G& g, const Source& source) {
       // broadcast is summed over the broadcast axes later, and a smaller adjoint (a seed, a
       // reduction's) would lose how many times the child was used.
       const auto gn = share_adjoint<Root, Path>(covering(gd, n));
-      const auto kids = graph::children(n);
-      return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return sum_adjoints<typename source_leaf_t<Source>::shape_type>(
-            child_backprop<Root, Path, Mode, K>(n, gn, graph::child<K>(kids), source)...);
-      }(std::make_index_sequence<std::tuple_size<std::remove_cvref_t<decltype(kids)>>::value>{});
+      [[maybe_unused]] const auto kids = graph::children(n);
+      return sum_adjoints<typename source_leaf_t<Source>::shape_type>(
+          child_backprop<Root, Path, Mode, K>(n, gn, graph::child<K>(kids), source)...);
     }
   }
 }

@@ -193,7 +193,7 @@ struct differentiated_product {
     // (the value as the walks shared it: a zeros node that names it reads the same slots)
     const auto shared_value = share_materialized<Y, std::index_sequence<>>(value);
     const auto product = replace_leaf<U>(jv, zero_adjoint_like(shared_value));
-    static_assert(!reaches<U, std::remove_cvref_t<decltype(product)>>(),
+    static_assert(!reaches_node<U, std::remove_cvref_t<decltype(product)>>::value,
                   "staticflow: sf::jvp: the function's graph holds a cond, switch_case or loop whose derivative "
                   "sf::jvp cannot transpose yet");
     return std::tuple{shared_value, product};

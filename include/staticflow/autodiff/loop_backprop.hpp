@@ -96,7 +96,7 @@ constexpr auto replace_cotangents(const N& n, const F& replacement) {
 template <class Scope, class Specs, class N>
 constexpr bool names_loop_variables() {
   return []<std::size_t... K>(std::index_sequence<K...>) {
-    if constexpr (symbolic<N>) return (reaches<loop_leaf<Scope, K, Specs>, N>() || ...);
+    if constexpr (symbolic<N>) return (reaches_node<loop_leaf<Scope, K, Specs>, N>::value || ...);
     else return (reaches_any<loop_leaf<Scope, K, Specs>, N>() || ...);  // a tuple of graphs
   }(std::make_index_sequence<std::tuple_size<Specs>::value>{});
 }

@@ -373,7 +373,7 @@ constexpr auto cond(const Pred& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
     detail::control_flow_check<scalar_bool, detail::cond_predicate_message<S>()>();
     if constexpr (!scalar_bool)  // (reported; going on with a scalar bool adds no error of its own)
       return cond(reduce_any(cast<bool>(pred)), std::forward<TrueFn>(true_fn), std::forward<FalseFn>(false_fn));
-    else if constexpr (std::is_void_v<decltype(true_fn())> && std::is_void_v<decltype(false_fn())>)
+    else if constexpr (std::is_void<decltype(true_fn())>::value && std::is_void<decltype(false_fn())>::value)
       detail::cond_statement(pred, true_fn, false_fn);  // branches run for their effects
     else if constexpr (detail::eager_cond_possible<Pred, TrueFn, FalseFn>())
       return detail::eager_cond(pred, true_fn, false_fn);
@@ -400,7 +400,7 @@ constexpr auto switch_case(const Index& index, Fn&&... fns) {
   } else {
     using S = spec_of_node_t<Index>;
     using T = typename S::value_type;
-    detail::control_flow_check<std::is_integral_v<T> && !std::is_same<T, bool>::value && S::shape_type::rank == 0, [] {
+    detail::control_flow_check<std::is_integral<T>::value && !std::is_same<T, bool>::value && S::shape_type::rank == 0, [] {
       detail::message_string s;
       s += "staticflow: sf::switch_case: the index must be a scalar integer tensor, not ";
       detail::append_spec(s, S{});

@@ -34,7 +34,7 @@ namespace staticflow {
 namespace detail {
 template <class V>
 constexpr bool is_integral_constant_v = [] {
-  if constexpr (static_value_type<V>) return std::is_integral_v<typename V::value_type> && !std::is_same<typename V::value_type, bool>::value;
+  if constexpr (static_value_type<V>) return std::is_integral<typename V::value_type>::value && !std::is_same<typename V::value_type, bool>::value;
   else return false;
 }();
 
@@ -58,7 +58,7 @@ constexpr bool unrolls() {
 /// A tensor bound's check, a template of its spec (a lambda traced and run eagerly reports once).
 template <class S>
 constexpr bool check_counter_bound() {
-  constexpr bool ok = std::is_integral_v<typename S::value_type> && !std::is_same<typename S::value_type, bool>::value &&
+  constexpr bool ok = std::is_integral<typename S::value_type>::value && !std::is_same<typename S::value_type, bool>::value &&
                       S::shape_type::rank == 0;
   static_assert(ok, "staticflow: sf::fori_loop: a bound must be a scalar integer (a C++ integer or an int32/int64 tensor)");
   return ok;
@@ -72,7 +72,7 @@ constexpr auto counter_bound(const B& b) {
     else if constexpr (std::is_same<typename S::value_type, C>::value) return b;
     else return cast<C>(b);
   } else {
-    static_assert(std::is_integral_v<std::remove_cvref_t<decltype(literal_value(b))>>,
+    static_assert(std::is_integral<std::remove_cvref_t<decltype(literal_value(b))>>::value,
                   "staticflow: sf::fori_loop: a bound must be a scalar integer (a C++ integer or an int32/int64 tensor)");
     return graph::literal<C>(static_cast<C>(literal_value(b)));
   }

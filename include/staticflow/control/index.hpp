@@ -80,7 +80,7 @@ namespace detail {
 template <std::size_t Rank, class J, std::size_t IndexRank>
 struct index_check {
   static_assert(Rank >= 1, "staticflow: x[i]: a scalar (rank-0 tensor) cannot be indexed");
-  static constexpr bool index_ok = std::is_integral_v<J> && !std::is_same<J, bool>::value && IndexRank == 0;
+  static constexpr bool index_ok = std::is_integral<J>::value && !std::is_same<J, bool>::value && IndexRank == 0;
   static_assert(Rank == 0 || index_ok,
                 "staticflow: x[i]: the index must be a scalar integer (a C++ integer or an int32/int64 tensor)");
   static constexpr bool ok = Rank >= 1 && index_ok;

@@ -89,7 +89,7 @@ class traced_tensor_array {
   constexpr auto write(const I& i, const V& v) const {
     auto idx = detail::to_node(i);
     using J = typename decltype(idx)::value_type;
-    static_assert(std::is_integral_v<J> && !std::is_same<J, bool>::value && decltype(idx)::shape_type::rank == 0,
+    static_assert(std::is_integral<J>::value && !std::is_same<J, bool>::value && decltype(idx)::shape_type::rank == 0,
                   "staticflow: tensor_array::write: the index must be a scalar integer");
     auto val = detail::to_node_as<spec_of_t<value_type, element_shape>>(v);
     using VS = spec_of_node_t<decltype(val)>;
@@ -150,7 +150,7 @@ struct tensor_array {
   static constexpr auto with_size(const N& n, bool dynamic_size = false) {
     auto count = detail::to_node(n);
     using C = spec_of_node_t<decltype(count)>;
-    static_assert(std::is_integral_v<typename C::value_type> && !std::is_same<typename C::value_type, bool>::value &&
+    static_assert(std::is_integral<typename C::value_type>::value && !std::is_same<typename C::value_type, bool>::value &&
                       C::shape_type::rank == 0,
                   "staticflow: tensor_array: the size must be a scalar integer");
     using Z = graph::ta_zeros<T, shape_type, decltype(count)>;

@@ -48,7 +48,7 @@ template <class U>
 inline constexpr bool is_text_v =
     std::is_same<U, std::string>::value || std::is_same<U, std::string_view>::value || std::is_same<U, const char*>::value ||
     std::is_same<U, char*>::value || std::is_same<U, string>::value ||
-    (std::is_array_v<U> && std::is_same<std::remove_cv_t<std::remove_extent_t<U>>, char>::value);
+    (std::is_array<U>::value && std::is_same<std::remove_cv_t<std::remove_extent_t<U>>, char>::value);
 
 /// A 0-d result or output as a plain C++ value: a number, or an sf::string element.
 template <class T>
@@ -60,10 +60,10 @@ constexpr auto canonical_dtype_of() {
   using U = std::remove_cvref_t<T>;
   if constexpr (is_text_v<U>) return string{};
   else if constexpr (std::is_same<U, bool>::value) return bool{};
-  else if constexpr (std::is_floating_point_v<U> && sizeof(U) == 4) return float{};
-  else if constexpr (std::is_floating_point_v<U> && sizeof(U) == 8) return double{};
-  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 4) return std::int32_t{};
-  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 8) return std::int64_t{};
+  else if constexpr (std::is_floating_point<U>::value && sizeof(U) == 4) return float{};
+  else if constexpr (std::is_floating_point<U>::value && sizeof(U) == 8) return double{};
+  else if constexpr (std::is_integral<U>::value && std::is_signed<U>::value && sizeof(U) == 4) return std::int32_t{};
+  else if constexpr (std::is_integral<U>::value && std::is_signed<U>::value && sizeof(U) == 8) return std::int64_t{};
   else return static_cast<void>(0);
 }
 }  // namespace detail

@@ -64,7 +64,7 @@ STATICFLOW_LITERAL_OPERATOR auto operator""_c() {
 /// `-1_c` is `sf::static_value<-1>{}`: a negated static value stays one (std::integral_constant
 /// would convert to a plain, run-time int first), so `sf::reduce_sum(x, -1_c)` is a static axis.
 template <class T, T V>
-  requires(std::is_signed_v<T> && !std::is_same<T, bool>::value)
+  requires(std::is_signed<T>::value && !std::is_same<T, bool>::value)
 constexpr std::integral_constant<T, -V> operator-(std::integral_constant<T, V>) {
   return {};
 }

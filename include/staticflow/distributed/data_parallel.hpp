@@ -81,7 +81,7 @@ class data_parallel {
   }
   template <class... Var>
   void broadcast_variables_from(int root, Var&... vars) {
-    static_assert((std::is_base_of_v<staticflow::detail::variable_base, Var> && ...),
+    static_assert((std::is_base_of<staticflow::detail::variable_base, Var>::value && ...),
                   "staticflow: data_parallel::broadcast_variables(vars...): each argument must be an sf::variable");
     detail::check_root("sf::distributed::data_parallel::broadcast_variables", root, comm_->size());
     if (staticflow::detail::tracing())

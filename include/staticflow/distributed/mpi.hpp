@@ -119,7 +119,7 @@ class mpi_environment {
   template <class F>
   int run(F&& body) {
     try {
-      if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
+      if constexpr (std::is_void<std::invoke_result_t<F>>::value) {
         std::forward<F>(body)();
         return 0;
       } else {

@@ -194,7 +194,7 @@ struct first_non_void {
 };
 template <class H, class... T>
 struct first_non_void<H, T...> {
-  using type = std::conditional_t<std::is_void_v<H>, typename first_non_void<T...>::type, H>;
+  using type = std::conditional_t<std::is_void<H>::value, typename first_non_void<T...>::type, H>;
 };
 
 /// The spec of argument I in graph N (void when N does not read it).
@@ -238,7 +238,7 @@ struct argument_entry_of_all<I, std::tuple<G...>> {
 /// argument they read, a placeholder (a static value, which has no data) for the others.
 template <class Gs, std::size_t... I>
 auto effect_signature(std::index_sequence<I...>)
-    -> std::tuple<std::conditional_t<std::is_void_v<typename argument_entry_of_all<I, Gs>::type>, std::integral_constant<int, 0>,
+    -> std::tuple<std::conditional_t<std::is_void<typename argument_entry_of_all<I, Gs>::type>::value, std::integral_constant<int, 0>,
                                      typename argument_entry_of_all<I, Gs>::type>...>;
 
 }  // namespace staticflow::detail::effect_graphs

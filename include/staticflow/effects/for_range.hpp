@@ -40,11 +40,11 @@ struct range_bound_dtype<B> {
 template <class B>
 constexpr bool valid_range_bound() {
   if constexpr (symbolic<B>) {
-    return std::is_integral_v<typename B::value_type> && !std::is_same<typename B::value_type, bool>::value &&
+    return std::is_integral<typename B::value_type>::value && !std::is_same<typename B::value_type, bool>::value &&
            B::shape_type::rank == 0;
   } else {
     using V = decltype(literal_value(std::declval<const B&>()));
-    return std::is_integral_v<V> && !std::is_same<V, bool>::value;
+    return std::is_integral<V>::value && !std::is_same<V, bool>::value;
   }
 }
 
@@ -120,7 +120,7 @@ void for_range(const Lo& lo, const Hi& hi, Body&& body) {
     using lo_type = std::remove_cvref_t<decltype(lo_node)>;
     using hi_type = std::remove_cvref_t<decltype(hi_node)>;
     if constexpr (detail::evaluable_now<lo_type>() && detail::evaluable_now<hi_type>() &&
-                  std::is_invocable_v<Body&, graph::eager_value<I, shape<>>>) {
+                  std::is_invocable<Body&, graph::eager_value<I, shape<>>>::value) {
       if (detail::eager_now()) {  // an eager call: a C++ loop, the body run on every iteration
         const I first = cpu::effect_graph<lo_type>(lo_node).scalar(nullptr);
         const I last = cpu::effect_graph<hi_type>(hi_node).scalar(nullptr);
@@ -136,7 +136,7 @@ void for_range(const Lo& lo, const Hi& hi, Body&& body) {
     {
       detail::traced_program("sf::for_range");  // throws when not tracing (a symbolic bound outside a function)
       detail::body_scope scope(body_effects);
-      if constexpr (std::is_invocable_v<Body&, decltype(loop->index())>)
+      if constexpr (std::is_invocable<Body&, decltype(loop->index())>::value)
         body(loop->index());
       else
         throw trace_error("sf::for_range: inside a traced function the body receives a symbolic scalar; declare its "

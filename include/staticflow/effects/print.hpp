@@ -48,7 +48,7 @@ template <class T>
 std::string format_element(T v) {
   if constexpr (std::is_same<T, bool>::value) {
     return v ? "True" : "False";
-  } else if constexpr (std::is_integral_v<T>) {
+  } else if constexpr (std::is_integral<T>::value) {
     return std::to_string(v);
   } else {
     // the shorter of two precisions that reads back exactly (TensorFlow's FloatToBuffer)
@@ -159,7 +159,7 @@ void add_print_argument(print_effect& p, const A& a) {
     p.stream = a.stream;
   } else if constexpr (std::is_same<A, summarize>::value) {
     p.summarize_count = a.count;
-  } else if constexpr (std::is_convertible_v<const A&, std::string_view>) {
+  } else if constexpr (std::is_convertible<const A&, std::string_view>::value) {
     p.parts.push_back(std::make_unique<text_part>(std::string(std::string_view(a))));
   } else if constexpr (tensor_operand<A>) {
     const auto node = as_node<void>(a);

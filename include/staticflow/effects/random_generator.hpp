@@ -165,7 +165,7 @@ auto dropout(const X& x, double rate, basic_random_generator<G>& gen) {
   const auto xn = detail::as_node<void>(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
   using T = typename XN::value_type;
-  static_assert(std::is_floating_point_v<T>, "staticflow: dropout: x must be a float or double tensor");
+  static_assert(std::is_floating_point<T>::value, "staticflow: dropout: x must be a float or double tensor");
   detail::dropout_scale<T>(rate);  // a bad rate throws before the draw records its effect
   const auto u = gen.template draw<T, detail::floating_only>(graph::unit_uniform{}, detail::shape_argument_of(xn), rate != 0.0);
   return detail::dropout_with(xn, u, rate);

@@ -48,7 +48,7 @@ constexpr auto constant_like(const Like& like, T value) {
 /// A number as graph listings and error messages print it (no trailing zeros: 0.25, 1.0).
 template <class T>
 std::string number_text(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point<T>::value) {
     std::string s = std::to_string(v);
     while (s.size() > 1 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
     return s;
@@ -66,7 +66,7 @@ template <class T = void, class Shape, class V>
   requires std::is_arithmetic<V>::value
 constexpr auto fill(Shape, V value) {
   detail::check_creation_shape<Shape>();
-  using U = std::conditional_t<std::is_void_v<T>, canonical_dtype_t<V>, T>;
+  using U = std::conditional_t<std::is_void<T>::value, canonical_dtype_t<V>, T>;
   static_assert(dtype<U>, "staticflow: fill: unsupported dtype (use bool, int32_t, int64_t, float or double)");
   return graph::broadcast<Shape, graph::literal<U>>(graph::literal<U>(static_cast<U>(value)));
 }
@@ -92,7 +92,7 @@ struct extent_query;  // (control/index.hpp: sf::shape_of(x) is extent_query<X, 
 template <class T = void, class X, class V>
   requires std::is_arithmetic<V>::value
 constexpr auto fill(const graph::extent_query<X, -2>& shape, V value) {
-  using U = std::conditional_t<std::is_void_v<T>, canonical_dtype_t<V>, T>;
+  using U = std::conditional_t<std::is_void<T>::value, canonical_dtype_t<V>, T>;
   static_assert(dtype<U>, "staticflow: fill: unsupported dtype (use bool, int32_t, int64_t, float or double)");
   return detail::constant_like<U>(shape.a, static_cast<U>(value));
 }
@@ -109,18 +109,18 @@ constexpr auto ones(const graph::extent_query<X, -2>& shape) {
 /// default).
 template <class T = void, detail::tensor_operand A>
 constexpr auto zeros_like(const A& x) {
-  using U = std::conditional_t<std::is_void_v<T>, detail::like_dtype<A>, T>;
+  using U = std::conditional_t<std::is_void<T>::value, detail::like_dtype<A>, T>;
   return detail::constant_like<U>(x, U(0));
 }
 template <class T = void, detail::tensor_operand A>
 constexpr auto ones_like(const A& x) {
-  using U = std::conditional_t<std::is_void_v<T>, detail::like_dtype<A>, T>;
+  using U = std::conditional_t<std::is_void<T>::value, detail::like_dtype<A>, T>;
   return detail::constant_like<U>(x, U(1));
 }
 template <class T = void, detail::tensor_operand A, class V>
   requires std::is_arithmetic<V>::value
 constexpr auto full_like(const A& x, V value) {
-  using U = std::conditional_t<std::is_void_v<T>, detail::like_dtype<A>, T>;
+  using U = std::conditional_t<std::is_void<T>::value, detail::like_dtype<A>, T>;
   return detail::constant_like<U>(x, static_cast<U>(value));
 }
 
@@ -174,7 +174,7 @@ struct sequence : node<sequence<Kind, T, S, Axis>> {
     if constexpr (is_linspace) {
       if (static_cast<std::size_t>(i) + 1 == count && i != 0) return stop;
     }
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_integral<T>::value) {
       // in unsigned arithmetic: start + i * delta may pass outside T on its way to a value that
       // fits (range(-2e9, 2e9, 1e9) in int32), which signed arithmetic would make undefined
       using U = std::make_unsigned_t<T>;
@@ -191,7 +191,7 @@ namespace detail {
 /// static value such as `5_c` (the extent is then part of the type).
 template <class V>
 concept sequence_bound = (std::is_arithmetic<V>::value && !std::is_same<V, bool>::value) ||
-                         (static_value_type<V> && std::is_integral_v<typename V::value_type> &&
+                         (static_value_type<V> && std::is_integral<typename V::value_type>::value &&
                           !std::is_same<typename V::value_type, bool>::value);
 
 template <class V>
@@ -202,15 +202,15 @@ constexpr auto bound_value(V v) {
 /// The dtype a bound counts in: int32 for int and narrower signed integers, int64 for wider or
 /// unsigned ones (a std::size_t extent), the float types as they are.
 template <class V, class U = decltype(bound_value(std::declval<V>()))>
-using bound_type = std::conditional_t<std::is_floating_point_v<U>, canonical_dtype_t<U>,
-                                      std::conditional_t<std::is_signed_v<U> && sizeof(U) <= 4, std::int32_t, std::int64_t>>;
+using bound_type = std::conditional_t<std::is_floating_point<U>::value, canonical_dtype_t<U>,
+                                      std::conditional_t<std::is_signed<U>::value && sizeof(U) <= 4, std::int32_t, std::int64_t>>;
 
 /// tf.range's size, with its checks (thrown before the call does anything).
 /// (constexpr, so that a lambda calling `sf::range(3, 9)` with plain literals is still traced by
 /// the compiler: trace/constant_trace.hpp)
 template <class T>
 constexpr std::size_t range_count(T start, T limit, T delta) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point<T>::value) {
     constexpr T huge = std::numeric_limits<T>::max();
     auto finite = [](T v) { return v == v && v <= huge && v >= -huge; };
     if (!finite(start) || !finite(limit) || !finite(delta))
@@ -222,7 +222,7 @@ constexpr std::size_t range_count(T start, T limit, T delta) {
     throw shape_error("range: start " + number_text(start) + (delta > T(0) ? " > limit " : " < limit ") +
                       number_text(limit) + " with delta " + number_text(delta) + " (TensorFlow requires start " +
                       (delta > T(0) ? "<=" : ">=") + " limit)");
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point<T>::value) {
     const T q = (limit - start) / delta;  // >= 0 here
     if (!(q < T(9.2e18)))  // TF: "Requires ((limit - start) / delta) <= 2^63 - 1"
       throw shape_error("range: (limit - start) / delta = " + number_text(q) + " is too many values");
@@ -286,10 +286,10 @@ constexpr auto make_range(A start, B limit, C delta) {
   } else {
     const std::size_t n = range_count(static_cast<P>(bound_value(start)), static_cast<P>(bound_value(limit)),
                                       static_cast<P>(bound_value(delta)));
-    if constexpr (std::is_integral_v<T>) {  // every value lies between start and limit: both must fit T
+    if constexpr (std::is_integral<T>::value) {  // every value lies between start and limit: both must fit T
       auto check = [](const char* what, auto v) {
         const bool fits = [&] {
-          if constexpr (std::is_integral_v<decltype(v)>) return std::in_range<T>(v);
+          if constexpr (std::is_integral<decltype(v)>::value) return std::in_range<T>(v);
           else return v >= static_cast<decltype(v)>(std::numeric_limits<T>::lowest()) &&
                       v <= static_cast<decltype(v)>(std::numeric_limits<T>::max());
         }();
@@ -361,7 +361,7 @@ constexpr auto eye(const Bounds&... b) {
 /// integer (a run-time extent) or a static value (`sf::linspace(0.f, 1.f, 5_c)` is float32[5]).
 /// Value i < num - 1 is `start + i * (stop - start) / (num - 1)` in T, the last is stop.
 template <class T = void, detail::sequence_bound A, detail::sequence_bound B, class N>
-  requires(std::is_integral_v<N> || static_value_type<N>)
+  requires(std::is_integral<N>::value || static_value_type<N>)
 constexpr auto linspace(A start, B stop, N num) {
   using P = promote_t<detail::bound_type<A>, detail::bound_type<B>>;
   using U = detail::dtype_or_t<T, std::conditional_t<floating_dtype<P>, P, float>>;
@@ -386,7 +386,7 @@ constexpr auto linspace(A start, B stop, N num) {
 /// float32[3, 3]). Computed where it is read: row index == column index, two index vectors
 /// broadcast inside the fused loop.
 template <class T = float, class R, class C>
-  requires((std::is_integral_v<R> || static_value_type<R>) && (std::is_integral_v<C> || static_value_type<C>))
+  requires((std::is_integral<R>::value || static_value_type<R>) && (std::is_integral<C>::value || static_value_type<C>))
 constexpr auto eye(R rows, C columns) {
   if constexpr (!static_value_type<R> || !static_value_type<C>) {
     if (std::cmp_less(detail::bound_value(rows), 0) || std::cmp_less(detail::bound_value(columns), 0))
@@ -402,7 +402,7 @@ constexpr auto eye(R rows, C columns) {
   return cast<T>(row_index == column_index);
 }
 template <class T = float, class R>
-  requires(std::is_integral_v<R> || static_value_type<R>)
+  requires(std::is_integral<R>::value || static_value_type<R>)
 constexpr auto eye(R rows) {
   return eye<T>(rows, rows);
 }

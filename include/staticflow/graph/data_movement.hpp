@@ -335,7 +335,7 @@ struct per_axis_check {
 /// coordinates hold it).
 template <class N>
 constexpr std::size_t checked_extent(N n, const char* what) {
-  if constexpr (std::is_signed_v<N>) {
+  if constexpr (std::is_signed<N>::value) {
     if (n < 0) throw shape_error(std::string(what) + " must be non-negative (got " + std::to_string(n) + ")");
   } else {
     if (n > static_cast<std::make_unsigned_t<std::ptrdiff_t>>(std::numeric_limits<std::ptrdiff_t>::max()))
@@ -388,7 +388,7 @@ constexpr auto tile(const X& x, multiples<M...>) {
   else return graph::axis_map<graph::tile_kind<M...>, XN>(xn, {});
 }
 template <detail::tensor_operand X, class N, std::size_t R>
-  requires std::is_integral_v<N>
+  requires std::is_integral<N>::value
 constexpr auto tile(const X& x, const N (&multiple)[R]) {
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
@@ -407,7 +407,7 @@ constexpr auto tile(const X& x, const N (&multiple)[R]) {
 /// C++ integer (run-time extent) or a static value such as 3_c (static). Without an axis, x is
 /// flattened first, as in TF.
 template <detail::tensor_operand X, class N, int A>
-  requires(std::is_integral_v<N> || static_value_type<N>)
+  requires(std::is_integral<N>::value || static_value_type<N>)
 constexpr auto repeat(const X& x, N repeats, axes<A>) {
   const auto xn = detail::data_movement_operand(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
@@ -423,7 +423,7 @@ constexpr auto repeat(const X& x, N repeats, axes<A>) {
   }
 }
 template <detail::tensor_operand X, class N>
-  requires(std::is_integral_v<N> || static_value_type<N>)
+  requires(std::is_integral<N>::value || static_value_type<N>)
 constexpr auto repeat(const X& x, N repeats) {
   const auto xn = detail::data_movement_operand(x);
   using S = typename std::remove_cvref_t<decltype(xn)>::shape_type;
@@ -516,12 +516,12 @@ constexpr auto pad(const X& x, paddings<P...> p, pad_mode::tag<K>, V constant_va
   return detail::pad_with<K>(x, p, constant_value);
 }
 template <detail::tensor_operand X, class N, std::size_t R, class V = int>
-  requires(std::is_integral_v<N> && std::is_arithmetic<V>::value)
+  requires(std::is_integral<N>::value && std::is_arithmetic<V>::value)
 constexpr auto pad(const X& x, const N (&amounts)[R][2], V constant_value = 0) {
   return detail::pad_with<padding_kind::constant>(x, amounts, constant_value);
 }
 template <detail::tensor_operand X, class N, std::size_t R, padding_kind K, class V = int>
-  requires std::is_integral_v<N>
+  requires std::is_integral<N>::value
 constexpr auto pad(const X& x, const N (&amounts)[R][2], pad_mode::tag<K>, V constant_value = 0) {
   static_assert(K == padding_kind::constant || std::is_same<V, int>::value,
                 "staticflow: pad: constant_values apply to sf::pad_mode::constant only");

@@ -505,7 +505,7 @@ constexpr auto einsum_contract(const X&... x) {
   } else {
     return [](const auto& a, const auto& b, const auto&... more) {
       const auto ab = einsum_contract<first_pair(Eq)>(a, b);
-      if constexpr (std::is_void_v<decltype(ab)>) return;
+      if constexpr (std::is_void<decltype(ab)>::value) return;
       else return einsum_contract<after_first_pair(Eq)>(ab, more...);
     }(x...);
   }

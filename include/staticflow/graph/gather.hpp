@@ -132,7 +132,7 @@ namespace detail {
 template <std::size_t Rank, class J, int A>
 struct gather_check {
   static constexpr std::size_t rank = Rank;
-  static constexpr bool integer_indices = std::is_integral_v<J> && !std::is_same<J, bool>::value;
+  static constexpr bool integer_indices = std::is_integral<J>::value && !std::is_same<J, bool>::value;
   static_assert(integer_indices, "staticflow: gather: the indices must be an int32 or int64 tensor");
   static_assert(rank >= 1, "staticflow: gather: a scalar (rank-0 tensor) has no axis to gather along");
   static constexpr bool axis_ok = rank >= 1 && axis_in_range(A, rank);

@@ -270,7 +270,7 @@ template <class X, class R, int A>
 struct repeat_by_tensor_check {
   static constexpr std::size_t rank = X::shape_type::rank, repeats_rank = R::shape_type::rank;
   using J = typename R::value_type;
-  static constexpr bool integer_repeats = std::is_integral_v<J> && !std::is_same<J, bool>::value;
+  static constexpr bool integer_repeats = std::is_integral<J>::value && !std::is_same<J, bool>::value;
   static_assert(integer_repeats, "staticflow: repeat: repeats must be an int32 or int64 tensor (or a C++ integer)");
   static_assert(repeats_rank <= 1, "staticflow: repeat: repeats must be a scalar or a vector (one count per element of the axis)");
   static_assert(rank >= 1, "staticflow: repeat: a scalar tensor has no axis to repeat along (flatten it: sf::repeat(x, repeats))");

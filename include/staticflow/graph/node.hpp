@@ -61,7 +61,7 @@ struct node : detail::node_tag {
 
 /// A symbolic tensor: any node type.
 template <class T>
-concept symbolic = std::is_base_of_v<detail::node_tag, std::remove_cvref_t<T>>;
+concept symbolic = std::is_base_of<detail::node_tag, std::remove_cvref_t<T>>::value;
 
 /// The spec (dtype and shape) of a symbolic tensor type. Static checks are templates of their
 /// operands' specs, not of the node types: a lambda traced and run eagerly builds other node

@@ -79,7 +79,7 @@ struct pool_dtype_check {
 /// The one rule every backend's max_pool and its gradient follow.
 template <class T>
 STATICFLOW_HD constexpr bool replaces_maximum(T v, T m) {
-  if constexpr (std::is_floating_point_v<T>) return v > m || (v != v && m == m);
+  if constexpr (std::is_floating_point<T>::value) return v > m || (v != v && m == m);
   else return v > m;
 }
 

@@ -155,7 +155,7 @@ class listing {
       block b;
       b.label = std::move(label);
       const std::size_t serial = l.next_serial_++;
-      if constexpr (!std::is_void_v<Scope>) {
+      if constexpr (!std::is_void<Scope>::value) {
         std::vector<std::string> names;
         ((names.push_back(l.fresh_name()), b.params.push_back({names.back(), short_spec_string(S{}), names.back()})), ...);
         l.bindings_.push_back({&scope_tag<Scope>, std::move(names)});
@@ -163,7 +163,7 @@ class listing {
       l.open_.push_back({&b, serial});
       staticflow::detail::apply([&](const auto&... o) { (b.outputs.push_back(l.emit(o)), ...); }, outputs);
       l.open_.pop_back();
-      if constexpr (!std::is_void_v<Scope>) l.bindings_.pop_back();
+      if constexpr (!std::is_void<Scope>::value) l.bindings_.pop_back();
       blocks.push_back(std::move(b));
     }
   };

@@ -408,13 +408,13 @@ constexpr T bound_as(V v) {
 /// effect): they fit T, and minval < maxval (TF's "Need minval < maxval").
 template <class T, class Lo, class Hi>
 constexpr void check_random_bounds(Lo minval, Hi maxval, const char* op) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_integral<T>::value) {
     using L = std::remove_cvref_t<decltype(literal_value(minval))>;
     using H = std::remove_cvref_t<decltype(literal_value(maxval))>;
-    static_assert(std::is_integral_v<L> && std::is_integral_v<H>,
+    static_assert(std::is_integral<L>::value && std::is_integral<H>::value,
                   "staticflow: random: integer values need integer minval and maxval (as TF, which cannot convert 0.5 "
                   "to an integer tensor)");
-    if constexpr (std::is_integral_v<L> && std::is_integral_v<H>) {
+    if constexpr (std::is_integral<L>::value && std::is_integral<H>::value) {
       const L lo = literal_value(minval);
       const H hi = literal_value(maxval);
       if (!std::in_range<T>(lo) || !std::in_range<T>(hi))
@@ -428,7 +428,7 @@ constexpr void check_random_bounds(Lo minval, Hi maxval, const char* op) {
 
 template <class T, class Shape, class Seed, class Lo, class Hi>
 constexpr auto random_uniform_between(const Shape& shape, const Seed& seed, Lo minval, Hi maxval) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_integral<T>::value) {
     static_assert(integers_only::accepts<T>, "staticflow: random: integer values are int32 or int64");
     check_random_bounds<T>(minval, maxval, "stateless_uniform");  // (a generator's draw checked them already)
     const auto lo = bound_as<T>(minval), hi = bound_as<T>(maxval);
@@ -592,7 +592,7 @@ template <detail::tensor_operand X, class Seed>
 constexpr auto stateless_dropout(const X& x, double rate, const Seed& seed) {
   const auto xn = detail::as_node<void>(x);
   using XN = std::remove_cvref_t<decltype(xn)>;
-  static_assert(std::is_floating_point_v<typename XN::value_type>, "staticflow: dropout: x must be a float or double tensor");
+  static_assert(std::is_floating_point<typename XN::value_type>::value, "staticflow: dropout: x must be a float or double tensor");
   return detail::dropout_with(xn, random::stateless_uniform<typename XN::value_type>(detail::shape_argument_of(xn), seed), rate);
 }
 template <detail::tensor_operand X>

@@ -286,7 +286,7 @@ constexpr auto arg_reduce_of(const A& a, Axes axes) {
 namespace detail {
 /// An integer static value given as an axis (`-1_c`): sf::axes<V>.
 template <class V>
-concept static_axis = static_value_type<V> && std::is_integral_v<typename V::value_type> && !std::is_same<typename V::value_type, bool>::value;
+concept static_axis = static_value_type<V> && std::is_integral<typename V::value_type>::value && !std::is_same<typename V::value_type, bool>::value;
 }  // namespace detail
 
 // reduce_sum(x), reduce_sum(x, sf::axes<1>{}), reduce_sum(x, 1), each optionally followed by

@@ -177,7 +177,7 @@ struct divide : elementwise_op<divide, operands::numeric> {
     if constexpr (integer_dtype<T>) {
       if (b == 0) return T(-1);
       if (detail::is_overflowing_division(a, b)) return a;
-      if constexpr (std::is_signed_v<T>)
+      if constexpr (std::is_signed<T>::value)
         if (const int k = detail::power_of_two_exponent(b); k >= 0) return detail::truncating_shift_divide(a, k);
       return a / b;
     } else {
@@ -192,7 +192,7 @@ struct mod : elementwise_op<mod, operands::numeric> {
     if constexpr (integer_dtype<T>) {
       if (b == 0) return a;
       if (detail::is_overflowing_division(a, b)) return T(0);
-      if constexpr (std::is_signed_v<T>)
+      if constexpr (std::is_signed<T>::value)
         if (const int k = detail::power_of_two_exponent(b); k >= 0)
           return static_cast<T>(a - static_cast<T>(detail::truncating_shift_divide(a, k) * (T(1) << k)));
       return a % b;

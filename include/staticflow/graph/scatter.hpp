@@ -203,7 +203,7 @@ template <class X, class I>
 struct nd_index_check {
   using J = typename I::value_type;
   static constexpr std::size_t rank = X::shape_type::rank, index_rank = I::shape_type::rank;
-  static constexpr bool integer_indices = std::is_integral_v<J> && std::is_signed_v<J>;
+  static constexpr bool integer_indices = std::is_integral<J>::value && std::is_signed<J>::value;
   static_assert(integer_indices, "staticflow: gather_nd / scatter_nd: the indices must be an int32 or int64 tensor");
   static_assert(index_rank >= 1,
                 "staticflow: gather_nd / scatter_nd: the indices need a last axis holding each index tuple (shape [..., K])");

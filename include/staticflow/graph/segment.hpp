@@ -266,7 +266,7 @@ template <class Kind, class X, class I>
 struct segment_check {
   using J = typename I::value_type;
   static constexpr std::size_t rank = X::shape_type::rank, id_rank = I::shape_type::rank;
-  static constexpr bool integer_ids = std::is_integral_v<J> && std::is_signed_v<J>;
+  static constexpr bool integer_ids = std::is_integral<J>::value && std::is_signed<J>::value;
   static_assert(integer_ids, "staticflow: segment_sum / unsorted_segment_sum: the segment ids must be an int32 or int64 tensor");
   static constexpr bool summable = !std::is_same<typename X::value_type, bool>::value;
   static_assert(summable, "staticflow: segment_sum / unsorted_segment_sum: a bool tensor has no sum (sf::cast it first)");
@@ -294,8 +294,8 @@ struct segment_check {
 
 /// num_segments: a C++ integer or an integer static value (`5_c`).
 template <class N>
-concept segment_count = (std::is_integral_v<N> && !std::is_same<N, bool>::value) ||
-                        (static_value_type<N> && std::is_integral_v<typename N::value_type> &&
+concept segment_count = (std::is_integral<N>::value && !std::is_same<N, bool>::value) ||
+                        (static_value_type<N> && std::is_integral<typename N::value_type>::value &&
                          !std::is_same<typename N::value_type, bool>::value);
 
 template <class Kind, class X, class I, class N>

@@ -240,9 +240,9 @@ constexpr auto take_along_axis(const X& x, const P& positions, axes<A>) {
   using XN = std::remove_cvref_t<decltype(xn)>;
   using PN = std::remove_cvref_t<decltype(pn)>;
   using J = typename PN::value_type;
-  static_assert(std::is_integral_v<J> && !std::is_same<J, bool>::value, "staticflow: take_along_axis: the positions must be an int32 or int64 tensor");
+  static_assert(std::is_integral<J>::value && !std::is_same<J, bool>::value, "staticflow: take_along_axis: the positions must be an int32 or int64 tensor");
   static_assert(PN::shape_type::rank == XN::shape_type::rank, "staticflow: take_along_axis: the positions must have the tensor's rank");
-  constexpr bool ok = std::is_integral_v<J> && !std::is_same<J, bool>::value && PN::shape_type::rank == XN::shape_type::rank &&
+  constexpr bool ok = std::is_integral<J>::value && !std::is_same<J, bool>::value && PN::shape_type::rank == XN::shape_type::rank &&
                       XN::shape_type::rank >= 1 && detail::axis_in_range(A, XN::shape_type::rank);
   static_assert(XN::shape_type::rank == 0 || detail::axis_in_range(A, XN::shape_type::rank),
                 "staticflow: argsort / sort / take_along_axis: the axis is out of range for the tensor's rank");
@@ -272,7 +272,7 @@ constexpr auto sort(const X& x, std::integral_constant<sort_direction, D> d) {
 /// a C++ integer (a run-time extent) or a static value such as 3_c (static); more than the last
 /// axis's extent is an error (compile time where both are static).
 template <detail::tensor_operand X, class K>
-  requires(std::is_integral_v<K> || static_value_type<K>)
+  requires(std::is_integral<K>::value || static_value_type<K>)
 constexpr auto top_k(const X& x, K k) {
   const auto xn = detail::as_node<void>(x);
   using XN = std::remove_cvref_t<decltype(xn)>;

@@ -25,10 +25,10 @@ namespace detail {
 // (a template of the dtype, not of the node: a lambda traced and run eagerly reports once)
 template <class T>
 constexpr bool check_statistics_dtype() {
-  static_assert(std::is_floating_point_v<T>,
+  static_assert(std::is_floating_point<T>::value,
                 "staticflow: moments / variance / norms / normalization take a float or double tensor (cast integers "
                 "first, as TF requires)");
-  return std::is_floating_point_v<T>;
+  return std::is_floating_point<T>::value;
 }
 /// layer_normalization's axes (a template of the rank and the axes, as above).
 template <int Rank, int... K>

@@ -77,7 +77,7 @@ struct as_string : elementwise_op<as_string, operands::any> {
     char buffer[64];
     int n = 0;
     if constexpr (std::is_same<T, bool>::value) return string(std::string_view(v ? "true" : "false"));
-    else if constexpr (std::is_integral_v<T>) n = std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(v));
+    else if constexpr (std::is_integral<T>::value) n = std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(v));
     else n = std::snprintf(buffer, sizeof buffer, "%f", static_cast<double>(v));
     if (n >= static_cast<int>(sizeof buffer)) {  // a double of 1e62 or more: every digit of "%f"
       std::string big(static_cast<std::size_t>(n), '\0');

@@ -75,34 +75,45 @@ template <class T> struct is_runtime_literal<literal<T>> : std::true_type {};
 }  // namespace detail
 
 namespace detail {
+template <class N>
+using child_list_t = decltype(children(std::declval<const N&>()));
+/// 0 .. (N's child count - 1): the pack a walk expands over N's children, passed to a function
+/// rather than to an index_sequence lambda (a closure type and a call operator less per node).
+template <class N>
+using child_indices = std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>;
+
 /// Which argument indices graph N reads (`read[i]`; the array's size is 1 + the largest index):
-/// one walk per node type, kept in a class's constant. (A kernel asks about every index of its
-/// signature; a walk per index and node grew as their product.)
-template <class N>
-struct arguments_read;
-template <class N>
-constexpr auto arguments_read_by() {
-  if constexpr (is_argument<N>::value) {
-    std::array<bool, N::index + 1> read{};
-    read[N::index] = true;
-    return read;
-  } else {
-    using kids = decltype(children(std::declval<const N&>()));
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      constexpr std::size_t limit =
-          std::max({std::size_t{0}, arguments_read<std::remove_cvref_t<std::tuple_element_t<K, kids>>>::value.size()...});
-      std::array<bool, limit> read{};
-      ([&](const auto& kid) {
-        for (std::size_t i = 0; i < kid.size(); ++i) read[i] = read[i] || kid[i];
-      }(arguments_read<std::remove_cvref_t<std::tuple_element_t<K, kids>>>::value), ...);
-      return read;
-    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
-  }
-}
-template <class N>
-struct arguments_read {
-  static constexpr auto value = arguments_read_by<N>();
+/// one walk per node type. (A kernel asks about every index of its signature; a walk per index and
+/// node grew as their product.) The array is a template argument of read_set, so each node's class
+/// only names its value: the functions and constants that compute it are instantiated once per
+/// distinct array (a handful in a graph), not once per node type, whose names hold the node's
+/// whole type.
+template <auto Read>
+struct read_set {
+  static constexpr auto value = Read;
 };
+template <std::size_t I>
+constexpr std::array<bool, I + 1> one_read() {
+  std::array<bool, I + 1> read{};
+  read[I] = true;
+  return read;
+}
+template <std::size_t Limit, std::size_t M>
+constexpr void add_reads(std::array<bool, Limit>& read, const std::array<bool, M>& kid) {
+  for (std::size_t i = 0; i < M; ++i) read[i] = read[i] || kid[i];
+}
+template <auto... R>
+constexpr auto union_of_reads() {
+  std::array<bool, std::max({std::size_t{0}, R.size()...})> read{};
+  (add_reads(read, R), ...);
+  return read;
+}
+template <class N, bool Argument = is_argument<N>::value, class Kids = child_list_t<N>>
+struct arguments_read;
+template <class N, class Kids>
+struct arguments_read<N, true, Kids> : read_set<one_read<N::index>()> {};
+template <class N, template <class...> class List, class... K>
+struct arguments_read<N, false, List<K...>> : read_set<union_of_reads<arguments_read<std::remove_cvref_t<K>>::value...>()> {};
 }  // namespace detail
 
 /// Whether N's type determines its values, given the arguments: no run-time literal, parameter or
@@ -115,8 +126,6 @@ struct arguments_read {
 /// variable's initializer would be three functions per node type, each with a mangled name that
 /// holds the node's type, which g++ computes even for functions only a constant expression calls.)
 namespace detail {
-template <class N>
-using child_list_t = decltype(children(std::declval<const N&>()));
 
 template <class N>
 concept compares_runtime_parameters =
@@ -164,28 +173,18 @@ struct nesting_depth<N, child_refs<K...>>
 template <class N>
 inline constexpr std::size_t nesting_depth_v = nesting_depth<N>::value;
 
-/// Whether argument I appears anywhere in the graph N (a compile-time walk).
+/// Whether argument I appears anywhere in the graph N (a compile-time walk; a concept: satisfied
+/// or not once per pair, with no mangled function per pair).
 template <std::size_t I, class N>
-constexpr bool uses_argument() {
-  constexpr auto& read = detail::arguments_read<N>::value;
-  if constexpr (I >= read.size()) return false;
-  else return read[I];
-}
+concept uses_argument = (I < detail::arguments_read<N>::value.size()) && bool(detail::arguments_read<N>::value[I]);
 
 /// Whether every node under N (N included) has a static shape: then N's extents need no run-time
 /// work. A static node over `dyn` children still checks them (`dyn` broadcast against 3 must be 3
 /// or 1 at run time).
-template <class N>
-constexpr bool subtree_is_static() {
-  if constexpr (!N::shape_type::is_static) {
-    return false;
-  } else {
-    using kids = decltype(children(std::declval<const N&>()));
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (subtree_is_static<std::remove_cvref_t<std::tuple_element_t<K, kids>>>() && ...);
-    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
-  }
-}
+template <class N, bool Static = N::shape_type::is_static, class Kids = detail::child_list_t<N>>
+struct subtree_is_static : std::false_type {};
+template <class N, template <class...> class List, class... K>
+struct subtree_is_static<N, true, List<K...>> : std::bool_constant<(subtree_is_static<std::remove_cvref_t<K>>::value && ...)> {};
 
 /// Applies f to every node of the graph, children before parents.
 template <class N, class F>
@@ -200,7 +199,7 @@ constexpr void for_each_node(const N& n, F&& f) {
 template <class N, class ArgExtents>
 STATICFLOW_INLINE constexpr extents<N::shape_type::rank> node_extents(const N& n, const ArgExtents& args) {
   using S = typename N::shape_type;
-  if constexpr (subtree_is_static<N>()) {
+  if constexpr (subtree_is_static<N>::value) {
     return S::dims;
   } else if constexpr (detail::is_argument<N>::value) {
     return staticflow::detail::get<N::index>(args);

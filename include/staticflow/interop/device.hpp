@@ -93,10 +93,10 @@ class device_view {
   device_view(::thrust::device_ptr<T> data, const extents<R>& ext) : data_(::thrust::raw_pointer_cast(data)), ext_(ext) {}
   /// A whole device vector as a rank-1 tensor.
   template <class U = T>
-    requires(R == 1 && !std::is_const_v<U>)
+    requires(R == 1 && !std::is_const<U>::value)
   explicit device_view(::thrust::device_vector<U>& v) : data_(::thrust::raw_pointer_cast(v.data())), ext_{v.size()} {}
   template <class U = T>
-    requires(R == 1 && std::is_const_v<U>)
+    requires(R == 1 && std::is_const<U>::value)
   explicit device_view(const ::thrust::device_vector<std::remove_const_t<U>>& v)
       : data_(::thrust::raw_pointer_cast(v.data())), ext_{v.size()} {}
   /// A device vector seen with extents ext (its size must be their product).
@@ -108,10 +108,10 @@ class device_view {
                         detail::extents_string(ext));
   }
   template <class U = T>
-    requires(!std::is_const_v<U>)
+    requires(!std::is_const<U>::value)
   explicit device_view(device_tensor<U, R>& t) : data_(t.data()), ext_(t.shape()) {}
   template <class U = T>
-    requires std::is_const_v<U>
+    requires std::is_const<U>::value
   explicit device_view(const device_tensor<std::remove_const_t<U>, R>& t) : data_(t.data()), ext_(t.shape()) {}
 
   T* data() const { return data_; }

@@ -418,7 +418,7 @@ std::string lower_node(E& e, const graph::unique_codes<X>& n) {
   // (onnxruntime's Unique takes float, double and int64 among the numbers: the other integers
   // and bools compare as int64, the same equalities)
   using T = typename X::value_type;
-  const std::string x = std::is_floating_point_v<T> ? e.emit(n.x) : e.template emit_as<std::int64_t>(n.x);
+  const std::string x = std::is_floating_point<T>::value ? e.emit(n.x) : e.template emit_as<std::int64_t>(n.x);
   e.set_int(e.add_node("Unique", {x}, {values, first, inverse, counts}), "sorted", 0);
   const auto number = [&](std::int64_t v) { return e.template constant<std::int64_t>({v}, {}); };
   const std::string zeros = e.op("Mul", {inverse, number(0)});

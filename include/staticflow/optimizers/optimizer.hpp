@@ -57,7 +57,7 @@ struct variable_of_spec<T, shape<D...>> {
 /// assigns to V's.
 template <class S, class V>
 constexpr bool fits() {
-  if constexpr (std::is_void_v<S>) return false;
+  if constexpr (std::is_void<S>::value) return false;
   else return std::is_same<typename S::value_type, typename V::value_type>::value &&
               staticflow::detail::assignable_shape<typename S::shape_type, typename V::shape_type>();
 }

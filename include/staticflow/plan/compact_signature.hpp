@@ -34,55 +34,50 @@ template <class N> struct is_bound_variable_leaf : std::false_type {};
 template <class Scope, std::size_t K, class T, class S>
 struct is_bound_variable_leaf<graph::bound_variable<Scope, K, T, S>> : std::true_type {};
 
+/// A node that may read a value other than through its children: a variable's read, a shared node,
+/// a node holding graphs of its own (a cond's branches, a loop's body), a custom gradient, one
+/// result of a node with several.
 template <class N>
-struct renumberable;
-template <class N>
-constexpr bool renumberable_node() {
-  using kids = decltype(graph::children(std::declval<const N&>()));
-  if constexpr (graph::detail::is_argument<N>::value) {
-    return true;
-  } else if constexpr (is_bound_variable_leaf<N>::value || graph::detail::is_shared<N>::value ||
-                       requires(const N& n) { n.subgraphs(); } || requires(const N& n) { n.body; } ||
-                       requires(const N& n) { n.y; } || requires { N::projected_output; }) {
-    return false;
-  } else if constexpr (std::tuple_size<kids>::value == 0) {
-    return true;
-  } else {
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-      return (renumberable<std::remove_cvref_t<std::tuple_element_t<K, kids>>>::value && ...);
-    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
-  }
-}
-/// Whether every argument of graph N is one of its nodes' children (nothing reads a value
-/// elsewhere), so that renumbering them renumbers every read. (A class, so each node type is
-/// looked at once.)
-template <class N>
-struct renumberable : std::bool_constant<renumberable_node<N>()> {};
+concept reads_beside_children = is_bound_variable_leaf<N>::value || graph::detail::is_shared<N>::value ||
+                                requires(const N& n) { n.subgraphs(); } || requires(const N& n) { n.body; } ||
+                                requires(const N& n) { n.y; } || requires { N::projected_output; };
 
-/// The argument indices graph N reads, in increasing order.
-template <class N>
+/// Whether every argument of graph N is one of its nodes' children (nothing reads a value
+/// elsewhere), so that renumbering them renumbers every read. (A class per node type, recursing
+/// class to class; see graph/traversal.hpp.)
+template <class N, int Case = graph::detail::is_argument<N>::value ? 1 : reads_beside_children<N> ? 2 : 0,
+          class Kids = graph::detail::child_list_t<N>>
+struct renumberable;
+template <class N, template <class...> class List, class... K>
+struct renumberable<N, 0, List<K...>> : std::bool_constant<(renumberable<std::remove_cvref_t<K>>::value && ...)> {};
+template <class N, class Kids>
+struct renumberable<N, 1, Kids> : std::true_type {};
+template <class N, class Kids>
+struct renumberable<N, 2, Kids> : std::false_type {};
+
+/// The argument indices a graph reads (Read: its graph::detail::arguments_read), in increasing
+/// order: one per distinct read set, not per graph type.
+template <auto Read>
 constexpr auto read_indices() {
-  constexpr auto& read = graph::detail::arguments_read<N>::value;
-  constexpr std::size_t count = [&] {
+  constexpr std::size_t count = [] {
     std::size_t c = 0;
-    for (bool r : read) c += r ? 1 : 0;
+    for (bool r : Read) c += r ? 1 : 0;
     return c;
   }();
   std::array<std::size_t, count> indices{};
   std::size_t next = 0;
-  for (std::size_t i = 0; i < read.size(); ++i)
-    if (read[i]) indices[next++] = i;
+  for (std::size_t i = 0; i < Read.size(); ++i)
+    if (Read[i]) indices[next++] = i;
   return indices;
 }
-template <class N>
-inline constexpr auto read_indices_v = read_indices<N>();
-
-template <class N, class = std::make_index_sequence<read_indices_v<N>.size()>>
-struct read_sequence;
-template <class N, std::size_t... J>
-struct read_sequence<N, std::index_sequence<J...>> {
-  using type = std::index_sequence<read_indices_v<N>[J]...>;
+template <auto Indices, class = std::make_index_sequence<Indices.size()>>
+struct index_list;
+template <auto Indices, std::size_t... J>
+struct index_list<Indices, std::index_sequence<J...>> {
+  using type = std::index_sequence<Indices[J]...>;
 };
+template <class N>
+using read_sequence = index_list<read_indices<graph::detail::arguments_read<N>::value>()>;
 
 template <std::size_t I, std::size_t... U>
 constexpr std::size_t position_of(std::index_sequence<U...>) {
@@ -100,22 +95,25 @@ inline constexpr bool compactable_v = detail::renumberable<N>::value;
 template <class N>
 using read_arguments_t = typename detail::read_sequence<N>::type;
 
+namespace detail {
+template <class Used, class N, std::size_t... K>
+constexpr auto renumber_children(const N& n, std::index_sequence<K...>);
+}
 /// Graph n with argument U_j renamed argument j (Used: read_arguments_t of n).
 template <class Used, class N>
 constexpr auto renumber_arguments(const N& n) {
   if constexpr (graph::detail::is_argument<N>::value) {
     return graph::argument<detail::position_of<N::index>(Used{}), typename N::value_type, typename N::shape_type>{};
+  } else if constexpr (std::tuple_size<graph::detail::child_list_t<N>>::value == 0) {
+    return n;
   } else {
-    using kids = decltype(graph::children(n));
-    if constexpr (std::tuple_size<kids>::value == 0) {
-      return n;
-    } else {
-      return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        [[maybe_unused]] const auto c = graph::children(n);
-        return graph::with_children(n, renumber_arguments<Used>(graph::child<K>(c))...);
-      }(std::make_index_sequence<std::tuple_size<kids>::value>{});
-    }
+    return detail::renumber_children<Used>(n, graph::detail::child_indices<N>{});
   }
+}
+template <class Used, class N, std::size_t... K>
+constexpr auto detail::renumber_children(const N& n, std::index_sequence<K...>) {
+  [[maybe_unused]] const auto c = graph::children(n);
+  return graph::with_children(n, renumber_arguments<Used>(graph::child<K>(c))...);
 }
 
 /// The entries U... of a signature (a tuple of specs) or of a tuple of views.

@@ -46,34 +46,34 @@ constexpr std::size_t name_hash() {
   return h;
 }
 
-/// The entry of node type N (one object per type, so its address names the type).
-template <class N>
-struct type_node {
-  static constexpr auto kids = [] {
-    if constexpr (graph::detail::is_shared<N>::value) {
-      return std::array<const type_entry*, 0>{};
-    } else {
-      using list = decltype(graph::children(std::declval<const N&>()));
-      return []<std::size_t... K>(std::index_sequence<K...>) {
-        return std::array<const type_entry*, sizeof...(K)>{&type_node<std::remove_cvref_t<std::tuple_element_t<K, list>>>::entry...};
-      }(std::make_index_sequence<std::tuple_size<list>::value>{});
-    }
-  }();
-  // A leaf hashes its name (short: an argument, a literal); a node with children its children's
-  // hashes, so an add and a mul of the same operands share one (the table compares addresses
-  // within a hash), and so do shared nodes, whose names hold whole graphs.
-  static constexpr std::size_t hash = [] {
-    if constexpr (graph::detail::is_shared<N>::value) {
-      return mix_hash(sizeof(N), 1);
-    } else if constexpr (kids.size() == 0) {
-      return name_hash<N>();
-    } else {
-      std::size_t h = mix_hash(sizeof(N), kids.size());
-      for (const type_entry* k : kids) h = mix_hash(h, k->hash);
-      return h;
-    }
-  }();
-  static constexpr type_entry entry{kids.data(), kids.size(), hash};
+/// The hash of a node with children: its size and its children's hashes (one function for every
+/// node type).
+constexpr std::size_t combined_hash(std::size_t size, const type_entry* const* kids, std::size_t count) {
+  std::size_t h = mix_hash(size, count);
+  for (std::size_t i = 0; i < count; ++i) h = mix_hash(h, kids[i]->hash);
+  return h;
+}
+
+/// The entry of node type N (one object per type, so its address names the type). A leaf hashes
+/// its name (short: an argument, a literal); a node with children its children's hashes, so an add
+/// and a mul of the same operands share one (the table compares addresses within a hash), and so
+/// do shared nodes (no children here), whose names hold whole graphs. (Static members initialized
+/// without lambdas: a lambda was a closure type and three functions per node type, each mangled
+/// with the node's type.)
+template <class N, bool Shared = graph::detail::is_shared<N>::value, class Kids = graph::detail::child_list_t<N>>
+struct type_node;
+template <class N, class Kids>
+struct type_node<N, true, Kids> {
+  static constexpr type_entry entry{nullptr, 0, mix_hash(sizeof(N), 1)};
+};
+template <class N, template <class...> class List>
+struct type_node<N, false, List<>> {
+  static constexpr type_entry entry{nullptr, 0, name_hash<N>()};
+};
+template <class N, template <class...> class List, class K0, class... K>
+struct type_node<N, false, List<K0, K...>> {
+  static constexpr const type_entry* kids[] = {&type_node<std::remove_cvref_t<K0>>::entry, &type_node<std::remove_cvref_t<K>>::entry...};
+  static constexpr type_entry entry{kids, 1 + sizeof...(K), combined_hash(sizeof(N), kids, 1 + sizeof...(K))};
 };
 
 /// Entries and their indices, by hash: open addressing, at most half full.

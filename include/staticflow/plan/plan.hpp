@@ -37,23 +37,25 @@ namespace staticflow::plan {
 
 /// Whether N is a shared node the planner computes once, in the plan's prelude (its child is
 /// materialized); a shared node over anything else is its child.
+/// (This and the counts below are classes read as `::value`, recursing class to class: as
+/// constexpr functions they were a mangled function per node type, and their index_sequence
+/// lambdas two more; see graph/traversal.hpp.)
+template <class N, bool Shared = graph::detail::is_shared<N>::value>
+struct prelude_node : std::false_type {};
 template <class N>
-constexpr bool prelude_node() {
-  if constexpr (graph::detail::is_shared<N>::value) return materializes<typename N::held_type>::value;
-  else return false;
-}
+struct prelude_node<N, true> : std::bool_constant<materializes<typename N::held_type>::value> {};
 
 /// How many values the materialized nodes of subtree N produce, N included: the number of views
-/// (argument slots) the subtree's slots occupy.
-template <class N>
-constexpr std::size_t materialized_count() {
-  if constexpr (prelude_node<N>()) return 0;  // its slot is in the prelude, counted there
-  using kids = decltype(graph::children(std::declval<const N&>()));
-  const std::size_t below = []<std::size_t... K>(std::index_sequence<K...>) {
-    return (std::size_t{0} + ... + materialized_count<std::remove_cvref_t<std::tuple_element_t<K, kids>>>());
-  }(std::make_index_sequence<std::tuple_size<kids>::value>{});
-  return below + (materializes<N>::value ? view_count<N>::value : 0);
-}
+/// (argument slots) the subtree's slots occupy. (A prelude node's slot is in the prelude, counted
+/// there.)
+template <class N, bool Prelude = prelude_node<N>::value, class Kids = graph::detail::child_list_t<N>>
+struct materialized_count;
+template <class N, class Kids>
+struct materialized_count<N, true, Kids> : std::integral_constant<std::size_t, 0> {};
+template <class N, template <class...> class List, class... K>
+struct materialized_count<N, false, List<K...>>
+    : std::integral_constant<std::size_t, (std::size_t{0} + ... + materialized_count<std::remove_cvref_t<K>>::value) +
+                                              (materializes<N>::value ? view_count<N>::value : 0)> {};
 
 namespace detail {
 using staticflow::detail::concat_tuple_types;
@@ -63,13 +65,20 @@ using staticflow::detail::pack_of;
 using staticflow::detail::pack_to_tuple;
 using staticflow::detail::value_pack;
 
-// The slot base of child K of N: Base + the counts of the children before it.
-template <class Kids, std::size_t K>
-constexpr std::size_t count_before() {
-  return []<std::size_t... J>(std::index_sequence<J...>) {
-    return (std::size_t{0} + ... + materialized_count<std::remove_cvref_t<std::tuple_element_t<J, Kids>>>());
-  }(std::make_index_sequence<K>{});
-}
+// The slot base of child K of N: Base + the counts of the children before it (Kids: a node's
+// child_refs or a std::tuple of nodes).
+template <class Kids, std::size_t K, class Before = std::make_index_sequence<K>>
+struct count_before;
+template <class Kids, std::size_t K, std::size_t... J>
+struct count_before<Kids, K, std::index_sequence<J...>>
+    : std::integral_constant<std::size_t, (std::size_t{0} + ... + materialized_count<std::remove_cvref_t<std::tuple_element_t<J, Kids>>>::value)> {};
+
+/// The child indices of a node of type X (cv-ref qualified or not), as the walks below take them:
+/// a walk expands its node's children over them, rather than in an index_sequence lambda or a
+/// helper function, which were a closure type or a function more per node, each named after the
+/// walk's instantiation.
+template <class X>
+using indices_of_t = graph::detail::child_indices<std::remove_cvref_t<X>>;
 
 // ---- the prelude: the distinct shared nodes of a plan's outputs, each computed once ----
 template <class... S>
@@ -129,7 +138,7 @@ struct prelude_add_shared<L, S, false> {
   using type = typename prelude_append<typename prelude_add<L, typename S::held_type>::type, S>::type;
 };
 template <class L, class Key>
-  requires(prelude_node<graph::shared_node<Key>>())
+  requires(prelude_node<graph::shared_node<Key>>::value)
 struct prelude_add<L, graph::shared_node<Key>> : prelude_add_shared<L, graph::shared_node<Key>> {};
 template <class Outputs>
 using prelude_of_t = typename prelude_fold<prelude_list<>, Outputs>::type;
@@ -144,9 +153,9 @@ struct prelude_entry<prelude_list<S...>, I> {
   using node_type = typename shared_type::held_type;
   static constexpr std::size_t base = []<std::size_t... J>(std::index_sequence<J...>) {
     return (std::size_t{0} + ... +
-            materialized_count<typename std::tuple_element_t<J, std::tuple<S...>>::held_type>());
+            materialized_count<typename std::tuple_element_t<J, std::tuple<S...>>::held_type>::value);
   }(std::make_index_sequence<I>{});
-  static constexpr std::size_t view = base + materialized_count<node_type>() - 1;
+  static constexpr std::size_t view = base + materialized_count<node_type>::value - 1;
 };
 template <class L>
 constexpr std::size_t prelude_views() {
@@ -162,39 +171,40 @@ constexpr std::size_t prelude_index() {
   }(std::type_identity<L>{});
 }
 
-template <std::size_t ArgCount, std::size_t Base, class L, class N>
-constexpr auto lower(const N& n);
+template <std::size_t ArgCount, std::size_t Base, class L, class N, std::size_t... K>
+constexpr auto lower(const N& n, std::index_sequence<K...>);
 
 // Whether N is one result of a shared node with several results (a differentiated loop's).
 template <class N>
-constexpr bool reads_shared_results() {
-  if constexpr (requires { N::projected_output; }) return prelude_node<std::remove_cvref_t<decltype(std::declval<const N&>().source)>>();
-  else return false;
-}
+struct reads_shared_results : std::false_type {};
+template <class N>
+  requires requires { N::projected_output; }
+struct reads_shared_results<N> : prelude_node<std::remove_cvref_t<decltype(std::declval<const N&>().source)>> {};
 
 // N with each child lowered (its materialized descendants replaced by slot reads).
-template <std::size_t ArgCount, std::size_t Base, class L, class N>
-constexpr auto lower_children(const N& n) {
-  using kids = decltype(graph::children(n));
-  return [&]<std::size_t... K>(std::index_sequence<K...>) {
-    [[maybe_unused]] const auto c = graph::children(n);
-    return graph::with_children(n, lower<ArgCount, Base + count_before<kids, K>(), L>(graph::child<K>(c))...);
-  }(std::make_index_sequence<std::tuple_size<kids>::value>{});
+template <std::size_t ArgCount, std::size_t Base, class L, class N, std::size_t... K>
+constexpr auto lower_children(const N& n, std::index_sequence<K...>) {
+  using kids = graph::detail::child_list_t<N>;
+  [[maybe_unused]] const auto c = graph::children(n);
+  return graph::with_children(
+      n, lower<ArgCount, Base + count_before<kids, K>::value, L>(graph::child<K>(c), indices_of_t<std::tuple_element_t<K, kids>>{})...);
 }
 
-template <std::size_t ArgCount, std::size_t Base, class L, class N>
-constexpr auto lower(const N& n) {
+// n lowered: its materialized descendants, and n itself if materialized, read from their slots.
+// K...: n's child indices (indices_of_t<N>).
+template <std::size_t ArgCount, std::size_t Base, class L, class N, std::size_t... K>
+constexpr auto lower(const N& n, std::index_sequence<K...>) {
   if constexpr (graph::detail::is_argument<N>::value || graph::detail::is_literal<N>::value) {
     return n;
-  } else if constexpr (prelude_node<N>()) {
+  } else if constexpr (prelude_node<N>::value) {
     // every occurrence reads the one slot of its prelude entry
     constexpr std::size_t view = prelude_entry<L, prelude_index<L, N>()>::view;
     return graph::argument<ArgCount + view, typename N::value_type, typename N::shape_type>{};
   } else if constexpr (graph::detail::is_shared<N>::value) {
-    return lower<ArgCount, Base, L>(n.value());
+    return lower<ArgCount, Base, L>(n.value(), indices_of_t<typename N::held_type>{});
   } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
-    return lower<ArgCount, Base, L>(n.y);  // only the reverse walk reads what the node adds to y
-  } else if constexpr (reads_shared_results<N>()) {
+    return lower<ArgCount, Base, L>(n.y, indices_of_t<decltype(n.y)>{});  // only the reverse walk reads what the node adds to y
+  } else if constexpr (reads_shared_results<N>::value) {
     // output K of a shared node with several results: the K-th of its prelude entry's views
     using source = std::remove_cvref_t<decltype(n.source)>;
     constexpr std::size_t last = prelude_entry<L, prelude_index<L, source>()>::view;
@@ -204,15 +214,18 @@ constexpr auto lower(const N& n) {
     // output K of a node with several results: the K-th of the views that node's slot fills
     using source = std::remove_cvref_t<decltype(n.source)>;
     static_assert(materializes<source>::value);
-    return graph::argument<ArgCount + Base + materialized_count<source>() - view_count<source>::value + N::projected_output,
+    return graph::argument<ArgCount + Base + materialized_count<source>::value - view_count<source>::value + N::projected_output,
                            typename N::value_type, typename N::shape_type>{};
   } else if constexpr (materializes<N>::value) {
     static_assert(view_count<N>::value == 1, "staticflow: internal: a node with several results is read through its outputs");
     // this node is slot Base + (the slots below it): read it as an argument
-    return graph::argument<ArgCount + Base + materialized_count<N>() - 1, typename N::value_type,
+    return graph::argument<ArgCount + Base + materialized_count<N>::value - 1, typename N::value_type,
                            typename N::shape_type>{};
   } else {
-    return lower_children<ArgCount, Base, L>(n);
+    using kids = graph::detail::child_list_t<N>;
+    [[maybe_unused]] const auto c = graph::children(n);
+    return graph::with_children(
+        n, lower<ArgCount, Base + count_before<kids, K>::value, L>(graph::child<K>(c), indices_of_t<std::tuple_element_t<K, kids>>{})...);
   }
 }
 
@@ -240,6 +253,8 @@ constexpr bool reads_computed_results() {
   }
 }
 
+template <std::size_t ArgCount, std::size_t Base, class L, class N, std::size_t... K>
+constexpr auto read_prelude_children(const N& n, std::index_sequence<K...>);
 // Graph n with each entry of L computed before view Base read as its view; the rest as it is.
 template <std::size_t ArgCount, std::size_t Base, class L, class N>
 constexpr auto read_prelude(const N& n) {
@@ -256,15 +271,17 @@ constexpr auto read_prelude(const N& n) {
   } else if constexpr (graph::detail::is_custom_gradient<N>::value) {
     return read_prelude<ArgCount, Base, L>(n.y);  // as lower: a plan reads only y
   } else {
-    using kids = decltype(graph::children(n));
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      [[maybe_unused]] const auto c = graph::children(n);
-      using read = std::tuple<decltype(read_prelude<ArgCount, Base, L>(graph::child<K>(c)))...>;
-      // a subtree without such an entry stays this very node (a shared node keeps its box)
-      if constexpr (std::is_same<read, std::tuple<std::remove_cvref_t<std::tuple_element_t<K, kids>>...>>::value) return n;
-      else return graph::with_children(n, read_prelude<ArgCount, Base, L>(graph::child<K>(c))...);
-    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
+    return read_prelude_children<ArgCount, Base, L>(n, graph::detail::child_indices<N>{});
   }
+}
+template <std::size_t ArgCount, std::size_t Base, class L, class N, std::size_t... K>
+constexpr auto read_prelude_children(const N& n, std::index_sequence<K...>) {
+  using kids = graph::detail::child_list_t<N>;
+  [[maybe_unused]] const auto c = graph::children(n);
+  using read = std::tuple<decltype(read_prelude<ArgCount, Base, L>(graph::child<K>(c)))...>;
+  // a subtree without such an entry stays this very node (a shared node keeps its box)
+  if constexpr (std::is_same<read, std::tuple<std::remove_cvref_t<std::tuple_element_t<K, kids>>...>>::value) return n;
+  else return graph::with_children(n, read_prelude<ArgCount, Base, L>(graph::child<K>(c))...);
 }
 
 // The number of views a branch that reads the entries of L computed before view Base must see.
@@ -294,7 +311,7 @@ struct prelude_reader {
 // here (`with_plans<ArgCount>()`), a cond's branches over the prelude computed before it too.
 template <std::size_t ArgCount, std::size_t Base, class L, class N>
 constexpr auto lower_slot(const N& n) {
-  auto lowered = lower_children<ArgCount, Base, L>(n);
+  auto lowered = lower_children<ArgCount, Base, L>(n, graph::detail::child_indices<N>{});
   if constexpr (L::size > 0 && requires { lowered.template with_plans<ArgCount>(prelude_reader<ArgCount, Base, L>{}); }) {
     return lowered.template with_plans<ArgCount>(prelude_reader<ArgCount, Base, L>{});
   } else if constexpr (requires { lowered.template with_plans<ArgCount>(); }) {
@@ -305,19 +322,18 @@ constexpr auto lower_slot(const N& n) {
 }
 
 // The lowered materialized nodes of subtree n, in post-order, as a value_pack (a shared node's are
-// in the prelude).
-template <std::size_t ArgCount, std::size_t Base, class L, class N>
-constexpr auto collect(const N& n) {
-  if constexpr (prelude_node<N>()) {
+// in the prelude). K...: n's child indices (indices_of_t<N>).
+template <std::size_t ArgCount, std::size_t Base, class L, class N, std::size_t... K>
+constexpr auto collect(const N& n, std::index_sequence<K...>) {
+  if constexpr (prelude_node<N>::value) {
     return value_pack<>{};
   } else if constexpr (graph::detail::is_shared<N>::value) {
-    return collect<ArgCount, Base, L>(n.value());
+    return collect<ArgCount, Base, L>(n.value(), indices_of_t<typename N::held_type>{});
   } else {
-    using kids = decltype(graph::children(n));
-    auto below = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      [[maybe_unused]] const auto c = graph::children(n);
-      return pack_concat(collect<ArgCount, Base + count_before<kids, K>(), L>(graph::child<K>(c))...);
-    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
+    using kids = graph::detail::child_list_t<N>;
+    [[maybe_unused]] const auto c = graph::children(n);
+    auto below = pack_concat(collect<ArgCount, Base + count_before<kids, K>::value, L>(
+        graph::child<K>(c), indices_of_t<std::tuple_element_t<K, kids>>{})...);
     if constexpr (materializes<N>::value) return pack_concat(below, pack_of(lower_slot<ArgCount, Base, L>(n)));
     else return below;
   }
@@ -325,14 +341,16 @@ constexpr auto collect(const N& n) {
 
 // The materialized nodes of subtree n as traced (not lowered), in the same post-order as collect:
 // equal traced subgraphs compute equal values, whichever slots their lowered forms read.
-template <class N>
-constexpr auto collect_traced(const N& n) {
-  if constexpr (prelude_node<N>()) {
+template <class N, std::size_t... K>
+constexpr auto collect_traced(const N& n, std::index_sequence<K...>) {
+  if constexpr (prelude_node<N>::value) {
     return value_pack<>{};
   } else if constexpr (graph::detail::is_shared<N>::value) {
-    return collect_traced(n.value());
+    return collect_traced(n.value(), indices_of_t<typename N::held_type>{});
   } else {
-    auto below = graph::apply_children([](const auto&... kid) { return pack_concat(collect_traced(kid)...); }, graph::children(n));
+    using kids = graph::detail::child_list_t<N>;
+    [[maybe_unused]] const auto c = graph::children(n);
+    auto below = pack_concat(collect_traced(graph::child<K>(c), indices_of_t<std::tuple_element_t<K, kids>>{})...);
     if constexpr (materializes<N>::value) return pack_concat(below, pack_of<const N*>(&n));
     else return below;
   }
@@ -347,6 +365,12 @@ template <class N>
   return structurally_equal(a.value(), b.value());
 }
 
+template <class N, std::size_t... K>
+constexpr bool children_equal(const N& a, const N& b, std::index_sequence<K...>) {
+  [[maybe_unused]] const auto ka = graph::children(a);
+  [[maybe_unused]] const auto kb = graph::children(b);
+  return (structurally_equal(graph::child<K>(ka), graph::child<K>(kb)) && ...);
+}
 /// Structural equality of two nodes of the same type: equal literal values and parameters.
 template <class N>
 constexpr bool structurally_equal(const N& a, const N& b) {
@@ -357,12 +381,7 @@ constexpr bool structurally_equal(const N& a, const N& b) {
   } else {
     bool same = true;
     if constexpr (requires { a.same_parameters(b); }) same = a.same_parameters(b);
-    const auto ka = graph::children(a);
-    const auto kb = graph::children(b);
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((same = same && structurally_equal(graph::child<K>(ka), graph::child<K>(kb))), ...);
-    }(std::make_index_sequence<std::tuple_size<decltype(ka)>::value>{});
-    return same;
+    return same && children_equal(a, b, graph::detail::child_indices<N>{});
   }
 }
 
@@ -378,23 +397,26 @@ constexpr bool same_traced_values(const A* a, const A* b) {
 
 // The first occurrence of each prelude entry in subtree n, into ptrs (a tuple of pointers, one per
 // entry); every later occurrence must hold the same values (see graph/shared.hpp).
-template <class L, class N, class Ptrs>
-constexpr void find_shared(const N& n, Ptrs& ptrs);
+// (K...: n's child indices, indices_of_t<N>)
+template <class L, class N, class Ptrs, std::size_t... K>
+constexpr void find_shared(const N& n, Ptrs& ptrs, std::index_sequence<K...>);
 // The first occurrence's subtree, out of line (as shared_values_equal; defined before its caller,
 // since nvcc ignores an attribute that only the definition after a declaration carries).
-template <class L, class N, class Ptrs>
-[[gnu::noinline]] constexpr void find_shared_first(const N& n, Ptrs& ptrs) {
-  graph::apply_children([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
+template <class L, class N, class Ptrs, std::size_t... K>
+[[gnu::noinline]] constexpr void find_shared_first(const N& n, Ptrs& ptrs, std::index_sequence<K...>) {
+  [[maybe_unused]] const auto c = graph::children(n);
+  (find_shared<L>(graph::child<K>(c), ptrs, indices_of_t<std::tuple_element_t<K, graph::detail::child_list_t<N>>>{}), ...);
 }
-template <class L, class N, class Ptrs>
-constexpr void find_shared(const N& n, Ptrs& ptrs) {
-  if constexpr (prelude_node<N>() && !prelude_contains<L, N>::value) {
-    find_shared<L>(n.value(), ptrs);  // (only in a cond's branch: one the enclosing plan does not compute)
-  } else if constexpr (prelude_node<N>()) {
+template <class L, class N, class Ptrs, std::size_t... K>
+constexpr void find_shared(const N& n, Ptrs& ptrs, std::index_sequence<K...>) {
+  if constexpr (prelude_node<N>::value && !prelude_contains<L, N>::value) {
+    // (only in a cond's branch: one the enclosing plan does not compute)
+    find_shared<L>(n.value(), ptrs, indices_of_t<typename N::held_type>{});
+  } else if constexpr (prelude_node<N>::value) {
     auto& first = staticflow::detail::get<prelude_index<L, N>()>(ptrs);
     if (first == nullptr) {
       first = &n;
-      find_shared_first<L>(n.value(), ptrs);
+      find_shared_first<L>(n.value(), ptrs, indices_of_t<typename N::held_type>{});
     } else if (!first->held.same_box(n.held) && !structurally_equal(first->value(), n.value())) {
       throw trace_error(
           "a graph holds two different values under one shared tag: two sf::gradients calls in one function "
@@ -404,16 +426,17 @@ constexpr void find_shared(const N& n, Ptrs& ptrs) {
           "functions");
     }
   } else {
-    graph::apply_children([&](const auto&... kid) { (find_shared<L>(kid, ptrs), ...); }, graph::children(n));
+    [[maybe_unused]] const auto c = graph::children(n);
+    (find_shared<L>(graph::child<K>(c), ptrs, indices_of_t<std::tuple_element_t<K, graph::detail::child_list_t<N>>>{}), ...);
     // a cond's branches read this prelude's values (read_prelude above): what they hold under an
     // entry's tag must be that entry's value, as anywhere else
     if constexpr (requires { n.branches; n.pred; typename N::kind; }) {
       staticflow::detail::apply([&](const auto&... branch) {
-        (staticflow::detail::apply([&](const auto&... out) { (find_shared<L>(out, ptrs), ...); }, branch), ...);
+        (staticflow::detail::apply([&](const auto&... out) { (find_shared<L>(out, ptrs, indices_of_t<decltype(out)>{}), ...); }, branch), ...);
       }, n.branches);
     } else if constexpr (requires { n.cond; n.body; n.inits; }) {  // a loop's condition and body as well
-      find_shared<L>(n.cond, ptrs);
-      staticflow::detail::apply([&](const auto&... out) { (find_shared<L>(out, ptrs), ...); }, n.body);
+      find_shared<L>(n.cond, ptrs, indices_of_t<decltype(n.cond)>{});
+      staticflow::detail::apply([&](const auto&... out) { (find_shared<L>(out, ptrs, indices_of_t<decltype(out)>{}), ...); }, n.body);
     }
   }
 }
@@ -453,25 +476,28 @@ struct evaluation_plan {
 
   template <std::size_t K>
   static constexpr std::size_t output_base() {
-    return detail::prelude_views<prelude>() + detail::count_before<Planned, K>();
+    return detail::prelude_views<prelude>() + detail::count_before<Planned, K>::value;
   }
   static constexpr auto lower_outputs(const Planned& outs) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{detail::lower<ArgCount, output_base<K>(), prelude>(staticflow::detail::get<K>(outs))...};
+      return std::tuple{detail::lower<ArgCount, output_base<K>(), prelude>(staticflow::detail::get<K>(outs),
+                                                                          detail::indices_of_t<std::tuple_element_t<K, Planned>>{})...};
     }(std::make_index_sequence<output_count>{});
   }
   static constexpr auto collect_slots(const Planned& outs, const prelude_pointers& shared) {
     auto first = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return detail::pack_concat(
-          detail::collect<ArgCount, detail::prelude_entry<prelude, I>::base, prelude>(staticflow::detail::get<I>(shared)->value())...);
+          detail::collect<ArgCount, detail::prelude_entry<prelude, I>::base, prelude>(
+              staticflow::detail::get<I>(shared)->value(), detail::indices_of_t<typename detail::prelude_entry<prelude, I>::node_type>{})...);
     }(std::make_index_sequence<prelude::size>{});
     return detail::pack_concat(first, [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return detail::pack_concat(detail::collect<ArgCount, output_base<K>(), prelude>(staticflow::detail::get<K>(outs))...);
+      return detail::pack_concat(detail::collect<ArgCount, output_base<K>(), prelude>(
+          staticflow::detail::get<K>(outs), detail::indices_of_t<std::tuple_element_t<K, Planned>>{})...);
     }(std::make_index_sequence<output_count>{}));
   }
   static constexpr prelude_pointers find_prelude(const Planned& outs) {
     prelude_pointers p{};
-    if constexpr (prelude::size > 0) staticflow::detail::apply([&](const auto&... o) { (detail::find_shared<prelude>(o, p), ...); }, outs);
+    if constexpr (prelude::size > 0) staticflow::detail::apply([&](const auto&... o) { (detail::find_shared<prelude>(o, p, detail::indices_of_t<decltype(o)>{}), ...); }, outs);
     return p;
   }
 
@@ -518,8 +544,10 @@ struct evaluation_plan {
     // different slots, but as traced they are the same type with equal values. A prelude entry is
     // traced as the node it shares, so a plain copy of that node elsewhere is found equal to it.
     const auto traced = detail::pack_concat(
-        staticflow::detail::apply([](const auto*... p) { return detail::pack_concat(detail::collect_traced(p->value())...); }, shared),
-        staticflow::detail::apply([](const auto&... o) { return detail::pack_concat(detail::collect_traced(o)...); }, outs));
+        staticflow::detail::apply([](const auto*... p) {
+          return detail::pack_concat(detail::collect_traced(p->value(), detail::indices_of_t<decltype(p->value())>{})...);
+        }, shared),
+        staticflow::detail::apply([](const auto&... o) { return detail::pack_concat(detail::collect_traced(o, detail::indices_of_t<decltype(o)>{})...); }, outs));
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((same_as[K] = first_equal<K>(traced, std::make_index_sequence<K>{})), ...);
     }(std::make_index_sequence<slot_count>{});

@@ -101,7 +101,7 @@ template <class A> struct elementwise_reader<graph::stored<A>> : std::true_type 
 /// Whether graph N reads value V only through elementwise nodes from its root down.
 template <std::size_t V, class N>
 constexpr bool reads_only_elementwise() {
-  if constexpr (!graph::uses_argument<V, N>() || graph::detail::is_argument<N>::value) {
+  if constexpr (!graph::uses_argument<V, N> || graph::detail::is_argument<N>::value) {
     return true;
   } else if constexpr (!elementwise_reader<N>::value) {
     return false;

@@ -171,7 +171,7 @@ class concrete_function final : public concrete_function_base {
   using signature_type = Sig;
   using graph_type = Result;
   static constexpr std::size_t output_count = [] {
-    if constexpr (std::is_void_v<Result>) return std::size_t{0};
+    if constexpr (std::is_void<Result>::value) return std::size_t{0};
     else return std::tuple_size<nodes_type>::value;
   }();
 
@@ -193,7 +193,7 @@ class concrete_function final : public concrete_function_base {
   /// Whether a call reads or makes strings: it then runs in a string_scope (core/string.hpp) and
   /// its string results come back as std::string.
   static constexpr bool uses_strings = [] {
-    if constexpr (std::is_void_v<Result>) return false;
+    if constexpr (std::is_void<Result>::value) return false;
     else return []<std::size_t... K>(std::index_sequence<K...>) {
       return (false || ... || graph::mentions_strings_v<std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>>);
     }(std::make_index_sequence<std::tuple_size<nodes_type>::value>{});
@@ -201,7 +201,7 @@ class concrete_function final : public concrete_function_base {
 
   /// Whether an output is a string tensor.
   static constexpr bool has_string_output = [] {
-    if constexpr (std::is_void_v<Result>) return false;
+    if constexpr (std::is_void<Result>::value) return false;
     else return []<std::size_t... K>(std::index_sequence<K...>) {
       return (false || ... || string_dtype<typename std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>::value_type>);
     }(std::make_index_sequence<std::tuple_size<nodes_type>::value>{});
@@ -504,7 +504,7 @@ class concrete_function final : public concrete_function_base {
   /// Whether the plan was made by the compiler (detail::constant_trace): then every call
   /// evaluates that constant plan, not the one made from the run-time trace (which is equal).
   static constexpr bool traced_at_compile_time = [] {
-    if constexpr (std::is_void_v<Fn>) return false;
+    if constexpr (std::is_void<Fn>::value) return false;
     else return detail::constant_plan_possible<plan_type, output_values_type, Fn, Sig>;
   }();
 
@@ -513,7 +513,7 @@ class concrete_function final : public concrete_function_base {
   /// value or a scalar from scalars (cpu::detail::infallible_slot), so that effects before it may
   /// write in place (effect_program::find_in_place_writes). A training step returning its loss.
   static constexpr bool outputs_infallible = [] {
-    if constexpr (std::is_void_v<Result> || uses_strings || requires { &Fn::check_argument_extents; } ||
+    if constexpr (std::is_void<Result>::value || uses_strings || requires { &Fn::check_argument_extents; } ||
                   requires { &Fn::template check_argument_extents<std::tuple<>>; } ||
                   std::is_same<Backend, backend::eager_t>::value) {
       return false;

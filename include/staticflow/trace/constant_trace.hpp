@@ -70,7 +70,7 @@ inline constexpr std::size_t deepest_output_v<std::tuple<N...>> = std::max({std:
 /// such a graph is not evaluated at all.
 template <class Plan, class Values, class Fn, class Sig>
 concept constant_plan_possible =
-    std::is_empty_v<Fn> && std::default_initializable<Fn> &&
+    std::is_empty<Fn>::value && std::default_initializable<Fn> &&
     (deepest_output_v<Values> <= STATICFLOW_CONSTANT_TRACE_DEPTH) &&
     requires { typename std::bool_constant<(make_constant_plan<Plan, Values, Fn, Sig>(), true)>; };
 

@@ -794,7 +794,7 @@ struct call_site {
   template <class LastGeneral>
   static auto result_of_site() {
     using R0 = raw_result_t<LastGeneral>;
-    if constexpr (std::is_void_v<R0> || !erased_results) {
+    if constexpr (std::is_void<R0>::value || !erased_results) {
       return std::type_identity<R0>{};
     } else if constexpr (is_tuple<R0>::value) {
       return []<class... X>(std::type_identity<std::tuple<X...>>) {
@@ -860,12 +860,12 @@ struct call_site {
       if (functions_run_eagerly()) [[unlikely]] {
         const auto traced = dispatch_access::eager_trace<Sig>(self);
         const auto& e = static_cast<const eager_concrete_t<Sig>&>(*traced);
-        if constexpr (std::is_void_v<result_type>) return apply_views(e, views);
+        if constexpr (std::is_void<result_type>::value) return apply_views(e, views);
         else return to_result<result_type>(apply_views(e, views));
       }
     }
     const auto& c = concrete<Sig>(self);
-    if constexpr (std::is_void_v<result_type>) apply_views(c, views);
+    if constexpr (std::is_void<result_type>::value) apply_views(c, views);
     else return to_result<result_type>(apply_views(c, views));
   }
 
@@ -976,7 +976,7 @@ struct call_site {
     using Sig = choice_t<C>;
     using raw = raw_result_t<Sig>;
     const auto views = make_views<Sig>(self, args...);
-    if constexpr (std::is_void_v<raw>) {
+    if constexpr (std::is_void<raw>::value) {
       static_assert(detail::always_false<Out>, "staticflow: call_into: this function returns nothing");
     } else {
       constexpr bool several = is_tuple<raw>::value;

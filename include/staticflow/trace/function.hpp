@@ -131,24 +131,19 @@ inline constexpr bool is_computed_eager_value_v = graph::detail::is_eager_value<
 /// Long chains without repeats keep their arguments.
 inline constexpr std::size_t eager_reads_as_arguments_limit = 64;
 
-/// How many times graph N reads a computed eager value (each occurrence), counted up to 2^20.
-template <class N>
-inline constexpr std::size_t eager_value_reads_v = [] {
-  if constexpr (graph::detail::is_eager_value<N>::value) {
-    return std::size_t{is_computed_eager_value_v<N>};
-  } else {
-    using kids = decltype(graph::children(std::declval<const N&>()));
-    const std::size_t reads = []<std::size_t... K>(std::index_sequence<K...>) {
-      return (std::size_t{0} + ... + eager_value_reads_v<std::remove_cvref_t<std::tuple_element_t<K, kids>>>);
-    }(std::make_index_sequence<std::tuple_size<kids>::value>{});
-    return reads < (std::size_t{1} << 20) ? reads : std::size_t{1} << 20;
-  }
-}();
+/// How many times graph N reads a computed eager value (each occurrence), counted up to 2^20 (a
+/// class per node type, recursing class to class: see graph/traversal.hpp).
+template <class N, bool Leaf = graph::detail::is_eager_value<N>::value, class Kids = graph::detail::child_list_t<N>>
+struct eager_value_reads : std::integral_constant<std::size_t, is_computed_eager_value_v<N> ? 1 : 0> {};
+template <class N, template <class...> class List, class... K>
+struct eager_value_reads<N, false, List<K...>>
+    : std::integral_constant<std::size_t, std::min((std::size_t{0} + ... + eager_value_reads<std::remove_cvref_t<K>>::value),
+                                                   std::size_t{1} << 20)> {};
 
 /// Whether an eager call's result G reads its eager values as arguments (above).
 template <class G>
 constexpr bool eager_reads_as_arguments() {
-  if constexpr (eager_value_reads_v<G> <= eager_reads_as_arguments_limit) return true;
+  if constexpr (eager_value_reads<G>::value <= eager_reads_as_arguments_limit) return true;
   else return !plan::detail::local_repeats_in_outputs<std::tuple<G>>::value;
 }
 
@@ -360,7 +355,7 @@ class polymorphic_function {
     try {
       std::unique_ptr<detail::effect_program> program;
       // A plain C++ result is reported by checked_result; planning nothing over it keeps that the one error.
-      if constexpr (std::is_void_v<G> || !detail::checked_result<G>::ok) {
+      if constexpr (std::is_void<G>::value || !detail::checked_result<G>::ok) {
         {
           detail::trace_scope recording(&written);
           run_lambda(std::index_sequence_for<Args...>{});
@@ -580,7 +575,7 @@ class polymorphic_function {
   std::unique_ptr<concrete_function_base> trace_graph() {
     using C = concrete_for_t<Sig, B>;
     return [&]<std::size_t... I>(std::index_sequence<I...>) -> std::unique_ptr<concrete_function_base> {
-      if constexpr (std::is_void_v<typename detail::traced_result<Fn, Sig>::type>) {
+      if constexpr (std::is_void<typename detail::traced_result<Fn, Sig>::type>::value) {
         fn_(detail::symbolic_argument<I, std::tuple_element_t<I, Sig>>()...);
         return std::make_unique<C>();
       } else if constexpr (requires { requires C::traced_at_compile_time; }) {

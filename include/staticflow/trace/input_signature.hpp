@@ -91,7 +91,7 @@ template <class T, T V>
 constexpr void append_entry(message_string& s, std::integral_constant<T, V>) {
   s += "Literal[";
   if constexpr (std::is_same<T, bool>::value) s += V ? "True" : "False";
-  else if constexpr (std::is_signed_v<T>) s.append_signed(static_cast<long long>(V));
+  else if constexpr (std::is_signed<T>::value) s.append_signed(static_cast<long long>(V));
   else s += static_cast<std::size_t>(V);
   s += "]";
 }

@@ -71,7 +71,7 @@ auto traced_result_of(std::index_sequence<I...>)
     -> decltype(std::declval<Fn&>()(symbolic_argument<I, std::tuple_element_t<I, Sig>>()...));
 /// Whether a traced lambda's result is a graph: a symbolic tensor, a tuple of them, or nothing.
 template <class Result>
-inline constexpr bool returns_tensors = symbolic<Result> || std::is_void_v<Result>;
+inline constexpr bool returns_tensors = symbolic<Result> || std::is_void<Result>::value;
 template <class... N>
 inline constexpr bool returns_tensors<std::tuple<N...>> = (symbolic<N> && ...);
 

@@ -226,8 +226,8 @@ struct lane_value<xsimd::batch<T, A>> {
 /// Whether graph Cond (when read_cond) or output K of Outputs with mask[K] set reads value I.
 template <std::size_t I, class Cond, class Outputs, std::size_t V>
 constexpr bool read_by(bool read_cond, const std::array<bool, V>& mask) {
-  return (read_cond && graph::uses_argument<I, Cond>()) || [&]<std::size_t... K>(std::index_sequence<K...>) {
-    return (false || ... || (mask[K] && graph::uses_argument<I, std::remove_cvref_t<std::tuple_element_t<K, Outputs>>>()));
+  return (read_cond && graph::uses_argument<I, Cond>) || [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return (false || ... || (mask[K] && graph::uses_argument<I, std::remove_cvref_t<std::tuple_element_t<K, Outputs>>>));
   }(std::make_index_sequence<V>{});
 }
 
@@ -271,7 +271,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
         return []<std::size_t... J>(std::index_sequence<J...>) {
           return (true && ... &&
                   (layout::table[J].first == k ||
-                   !graph::uses_argument<ArgCount + k, std::tuple_element_t<J, typename BodyPlan::outputs_type>>()));
+                   !graph::uses_argument<ArgCount + k, std::tuple_element_t<J, typename BodyPlan::outputs_type>>));
         }(std::make_index_sequence<layout::count>{});
       }
     };
@@ -338,7 +338,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   STATICFLOW_INLINE static auto scalar_cursors(const Visible& visible, const State& state, std::index_sequence<I...>) {
     auto one = [&]<std::size_t J>(std::integral_constant<std::size_t, J>) STATICFLOW_LAMBDA_INLINE {
       constexpr bool used = []<std::size_t... G>(std::index_sequence<G...>) {
-        return (graph::uses_argument<J, std::remove_cvref_t<std::tuple_element_t<G, Graphs>>>() || ...);
+        return (graph::uses_argument<J, std::remove_cvref_t<std::tuple_element_t<G, Graphs>>> || ...);
       }(std::make_index_sequence<std::tuple_size<Graphs>::value>{});
       if constexpr (!used) return detail::unused_cursor{};
       else if constexpr (J >= ArgCount) return detail::broadcast_cursor<std::tuple_element_t<J - ArgCount, State>>{staticflow::detail::get<J - ArgCount>(state)};
@@ -703,7 +703,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       auto narrow = [&]<std::size_t L>(std::integral_constant<std::size_t, L>) {
         if constexpr (L >= 2) {
           using NB = xsimd::make_sized_batch_t<T, L>;
-          if constexpr (!std::is_void_v<NB>) {
+          if constexpr (!std::is_void<NB>::value) {
             if (last - j >= L) {
               run_blocks<NB, 1>(n, vc, initial, s, data, j);
               j += L;
@@ -713,7 +713,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
       };
       narrow(std::integral_constant<std::size_t, W / 2>{});
       narrow(std::integral_constant<std::size_t, W / 4>{});
-      if constexpr (W >= 8 && !std::is_void_v<xsimd::make_sized_batch_t<T, W / 4>>) {
+      if constexpr (W >= 8 && !std::is_void<xsimd::make_sized_batch_t<T, W / 4>>::value) {
         for (std::size_t k = 0; k + 1 < W / 4 && j < last; ++k, ++j) run_blocks<T, 1>(n, vc, initial, s, data, j);
         return;
       }

@@ -45,7 +45,7 @@ template <class Sig, class... N, class Views, std::size_t... I>
 STATICFLOW_INLINE auto shared_flat_cursors(const Views& v, std::index_sequence<I...>) {
   [[maybe_unused]] auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     using entry = std::tuple_element_t<K, Sig>;
-    if constexpr (!(graph::uses_argument<K, N>() || ...)) return unused_cursor{};
+    if constexpr (!(graph::uses_argument<K, N> || ...)) return unused_cursor{};
     else if constexpr (is_static_scalar<entry>()) return broadcast_cursor<typename entry::value_type>{*staticflow::detail::get<K>(v).data};
     else return contiguous_cursor<typename entry::value_type>{staticflow::detail::get<K>(v).data};
   };
@@ -182,7 +182,7 @@ struct full_reduction : std::false_type {};
 template <class Op, class A, class Axes, bool Keep>
 struct full_reduction<graph::reduce<Op, A, Axes, Keep>>
     : std::bool_constant<graph::reduce<Op, A, Axes, Keep>::shape_type::rank == 0 && A::shape_type::rank >= 1 &&
-                         std::is_floating_point_v<typename A::value_type> &&
+                         std::is_floating_point<typename A::value_type>::value &&
                          std::is_same<typename A::value_type, typename graph::reduce<Op, A, Axes, Keep>::value_type>::value &&
                          flat_graph<A>::value && takes_simd_path<A> &&
                          simd_combine<Op, typename A::value_type>::supported> {};
@@ -210,7 +210,7 @@ bool overlaps_any_view(const Views& views, const T* out, std::size_t size) {
 /// new values are the group's later members.
 template <class Group, std::size_t K, class Nodes, std::size_t I, std::size_t... J>
 constexpr bool may_read_target(std::index_sequence<J...>) {
-  return ((!graph::uses_argument<I, std::tuple_element_t<J, Nodes>>() ||
+  return ((!graph::uses_argument<I, std::tuple_element_t<J, Nodes>> ||
            (J <= K && !(Group::enabled && Group::template member<K> && !Group::template member<J>))) && ...);
 }
 template <class Group, std::size_t K, class Nodes, class All, class T>
@@ -255,7 +255,7 @@ constexpr bool later_slot_allows_last() {
   using slots = typename Plan::slots_type;
   using N = std::tuple_element_t<L, slots>;
   if constexpr (requires { N::self_allocating; } || std::is_same<N, std::tuple_element_t<K, slots>>::value) return false;
-  else return !graph::uses_argument<ArgCount + Plan::template view_base<K>, N>();
+  else return !graph::uses_argument<ArgCount + Plan::template view_base<K>, N>;
 }
 /// Whether slot K of Plan may be computed after every other slot: no later slot reads its value
 /// or may repeat it (a repeat shares its views, plan.hpp's same_as, and would be read before it is
@@ -315,7 +315,7 @@ struct output_fusion {
       if constexpr (!detail::flat_graph<N>::value || !detail::takes_simd_path<N>) return false;
       else return std::is_same<typename N::value_type, typename A::value_type>::value &&
                   N::shape_type::rank == A::shape_type::rank &&
-                  !graph::uses_argument<arg_count + Plan::template view_base<slot>, N>();
+                  !graph::uses_argument<arg_count + Plan::template view_base<slot>, N>;
     }
   }();
 

@@ -40,7 +40,7 @@ template <std::size_t L, class N, class Cursors, class T>
 STATICFLOW_INLINE void narrow_step(const N& n, const Cursors& c, T* out, std::size_t& j, std::size_t size) {
   if constexpr (L >= 2) {
     using NB = xsimd::make_sized_batch_t<T, L>;
-    if constexpr (!std::is_void_v<NB>) {
+    if constexpr (!std::is_void<NB>::value) {
       if (size - j >= L) {
         simd_at<NB>(n, c, j).store_unaligned(out + j);
         j += L;
@@ -82,7 +82,7 @@ STATICFLOW_INLINE void run_loop_body(const N& n, const Cursors& c, T* out, std::
     if constexpr (STATICFLOW_LOOP_VARIANTS) {
       narrow_step<W / 2>(n, c, out, j, size);
       narrow_step<W / 4>(n, c, out, j, size);
-      if constexpr (W >= 8 && !std::is_void_v<xsimd::make_sized_batch_t<T, W / 4>>) {
+      if constexpr (W >= 8 && !std::is_void<xsimd::make_sized_batch_t<T, W / 4>>::value) {
         // fewer than W / 4 elements are left: a bounded loop the compiler does not vectorize again
         for (std::size_t k = 0; k + 1 < W / 4 && j < size; ++k, ++j) out[j] = static_cast<T>(scalar_at(n, c, j));
         return;
@@ -121,7 +121,7 @@ template <class Sig, class N, class Views, std::size_t... I>
 STATICFLOW_INLINE auto flat_cursors(const Views& v, std::index_sequence<I...>) {
   [[maybe_unused]] auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
     using entry = std::tuple_element_t<K, Sig>;
-    if constexpr (!graph::uses_argument<K, N>()) return unused_cursor{};
+    if constexpr (!graph::uses_argument<K, N>) return unused_cursor{};
     else if constexpr (is_static_scalar<entry>()) return broadcast_cursor<typename entry::value_type>{*staticflow::detail::get<K>(v).data};
     else return contiguous_cursor<typename entry::value_type>{staticflow::detail::get<K>(v).data};
   };
@@ -133,7 +133,7 @@ STATICFLOW_INLINE auto flat_cursors(const Views& v, std::index_sequence<I...>) {
 template <class Sig, class N, class Views, std::size_t... I>
 STATICFLOW_INLINE bool fits_flat(const Views& v, std::size_t out_size, std::index_sequence<I...>) {
   [[maybe_unused]] auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
-    if constexpr (!graph::uses_argument<K, N>() || is_static_scalar<std::tuple_element_t<K, Sig>>()) return true;
+    if constexpr (!graph::uses_argument<K, N> || is_static_scalar<std::tuple_element_t<K, Sig>>()) return true;
     else return staticflow::detail::flat_with_size(staticflow::detail::get<K>(v), out_size);
   };
   return (one(std::integral_constant<std::size_t, I>{}) && ...);
@@ -169,7 +169,7 @@ inline constexpr bool equal_extents_candidate = [] {
     return []<std::size_t... I>(std::index_sequence<I...>) {
       return ([] {
         using entry = std::tuple_element_t<I, Sig>;
-        if constexpr (!graph::uses_argument<I, N>() || is_static_scalar<entry>()) return true;
+        if constexpr (!graph::uses_argument<I, N> || is_static_scalar<entry>()) return true;
         else if constexpr (spec_type<entry>) return entry::shape_type::rank == R;
         else return false;
       }() && ...);
@@ -182,7 +182,7 @@ template <class Sig, class N, class Views, std::size_t R>
 STATICFLOW_INLINE bool all_arguments_have(const Views& v, const extents<R>& ext) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
     return ([&]() STATICFLOW_LAMBDA_INLINE {
-      if constexpr (!graph::uses_argument<I, N>() || is_static_scalar<std::tuple_element_t<I, Sig>>()) return true;
+      if constexpr (!graph::uses_argument<I, N> || is_static_scalar<std::tuple_element_t<I, Sig>>()) return true;
       else return staticflow::detail::same_extents(staticflow::detail::get<I>(v).ext, ext);
     }() && ...);
   }(std::make_index_sequence<std::tuple_size<Views>::value>{});
@@ -194,7 +194,7 @@ STATICFLOW_INLINE bool all_arguments_have(const Views& v, const extents<R>& ext)
 template <class N, std::size_t R, class Views, std::size_t... I>
 auto row_cursors(const Views& v, std::index_sequence<I...>) {
   auto one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) STATICFLOW_LAMBDA_INLINE {
-    if constexpr (!graph::uses_argument<K, N>()) {
+    if constexpr (!graph::uses_argument<K, N>) {
       return unused_cursor{};
     } else {
       const auto& view = staticflow::detail::get<K>(v);
@@ -224,7 +224,7 @@ template <class N, class Views, class T, std::size_t... I>
   const auto* hi = reinterpret_cast<const unsigned char*>(out + size);
   bool unsafe = false;
   ([&] {
-    if constexpr (graph::uses_argument<I, N>()) {
+    if constexpr (graph::uses_argument<I, N>) {
       const auto& v = staticflow::detail::get<I>(views);
       const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
       const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + staticflow::detail::memory_size(v));
@@ -241,7 +241,7 @@ template <class N, class Views, class T, std::size_t... I>
 /// per call that its elements are consecutive.
 template <class N, class Views>
 inline constexpr bool reads_strided_view = []<std::size_t... I>(std::index_sequence<I...>) {
-  return ((graph::uses_argument<I, N>() && staticflow::detail::is_strided_view<std::remove_cvref_t<std::tuple_element_t<I, Views>>>::value) || ...);
+  return ((graph::uses_argument<I, N> && staticflow::detail::is_strided_view<std::remove_cvref_t<std::tuple_element_t<I, Views>>>::value) || ...);
 }(std::make_index_sequence<std::tuple_size<Views>::value>{});
 
 template <class Cursors, std::size_t R>
@@ -350,7 +350,7 @@ template <class E>
 inline constexpr bool is_1d_tensor_view<tensor_view<E, 1>> = true;
 template <class Sig, class N, class Views>
 inline constexpr bool spreadable_views = []<std::size_t... I>(std::index_sequence<I...>) {
-  return ((!graph::uses_argument<I, N>() || is_static_scalar<std::tuple_element_t<I, Sig>>() ||
+  return ((!graph::uses_argument<I, N> || is_static_scalar<std::tuple_element_t<I, Sig>>() ||
            is_1d_tensor_view<std::remove_cvref_t<std::tuple_element_t<I, Views>>>) && ...);
 }(std::make_index_sequence<std::tuple_size<Views>::value>{});
 
@@ -376,7 +376,7 @@ template <class Sig, class N, class Views, class T>
   moves.fill(true);
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ([&] {
-      if constexpr (graph::uses_argument<I, N>() && !is_static_scalar<std::tuple_element_t<I, Sig>>()) {
+      if constexpr (graph::uses_argument<I, N> && !is_static_scalar<std::tuple_element_t<I, Sig>>()) {
         auto& v = staticflow::detail::get<I>(spread);
         moves[I] = v.size() == size;
         if (!moves[I]) {
@@ -403,7 +403,7 @@ template <class Sig, class N, class Views, class T>
       Views at = spread;
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         ([&] {
-          if constexpr (graph::uses_argument<I, N>() && !is_static_scalar<std::tuple_element_t<I, Sig>>())
+          if constexpr (graph::uses_argument<I, N> && !is_static_scalar<std::tuple_element_t<I, Sig>>())
             if (moves[I]) staticflow::detail::get<I>(at).data += first;
         }(), ...);
       }(args);
@@ -449,7 +449,7 @@ enum class loop_choice { flat, rows, runtime };
 template <class Sig, class N, std::size_t I>
 constexpr loop_choice argument_loop_choice() {
   using entry = std::tuple_element_t<I, Sig>;
-  if constexpr (!graph::uses_argument<I, N>() || is_static_scalar<entry>()) return loop_choice::flat;
+  if constexpr (!graph::uses_argument<I, N> || is_static_scalar<entry>()) return loop_choice::flat;
   else if constexpr (!spec_type<entry>) return loop_choice::runtime;
   else if constexpr (!entry::shape_type::is_static) return loop_choice::runtime;
   else return entry::shape_type::size == N::shape_type::size ? loop_choice::flat : loop_choice::rows;
@@ -516,7 +516,7 @@ STATICFLOW_INLINE bool output_aliases_input(const N&, const Views& views, const 
   bool maybe = false;
   [&]<std::size_t... I>(std::index_sequence<I...>) STATICFLOW_LAMBDA_INLINE {
     ([&]() STATICFLOW_LAMBDA_INLINE {
-      if constexpr (graph::uses_argument<I, N>()) {
+      if constexpr (graph::uses_argument<I, N>) {
         const auto& v = staticflow::detail::get<I>(views);
         const auto a = reinterpret_cast<std::uintptr_t>(v.data);
         // (every argument has `size` elements when the caller says so: one product for all)

@@ -524,7 +524,7 @@ template <class T, class Finish = detail::no_finish>
 void matmul(const T* a, std::size_t lda, const T* b, std::size_t ldb, T* c, std::size_t ldc, std::size_t m,
             std::size_t n, std::size_t k, std::size_t threads = 1, detail::operand_order order = {},
             const Finish& finish = {}) {
-  static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same<T, bool>::value),
+  static_assert(detail::simd_gemm_type<T> || (std::is_integral<T>::value && !std::is_same<T, bool>::value),
                 "staticflow: matmul supports float, double and integer element types");
   if (m == 0 || n == 0) return;
   if (k == 0) {
@@ -583,7 +583,7 @@ namespace detail {
 /// R unsigned), for j in J.
 template <class T, class R, std::size_t... J>
 STATICFLOW_INLINE void static_fma(T x, const T* brow, R* row, std::index_sequence<J...>) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point<T>::value) {
     ((row[J] = fmadd(x, brow[J], row[J])), ...);
   } else {
     const R ux = static_cast<R>(x);
@@ -595,7 +595,7 @@ STATICFLOW_INLINE void static_fma(T x, const T* brow, R* row, std::index_sequenc
 /// vectorizer recognizes).
 template <class T, class R, std::size_t... J>
 STATICFLOW_INLINE void static_scale(T x, const T* brow, R* row, std::index_sequence<J...> cols) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point<T>::value) {
     ((row[J] = x * brow[J]), ...);
   } else {
     ((row[J] = 0), ...);
@@ -604,7 +604,7 @@ STATICFLOW_INLINE void static_scale(T x, const T* brow, R* row, std::index_seque
 }
 
 /// The xsimd batch of exactly N lanes of floating-point T on this target (void if none).
-template <class T, std::size_t N, bool = std::is_floating_point_v<T>>
+template <class T, std::size_t N, bool = std::is_floating_point<T>::value>
 struct static_row_batch_impl {
   using type = void;
 };
@@ -619,7 +619,7 @@ using static_row_batch = typename static_row_batch_impl<T, N>::type;
 /// P enumerates p = 1 .. K-1.
 template <class T, std::size_t N, std::size_t... P>
 STATICFLOW_INLINE void static_row(const T* arow, const T* b, T* crow, std::index_sequence<P...>) {
-  using R = typename std::conditional_t<std::is_floating_point_v<T>, std::type_identity<T>, std::make_unsigned<T>>::type;
+  using R = typename std::conditional_t<std::is_floating_point<T>::value, std::type_identity<T>, std::make_unsigned<T>>::type;
   constexpr auto cols = std::make_index_sequence<N>{};
   R row[N];
   static_scale(arow[0], b, row, cols);
@@ -645,7 +645,7 @@ STATICFLOW_INLINE void static_load_rows(const T* b, B* brows, std::index_sequenc
 
 template <class T, std::size_t N, std::size_t K, std::size_t... I>
 STATICFLOW_INLINE void static_rows(const T* a, const T* b, T* c, std::index_sequence<I...>) {
-  if constexpr (!std::is_void_v<static_row_batch<T, N>>) {
+  if constexpr (!std::is_void<static_row_batch<T, N>>::value) {
     // A row is exactly one native batch (4 or 8 floats, 2, 4 or 8 doubles): written out, since
     // GCC's SLP vectorizer, left to itself, may pack a chain of 4x4 products into 16-lane
     // registers and shuffle between them (twice the time), and reloads the rows of B for every
@@ -696,7 +696,7 @@ STATICFLOW_INLINE void static_4x4x4_f32(const float*, const float*, float*) {}
 /// other widths are scalar statements the compiler vectorizes. Larger shapes go to `matmul`.
 template <class T, std::size_t M, std::size_t N, std::size_t K>
 STATICFLOW_INLINE void matmul_static(const T* a, const T* b, T* c) {
-  static_assert(detail::simd_gemm_type<T> || (std::is_integral_v<T> && !std::is_same<T, bool>::value),
+  static_assert(detail::simd_gemm_type<T> || (std::is_integral<T>::value && !std::is_same<T, bool>::value),
                 "staticflow: matmul supports float, double and integer element types");
   if constexpr (M == 0 || N == 0) {
     return;

@@ -44,7 +44,7 @@ struct batch_lanes {
 template <class T, class Body>
 void for_each_channel_pass(std::size_t c, Body body) {
   std::size_t k0 = 0;
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point<T>::value) {
     constexpr std::size_t width = batch_t<T>::size;
     for (; k0 + 8 * width <= c; k0 += 8 * width) body(k0, batch_lanes<8>{});
     if (k0 + 4 * width <= c) body(k0, batch_lanes<4>{}), k0 += 4 * width;
@@ -56,7 +56,7 @@ void for_each_channel_pass(std::size_t c, Body body) {
 /// How many channels a pass covers.
 template <class T, class Lanes>
 constexpr std::size_t pass_size(Lanes lanes) {
-  if constexpr (std::is_integral_v<Lanes>) return lanes;
+  if constexpr (std::is_integral<Lanes>::value) return lanes;
   else return Lanes::vectors * batch_t<T>::size;
 }
 
@@ -121,7 +121,7 @@ void pool_forward(const graph::pool_geometry& g, const T* x, T* y, const Finish&
     const auto at = [&](std::size_t r, std::size_t col) { return x + image + (r * g.w + col) * g.c; };
     T* out = y + at_out;
     for_each_channel_pass<T>(g.c, [&](std::size_t k0, auto lanes) {
-      if constexpr (std::is_integral_v<decltype(lanes)>) {
+      if constexpr (std::is_integral<decltype(lanes)>::value) {
         for (std::size_t k = k0; k < k0 + lanes; ++k) {
           T acc{};
           for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
@@ -162,7 +162,7 @@ void pool_value_at_maximum(const graph::pool_geometry& g, const T* x, const T* e
     const auto at = [&](std::size_t r, std::size_t col) { return image + (r * g.w + col) * g.c; };
     T* out = y + at_out;
     for_each_channel_pass<T>(g.c, [&](std::size_t k0, auto lanes) {
-      if constexpr (std::is_integral_v<decltype(lanes)>) {
+      if constexpr (std::is_integral<decltype(lanes)>::value) {
         for (std::size_t k = k0; k < k0 + lanes; ++k) {
           T best{}, value{};
           for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {
@@ -219,7 +219,7 @@ void pool_backward(const graph::pool_geometry& g, const T* x, const T* dy, T* dx
             T tap[8 * batch_t<T>::size];
             for_each_channel_pass<T>(g.c, [&](std::size_t k0, auto lanes) {
               const std::size_t count = pass_size<T>(lanes);
-              if constexpr (std::is_integral_v<decltype(lanes)>) {
+              if constexpr (std::is_integral<decltype(lanes)>::value) {
                 for (std::size_t k = 0; k < count; ++k) {
                   T best{}, t = 0, where = 0;
                   for_each_tap<P::kh, P::kw>(win, [&](std::size_t r, std::size_t col, bool first) {

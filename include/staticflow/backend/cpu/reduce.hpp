@@ -322,7 +322,7 @@ struct static_reduction {
   static constexpr bool flat = []<std::size_t... K>(std::index_sequence<K...>) {
     return ([] {
       using entry = std::tuple_element_t<K, Sig>;
-      if constexpr (!graph::uses_argument<K, A>() || is_static_scalar<entry>()) return true;
+      if constexpr (!graph::uses_argument<K, A> || is_static_scalar<entry>()) return true;
       else if constexpr (spec_type<entry>) return entry::shape_type::is_static && entry::shape_type::size == total;
       else return false;
     }() && ...);

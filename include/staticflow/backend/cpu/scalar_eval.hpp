@@ -78,7 +78,7 @@ STATICFLOW_INLINE auto scalar_at(const graph::binary<Op, A, B>& n, const Cursors
 // sees (a static value, or a plan traced at compile time) and is loop-invariant otherwise.
 template <class A, class D, class Z, class Cursors>
   requires(graph::detail::is_literal<D>::value && graph::detail::is_literal<Z>::value &&
-           std::is_integral_v<typename D::value_type> && !std::is_same<typename D::value_type, bool>::value &&
+           std::is_integral<typename D::value_type>::value && !std::is_same<typename D::value_type, bool>::value &&
            std::is_same<typename A::value_type, typename D::value_type>::value &&
            std::is_same<typename Z::value_type, typename D::value_type>::value)
 STATICFLOW_INLINE bool scalar_at(const graph::binary<op::equal, graph::binary<op::mod, A, D>, Z>& n, const Cursors& c,
@@ -96,7 +96,7 @@ STATICFLOW_INLINE bool scalar_at(const graph::binary<op::equal, graph::binary<op
 // literals are free when they are constants the compiler sees.
 template <std::size_t I, class T, class S, class D, class Z, class D2, class B, class Cursors>
   requires(graph::detail::is_literal<D>::value && graph::detail::is_literal<Z>::value &&
-           graph::detail::is_literal<D2>::value && std::is_integral_v<T> && std::is_signed_v<T> &&
+           graph::detail::is_literal<D2>::value && std::is_integral<T>::value && std::is_signed<T>::value &&
            std::is_same<typename D::value_type, T>::value && std::is_same<typename Z::value_type, T>::value &&
            std::is_same<typename D2::value_type, T>::value)
 STATICFLOW_INLINE auto scalar_at(

@@ -38,7 +38,7 @@ using batch_t = xsimd::batch<T, simd_arch>;
 /// AVX/AVX2 (_CMP_NEQ_OQ), false for NaN, so NaN-propagating max/min/relu lost their NaN there.
 template <class B>
 STATICFLOW_INLINE auto nan_lanes(const B& a) {
-  if constexpr (std::is_floating_point_v<typename B::value_type>) return xsimd::isnan(a);
+  if constexpr (std::is_floating_point<typename B::value_type>::value) return xsimd::isnan(a);
   else return a != a;  // never true for integers
 }
 

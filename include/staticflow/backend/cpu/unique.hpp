@@ -18,7 +18,7 @@ namespace detail {
 /// A hash of v's value: -0.0 as 0.0 (they are equal), the bits mixed by splitmix64's finalizer.
 template <class T>
 std::uint64_t unique_hash(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point<T>::value) {
     if (v == T(0)) v = T(0);
   }
   std::uint64_t bits = 0;

@@ -76,10 +76,10 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   using signature_type = Sig;
   using graph_type = Result;
   static constexpr std::size_t output_count = [] {
-    if constexpr (std::is_void_v<Result>) return std::size_t{0};
+    if constexpr (std::is_void<Result>::value) return std::size_t{0};
     else return std::tuple_size<nodes_type>::value;
   }();
-  static_assert(output_count > 0 || std::is_void_v<Result>);
+  static_assert(output_count > 0 || std::is_void<Result>::value);
   /// Whether the signature or the graph has strings: reported below, and the call then runs nothing.
   static constexpr bool uses_strings = [] {
     constexpr bool in_signature = []<class... E>(std::type_identity<std::tuple<E...>>) {
@@ -88,7 +88,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
         else return false;
       }());
     }(std::type_identity<Sig>{});
-    if constexpr (std::is_void_v<Result>) return in_signature;
+    if constexpr (std::is_void<Result>::value) return in_signature;
     else return in_signature || []<std::size_t... K>(std::index_sequence<K...>) {
       return (false || ... || graph::mentions_strings_v<std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>>);
     }(std::make_index_sequence<std::tuple_size<nodes_type>::value>{});
@@ -121,7 +121,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
   static constexpr std::size_t materialized_count = plan_type::slot_count;
   /// Whether the plan was made by the compiler (trace/constant_trace.hpp), as on the CPU backend.
   static constexpr bool traced_at_compile_time = [] {
-    if constexpr (std::is_void_v<Fn>) return false;
+    if constexpr (std::is_void<Fn>::value) return false;
     else return detail::constant_plan_possible<plan_type, output_values_type, Fn, Sig>;
   }();
   const plan_type& evaluation_plan() const {
@@ -307,7 +307,7 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
       ([&] {
         using V = std::remove_cvref_t<std::tuple_element_t<I, Views>>;
         if constexpr (requires(const V& v) { v.data; }) {
-          if (output_count == 1 && !graph::uses_argument<I, N>()) return;
+          if (output_count == 1 && !graph::uses_argument<I, N>) return;
           const auto& v = staticflow::detail::get<I>(views);
           const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
           const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + v.size());

@@ -248,7 +248,7 @@ bool fits_flat(const Views& views, const extents<R>& out) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return ([&] {
       using V = std::remove_cvref_t<std::tuple_element_t<I, Views>>;
-      if constexpr (!graph::uses_argument<I, N>() || !requires(const V& x) { x.size(); }) return true;
+      if constexpr (!graph::uses_argument<I, N> || !requires(const V& x) { x.size(); }) return true;
       else return view_reads_flat(staticflow::detail::get<I>(views), out, out_size);
     }() && ...);
   }(std::make_index_sequence<std::tuple_size<Views>::value>{});
@@ -259,7 +259,7 @@ bool reads_blocks(const Views& views, std::size_t out_size) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return ([&] {
       using V = std::remove_cvref_t<std::tuple_element_t<I, Views>>;
-      if constexpr (!graph::uses_argument<I, N>() || !requires(const V& x) { x.size(); }) return false;
+      if constexpr (!graph::uses_argument<I, N> || !requires(const V& x) { x.size(); }) return false;
       else return !plain_flat_view(staticflow::detail::get<I>(views), out_size);
     }() || ...);
   }(std::make_index_sequence<std::tuple_size<Views>::value>{});

@@ -23,7 +23,7 @@ namespace detail {
 
 template <class T>
 STATICFLOW_HD T fma_step(T a, T b, T c) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point<T>::value) {
 #if defined(__CUDA_ARCH__) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
     return std::fma(a, b, c);
 #else
