@@ -14,6 +14,7 @@
 // pointer; every read of an sf::variable (variable_source) by its type and its source's origin.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -449,18 +450,17 @@ inline constexpr bool walked_by_children_v = !graph::detail::is_custom_gradient<
                                              !is_loop_output<N>::value && !is_derived_loop_output<N>::value;
 
 /// The number of paths from node N down to node S that carry an adjoint (through float nodes the
-/// walk enters by their children), counted up to 2. One variable per pair of types: a graph with
+/// walk enters by their children), counted up to 2. One class per pair of types: a graph with
 /// shared nodes has few types and many paths.
 /// (A class read as `::value`, as reaches_node above.) Case 0: its children; 1: S itself; 2: a
 /// node the walk does not enter by its children, or one that carries no adjoint.
 template <class S, class N, int Case = std::is_same<S, N>::value ? 1 : (!walked_by_children_v<N> || !carries_adjoint<N>) ? 2 : 0>
 struct paths_to;
-constexpr std::size_t at_most_two_paths(std::size_t paths) { return paths < 2 ? paths : std::size_t{2}; }
 template <class S, class Kids>
 struct paths_to_children;
 template <class S, template <class...> class List, class... K>
 struct paths_to_children<S, List<K...>>
-    : std::integral_constant<std::size_t, at_most_two_paths((std::size_t{0} + ... + paths_to<S, std::remove_cvref_t<K>>::value))> {};
+    : std::integral_constant<std::size_t, std::min((std::size_t{0} + ... + paths_to<S, std::remove_cvref_t<K>>::value), std::size_t{2})> {};
 template <class S, class N>
 struct paths_to<S, N, 0> : paths_to_children<S, graph::detail::child_list_t<N>> {};
 template <class S, class N>

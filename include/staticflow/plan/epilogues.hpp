@@ -80,13 +80,12 @@ inline constexpr bool is_pointwise_v<graph::select<C, A, B>> = true;
 template <class U, class A>
 inline constexpr bool is_pointwise_v<graph::cast<U, A>> = true;
 
-template <class N>
-using kids_of = decltype(graph::children(std::declval<const N&>()));
+using graph::detail::child_list_t;
 template <class N, std::size_t K>
-using kid_t = std::remove_cvref_t<std::tuple_element_t<K, kids_of<N>>>;
+using kid_t = std::remove_cvref_t<std::tuple_element_t<K, child_list_t<N>>>;
 
 /// Whether subtree N holds a producer outside shared nodes.
-template <class N, int Case = is_epilogue_producer_v<N> ? 1 : graph::detail::is_shared<N>::value ? 2 : 0, class Kids = kids_of<N>>
+template <class N, int Case = is_epilogue_producer_v<N> ? 1 : graph::detail::is_shared<N>::value ? 2 : 0, class Kids = child_list_t<N>>
 struct holds_producer;
 template <class N, template <class...> class List, class... K>
 struct holds_producer<N, 0, List<K...>> : std::bool_constant<(holds_producer<std::remove_cvref_t<K>>::value || ...)> {};
@@ -105,7 +104,7 @@ inline constexpr std::size_t occurrences_v = [] {
   } else {
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + occurrences_v<T, kid_t<N, K>>);
-    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
+    }(std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>{});
   }
 }();
 
@@ -126,7 +125,7 @@ struct region_leaves {
 template <class L, class N, class Kids>
 struct region_leaves_of;
 template <class L, class N>
-struct region_leaves<L, N, true> : region_leaves_of<L, N, std::make_index_sequence<std::tuple_size<kids_of<N>>::value>> {};
+struct region_leaves<L, N, true> : region_leaves_of<L, N, std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>> {};
 template <class L, class N>
 struct region_leaves_of<L, N, std::index_sequence<>> {
   using type = L;
@@ -145,7 +144,7 @@ inline constexpr std::size_t region_count_v = [] {
   } else {
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + region_count_v<T, kid_t<N, K>>);
-    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
+    }(std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>{});
   }
 }();
 
@@ -211,11 +210,11 @@ inline constexpr std::size_t region_covered_v = [] {
   if constexpr (is_pointwise_v<N>) {
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + region_covered_v<R, P, kid_t<N, K>, Root, Prod>);
-    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
+    }(std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>{});
   } else if constexpr (std::is_same<N, Prod>::value) {
     return std::size_t{std::is_same<P, Prod>::value && std::is_same<R, Root>::value} + []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + covered_v<R, P, kid_t<N, K>>);
-    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
+    }(std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>{});
   } else {
     return covered_v<R, P, N>;
   }
@@ -228,7 +227,7 @@ inline constexpr std::size_t covered_v<R, P, N> = [] {
   } else {
     return []<std::size_t... K>(std::index_sequence<K...>) {
       return (std::size_t{0} + ... + covered_v<R, P, kid_t<N, K>>);
-    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
+    }(std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>{});
   }
 }();
 
@@ -283,7 +282,7 @@ struct region_function_of<Leaves, N, std::index_sequence<K...>> {
 };
 template <class Leaves, class N>
   requires is_pointwise_v<N>
-struct region_function<Leaves, N> : region_function_of<Leaves, N, std::make_index_sequence<std::tuple_size<kids_of<N>>::value>> {};
+struct region_function<Leaves, N> : region_function_of<Leaves, N, std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>> {};
 
 template <class Leaves, class N>
 constexpr region_function_t<Leaves, N> to_function(const N& n) {
@@ -291,7 +290,7 @@ constexpr region_function_t<Leaves, N> to_function(const N& n) {
     const auto kids = graph::children(n);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return graph::with_children(n, to_function<Leaves>(graph::child<K>(kids))...);
-    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
+    }(std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>{});
   } else if constexpr (graph::detail::is_literal<N>::value) {
     return n;
   } else {
@@ -309,7 +308,7 @@ constexpr const T* first_leaf(const N& n) {
     const T* found = nullptr;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((found = found ? found : first_leaf<T>(graph::child<K>(kids))), ...);
-    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
+    }(std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>{});
     return found;
   } else {
     return nullptr;
@@ -349,7 +348,7 @@ struct folded_region<Outs, N, Leaves, type_list<Q...>> {
   using type = graph::epilogue<epilogue_folded_t<Outs, producer>, region_function_t<Leaves, N>, epilogue_folded_t<Outs, Q>...>;
 };
 
-template <class Outs, class N, class Kids = std::make_index_sequence<std::tuple_size<kids_of<N>>::value>>
+template <class Outs, class N, class Kids = std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>>
 struct folded_kids;
 template <class Outs, class N, std::size_t... K>
 struct folded_kids<Outs, N, std::index_sequence<K...>> {
@@ -385,7 +384,7 @@ constexpr epilogue_folded_t<Outs, N> fold_epilogues(const N& n) {
     const auto kids = graph::children(n);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return graph::with_children(n, fold_epilogues<Outs>(graph::child<K>(kids))...);
-    }(std::make_index_sequence<std::tuple_size<kids_of<N>>::value>{});
+    }(std::make_index_sequence<std::tuple_size<child_list_t<N>>::value>{});
   }
 }
 

@@ -29,6 +29,7 @@
 // stored: two such nodes of one type may hold different values.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -59,14 +60,12 @@ namespace staticflow::plan::detail {
 /// materialized nodes, which are few (the elementwise nodes below ask plan/path_counts.hpp). As
 /// there, every question here is a class read as `::value`: a variable or a lambda per node type
 /// would be a mangled name holding the graph's type (the one below holds the whole graph).
-constexpr std::size_t at_most_two(std::size_t paths) { return paths < 2 ? paths : std::size_t{2}; }
-
 template <class M, class N, int Case = std::is_same<M, N>::value ? 1 : graph::detail::is_shared<N>::value ? 2 : 0,
           class Kids = child_list_t<N>>
 struct paths_to_type;
 template <class M, class N, template <class...> class List, class... K>
 struct paths_to_type<M, N, 0, List<K...>>
-    : std::integral_constant<std::size_t, at_most_two((std::size_t{0} + ... + paths_to_type<M, std::remove_cvref_t<K>>::value))> {};
+    : std::integral_constant<std::size_t, std::min((std::size_t{0} + ... + paths_to_type<M, std::remove_cvref_t<K>>::value), std::size_t{2})> {};
 template <class M, class N, class Kids>
 struct paths_to_type<M, N, 1, Kids> : std::integral_constant<std::size_t, 1> {};
 template <class M, class N, class Kids>
