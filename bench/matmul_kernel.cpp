@@ -42,6 +42,7 @@
 #include <vector>
 
 #include <staticflow/backend/cpu/matmul.hpp>
+#include <staticflow/backend/cpu/matmul_static.hpp>
 #include <staticflow/staticflow.hpp>
 #include <xtensor/xtensor.hpp>
 

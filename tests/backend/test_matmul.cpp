@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <staticflow/backend/cpu/matmul.hpp>
+#include <staticflow/backend/cpu/matmul_static.hpp>
 
 namespace cpu = staticflow::cpu;
 
@@ -123,17 +124,56 @@ TEST_CASE("matmul: leading dimensions wider than the rows", "[matmul]") {
 TEST_CASE("matmul: odd and large shapes that cross tiles and cache blocks", "[matmul]") {
   std::mt19937 rng(3);
   // 127x65x33 cuts every tile; k = 600 crosses the K blocks (256 floats, 128 doubles); n = 1100
-  // crosses the 512-column blocks; B packed (40x70x600, 100x300x100, 50x1100x40) or read in
-  // place (the others); few rows (m <= 4) and narrow (n <= 4) products, with k around multiples
-  // of the batch width.
+  // crosses the 512-column blocks; B packed (100x300x100: more than 8 row panels; 30x1100x1000:
+  // B over 4 MiB) or read in place (the others); few rows (m <= 4) and narrow (n <= 4) products,
+  // with k around multiples of the batch width.
   const std::size_t shapes[][3] = {{127, 65, 33}, {33, 127, 65}, {65, 33, 127}, {13, 1100, 20}, {40, 70, 600},
                                    {100, 300, 100}, {50, 1100, 40}, {257, 300, 1}, {25, 49, 129},
                                    {1, 300, 257}, {1, 2100, 50}, {3, 77, 300}, {4, 33, 5}, {2, 700, 16},
-                                   {300, 1, 257}, {37, 3, 100}, {5, 4, 16}, {1000, 2, 50}, {4, 4, 33}, {9, 1, 17}};
+                                   {300, 1, 257}, {37, 3, 100}, {5, 4, 16}, {1000, 2, 50}, {4, 4, 33}, {9, 1, 17},
+                                   {30, 1100, 1000}};
   for (const auto& s : shapes) {
     check_float<float>(s[0], s[1], s[2], 0, 0, 0, rng);
     check_float<double>(s[0], s[1], s[2], 1, 2, 3, rng);
   }
+}
+
+namespace {
+// The product with A and / or B read transposed where they lie (cpu::detail::operand_order) is
+// the product of the copied transposes, bit for bit.
+template <class T>
+void check_transposed(std::size_t m, std::size_t n, std::size_t k, std::mt19937& rng) {
+  const auto a = random_matrix<T>(m, k, 0, rng);
+  const auto b = random_matrix<T>(k, n, 0, rng);
+  const auto want = run(a, b, 1);
+  matrix<T> at(k, m, 3, sentinel<T>()), bt(n, k, 5, sentinel<T>());  // (padded rows: ld > width)
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t p = 0; p < k; ++p) at(p, i) = a(i, p);
+  for (std::size_t p = 0; p < k; ++p)
+    for (std::size_t j = 0; j < n; ++j) bt(j, p) = b(p, j);
+  for (const bool ta : {false, true}) {
+    for (const bool tb : {false, true}) {
+      matrix<T> c(m, n, 0, sentinel<T>());
+      cpu::matmul(ta ? at.ptr() : a.ptr(), ta ? at.ld : a.ld, tb ? bt.ptr() : b.ptr(), tb ? bt.ld : b.ld, c.ptr(),
+                  c.ld, m, n, k, 1, cpu::detail::operand_order{ta, tb});
+      INFO(m << "x" << n << "x" << k << (ta ? " A transposed" : "") << (tb ? " B transposed" : ""));
+      CHECK(bitwise_equal(c.data, want));
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("matmul: operands read transposed give the bits of their copied transposes", "[matmul]") {
+  // n and k around multiples of the batch width (the transposed B is packed W x W blocks at a
+  // time: full blocks, then the rest of the columns and of k), k = 300 across two K blocks of
+  // floats and three of doubles, m from the few-rows path (5) to many row panels (100).
+  std::mt19937 rng(10);
+  for (std::size_t m : {5, 13, 40, 100})
+    for (std::size_t n : {7, 16, 33, 64, 100})
+      for (std::size_t k : {1, 15, 16, 17, 40, 300}) {
+        check_transposed<float>(m, n, k, rng);
+        check_transposed<double>(m, n, k, rng);
+      }
 }
 
 TEST_CASE("matmul: 512x512x512 float", "[matmul]") {

@@ -7,6 +7,7 @@
 
 #include "staticflow/backend/cpu/epilogue.hpp"
 #include "staticflow/backend/cpu/matmul.hpp"
+#include "staticflow/backend/cpu/matmul_static.hpp"
 #include "staticflow/backend/cpu/operand.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/graph/matmul.hpp"
