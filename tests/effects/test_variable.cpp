@@ -411,3 +411,36 @@ TEST_CASE("a variable is an operand of matmul, reductions and argmax, read where
   v.assign(xt::xtensor<float, 1>{9.f, 0.f, 1.f});  // the next call reads the new contents
   CHECK(std::get<3>(f(x)) == 0);
 }
+
+TEST_CASE("a product assigned to a variable is computed into its next buffer; later writes of the call go through a slot",
+          "[variable][spare]") {
+  // (backend/cpu/effect_graph.hpp's direct outputs: the value of `v.assign(matmul(...))` is the
+  // product's slot, computed straight into v's spare buffer, which the call swaps in at its end)
+  sf::variable<float, 2, 2> v{{{1.f, 2.f}, {3.f, 4.f}}};
+  sf::variable<float, 2, 2> w{{{0.f, 1.f}, {1.f, 1.f}}};
+  auto f = sf::function([&](auto x) {
+    v.assign(sf::matmul(x, w));  // the call's first write of v: its spare
+    v.assign(sf::matmul(v, w));  // reads v as just written, writes v in place: through a slot
+    return v.read() * 1.f;
+  });
+  const xt::xtensor<float, 2> x{{1.f, 0.f}, {2.f, 1.f}};
+  // x·w = [[0, 1], [1, 3]]; (x·w)·w = [[1, 1], [3, 4]]
+  CHECK((f(x) == xt::xtensor<float, 2>{{1.f, 1.f}, {3.f, 4.f}}));
+  CHECK((v.value() == xt::xtensor<float, 2>{{1.f, 1.f}, {3.f, 4.f}}));
+  // a product that reads the variable it replaces reads the contents before the call
+  auto g = sf::function([&]() { v.assign(sf::matmul(v, w)); });
+  g();
+  CHECK((v.value() == xt::xtensor<float, 2>{{1.f, 2.f}, {4.f, 7.f}}));
+  // a call that throws after the product was written leaves v as it was
+  auto failing = sf::function([&](auto a, auto b) {
+    v.assign(sf::matmul(a, w));
+    return a + b;
+  });
+  CHECK_THROWS_AS(failing(x, xt::xtensor<float, 2>{{1.f, 2.f, 3.f}}), sf::shape_error);
+  CHECK((v.value() == xt::xtensor<float, 2>{{1.f, 2.f}, {4.f, 7.f}}));
+  // new extents of a variable with a run-time dim: the product goes to a staging buffer
+  sf::variable<float, sf::dyn, 2> d{xt::xtensor<float, 2>{{1.f, 1.f}}};
+  auto resize = sf::function([&](auto a) { d.assign(sf::matmul(a, w)); });
+  resize(x);
+  CHECK((d.value() == xt::xtensor<float, 2>{{0.f, 1.f}, {1.f, 3.f}}));
+}

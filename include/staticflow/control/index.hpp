@@ -37,7 +37,7 @@ struct take : node<take<X, I>> {
   X a;
   I index;
   constexpr take(X x, I i) : a(std::move(x)), index(std::move(i)) {}
-  constexpr child_refs<const X&, const I&> children() const { return {a, index}; }
+  constexpr child_refs<const X&, const I&> children() const { return {{{a}, {index}}}; }
   template <class Y, class J>
   constexpr auto with_children(const Y& y, const J& j) const { return take<Y, J>(y, j); }
   std::string name() const { return "index"; }

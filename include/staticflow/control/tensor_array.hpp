@@ -62,7 +62,7 @@ struct ta_write : node<ta_write<A, I, V>> {
   V value;
   bool dynamic_size;
   constexpr ta_write(A a, I i, V v, bool dynamic) : array(std::move(a)), index(std::move(i)), value(std::move(v)), dynamic_size(dynamic) {}
-  constexpr child_refs<const A&, const I&, const V&> children() const { return {array, index, value}; }
+  constexpr child_refs<const A&, const I&, const V&> children() const { return {{{array}, {index}, {value}}}; }
   template <class A2, class I2, class V2>
   constexpr auto with_children(const A2& a, const I2& i, const V2& v) const { return ta_write<A2, I2, V2>(a, i, v, dynamic_size); }
   constexpr bool same_parameters(const ta_write& o) const { return dynamic_size == o.dynamic_size; }

@@ -25,6 +25,13 @@
 #include "staticflow/graph/external.hpp"
 
 namespace staticflow::detail::effect_graphs {
+/// What an effect graph passes for `in_place_ok` when it asks for graph k's buffer while its
+/// slots are still being computed (cpu::effect_graph: a graph that is one slot's value, computed
+/// straight into the buffer): the target gives memory that nothing the call reads lies in (a
+/// variable's next buffer, a staging buffer), or null (then the value goes through a slot).
+struct fresh_buffer_t {};
+inline constexpr fresh_buffer_t fresh_buffer{};
+
 template <class N> struct is_bound_variable : std::false_type {};
 template <class Scope, std::size_t K, class T, class S>
 struct is_bound_variable<graph::bound_variable<Scope, K, T, S>> : std::true_type {};

@@ -421,11 +421,16 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
     [&]<std::size_t... K>(std::index_sequence<K...>) { (finish<K>(), ...); }(std::index_sequence_for<Var...>{});
   }
 
+  /// Where value K goes: the variable's spare buffer (a call's first write), the variable itself,
+  /// or a staging buffer (new extents). With effect_graphs::fresh_buffer for `in_place_ok` (the
+  /// value computed while the graphs' other values still read what the call holds), never the
+  /// variable itself: null instead.
   template <std::size_t K, class Ext, class... InPlaceOk>
   STATICFLOW_INLINE auto* target(const Ext& ext, const InPlaceOk&... in_place_ok) {
     using V = std::tuple_element_t<K, std::tuple<Var...>>;
     using Gk = std::tuple_element_t<K, std::tuple<G...>>;
     using T = typename V::value_type;
+    constexpr bool fresh = (std::is_same<InPlaceOk, effect_graphs::fresh_buffer_t>::value || ...);
     V* var = staticflow::detail::get<K>(vars_);
     auto& stage = staticflow::detail::get<K>(staging_);
     stage.used = stage.spare = false;
@@ -437,7 +442,7 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
     }
     if constexpr (V::rank > 0) {  // (a scalar is copied before the call instead: no spare)
       if (var->first_write_pending()) {  // the call's first write: into the spare, new extents or not
-        if constexpr (sizeof...(InPlaceOk) == 1) {
+        if constexpr (sizeof...(InPlaceOk) == 1 && !fresh) {
           // ... or in place, when no rollback can need the contents (effect_program::find_in_place_writes)
           // and the graphs read them nowhere else
           if (var->in_place_allowed() && ext == var->current_extents() && (in_place_ok(var->data()) && ...)) {
@@ -449,7 +454,10 @@ class assign_effect<std::tuple<Var...>, G...> final : public effect {
         return var->spare_for(ext);
       }
     }
-    if (ext == var->current_extents()) return var->data();
+    if (ext == var->current_extents()) {
+      if constexpr (fresh) return static_cast<T*>(nullptr);
+      else return var->data();
+    }
     const std::size_t n = staticflow::detail::product(ext);
     if (n > stage.size) stage.data.reset(new T[n]), stage.size = n;
     stage.used = true;

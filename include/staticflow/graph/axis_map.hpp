@@ -241,7 +241,7 @@ struct axis_map_gradient : node<axis_map_gradient<Kind, G, A>> {
   A a;
   Kind params;
   constexpr axis_map_gradient(G g_, A a_, Kind k) : g(g_), a(a_), params(k) {}
-  constexpr child_refs<const G&, const A&> children() const { return {g, a}; }
+  constexpr child_refs<const G&, const A&> children() const { return {{{g}, {a}}}; }
   template <class H, class B>
   constexpr auto with_children(const H& h, const B& b) const { return axis_map_gradient<Kind, H, B>(h, b, params); }
   constexpr bool same_parameters(const axis_map_gradient& o) const { return params == o.params; }

@@ -36,14 +36,16 @@ template <std::size_t K, class T>
 T child_slot_type(const child_slot<K, T>&);
 }  // namespace detail
 
-/// A node's children, by reference: `child_refs<const A&, const B&> r = {a, b};`, as a node's
-/// `children()` returns them, or graph::make_child_refs(a, b).
+/// A node's children, by reference: `child_refs<const A&, const B&> r = {{{a}, {b}}};`, as a
+/// node's `children()` returns them (an aggregate: no constructor to instantiate per node type;
+/// each child's braces spelled out, as clang's -Wmissing-braces wants; one child: `{a}`), or
+/// graph::make_child_refs(a, b).
 template <class... T>
 struct child_refs : detail::child_slots<std::index_sequence_for<T...>, T...> {};
 
 template <class... A>
 constexpr child_refs<const A&...> make_child_refs(const A&... a) noexcept {
-  return {a...};
+  return {{{a}...}};
 }
 
 namespace detail {

@@ -183,7 +183,7 @@ struct conv2d : node<conv2d<X, F, Opt>> {
   X x;
   F f;
   constexpr conv2d(X x_, F f_) : x(x_), f(f_) {}
-  constexpr child_refs<const X&, const F&> children() const { return {x, f}; }
+  constexpr child_refs<const X&, const F&> children() const { return {{{x}, {f}}}; }
   template <class A, class B>
   constexpr auto with_children(const A& a, const B& b) const { return conv2d<A, B, Opt>(a, b); }
   static constexpr bool parameters_in_type = true;
@@ -215,7 +215,7 @@ struct conv2d_gradient : node<conv2d_gradient<Wrt, X, F, G, Opt>> {
   F f;
   G g;
   constexpr conv2d_gradient(X x_, F f_, G g_) : x(x_), f(f_), g(g_) {}
-  constexpr child_refs<const X&, const F&, const G&> children() const { return {x, f, g}; }
+  constexpr child_refs<const X&, const F&, const G&> children() const { return {{{x}, {f}, {g}}}; }
   template <class A, class B, class C>
   constexpr auto with_children(const A& a, const B& b, const C& c) const {
     return conv2d_gradient<Wrt, A, B, C, Opt>(a, b, c);

@@ -120,7 +120,7 @@ struct conv3d : node<conv3d<X, F, Opt>> {
   X x;
   F f;
   constexpr conv3d(X x_, F f_) : x(x_), f(f_) {}
-  constexpr child_refs<const X&, const F&> children() const { return {x, f}; }
+  constexpr child_refs<const X&, const F&> children() const { return {{{x}, {f}}}; }
   template <class A, class B>
   constexpr auto with_children(const A& a, const B& b) const { return conv3d<A, B, Opt>(a, b); }
   static constexpr bool parameters_in_type = true;
@@ -144,7 +144,7 @@ struct conv3d_gradient : node<conv3d_gradient<Wrt, X, F, G, Opt>> {
   F f;
   G g;
   constexpr conv3d_gradient(X x_, F f_, G g_) : x(x_), f(f_), g(g_) {}
-  constexpr child_refs<const X&, const F&, const G&> children() const { return {x, f, g}; }
+  constexpr child_refs<const X&, const F&, const G&> children() const { return {{{x}, {f}, {g}}}; }
   template <class A, class B, class C>
   constexpr auto with_children(const A& a, const B& b, const C& c) const {
     return conv3d_gradient<Wrt, A, B, C, Opt>(a, b, c);

@@ -70,7 +70,7 @@ struct epilogue : node<epilogue<P, Fn, Q...>> {
     using refs = typename detail::epilogue_kids<decltype(graph::children(producer)), Q...>::type;
     const auto pk = graph::children(producer);
     return [&]<std::size_t... K, std::size_t... I>(std::index_sequence<K...>, std::index_sequence<I...>) {
-      return refs{child<K>(pk)..., staticflow::detail::pack_get<I>(operands)...};
+      return refs{{{child<K>(pk)}..., {staticflow::detail::pack_get<I>(operands)}...}};
     }(std::make_index_sequence<producer_children>{}, std::index_sequence_for<Q...>{});
   }
   template <class... A>

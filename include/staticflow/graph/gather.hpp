@@ -74,7 +74,7 @@ struct gather : node<gather<X, I, Axis>> {
   X x;
   I indices;
   constexpr gather(X x_, I i) : x(x_), indices(i) {}
-  constexpr child_refs<const X&, const I&> children() const { return {x, indices}; }
+  constexpr child_refs<const X&, const I&> children() const { return {{{x}, {indices}}}; }
   template <class Y, class J>
   constexpr auto with_children(const Y& y, const J& j) const { return gather<Y, J, Axis>(y, j); }
   static constexpr bool parameters_in_type = true;
@@ -105,7 +105,7 @@ struct gather_gradient : node<gather_gradient<G, X, I, Axis>> {
   X x;
   I indices;
   constexpr gather_gradient(G g_, X x_, I i) : g(g_), x(x_), indices(i) {}
-  constexpr child_refs<const G&, const X&, const I&> children() const { return {g, x, indices}; }
+  constexpr child_refs<const G&, const X&, const I&> children() const { return {{{g}, {x}, {indices}}}; }
   template <class H, class Y, class J>
   constexpr auto with_children(const H& h, const Y& y, const J& j) const { return gather_gradient<H, Y, J, Axis>(h, y, j); }
   static constexpr bool parameters_in_type = true;

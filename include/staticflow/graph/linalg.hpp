@@ -93,7 +93,7 @@ struct set_diag : node<set_diag<X, D>> {
   X x;
   D diagonal;
   constexpr set_diag(X x_, D d) : x(x_), diagonal(d) {}
-  constexpr child_refs<const X&, const D&> children() const { return {x, diagonal}; }
+  constexpr child_refs<const X&, const D&> children() const { return {{{x}, {diagonal}}}; }
   template <class Y, class E>
   constexpr auto with_children(const Y& y, const E& e) const { return set_diag<Y, E>(y, e); }
   static constexpr bool parameters_in_type = true;

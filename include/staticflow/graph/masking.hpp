@@ -134,7 +134,7 @@ struct selected_rows : node<selected_rows<Kind, X, M, Axis>> {
   X tensor;
   M mask;  // the selector: a bool mask, or the counts
   constexpr selected_rows(X x, M m) : tensor(x), mask(m) {}
-  constexpr child_refs<const X&, const M&> children() const { return {tensor, mask}; }
+  constexpr child_refs<const X&, const M&> children() const { return {{{tensor}, {mask}}}; }
   template <class Y, class N>
   constexpr auto with_children(const Y& y, const N& m) const { return selected_rows<Kind, Y, N, Axis>(y, m); }
   static constexpr bool parameters_in_type = true;
@@ -168,7 +168,7 @@ struct selected_rows_gradient : node<selected_rows_gradient<Kind, G, X, M, Axis>
   X tensor;
   M mask;
   constexpr selected_rows_gradient(G g_, X x, M m) : g(g_), tensor(x), mask(m) {}
-  constexpr child_refs<const G&, const X&, const M&> children() const { return {g, tensor, mask}; }
+  constexpr child_refs<const G&, const X&, const M&> children() const { return {{{g}, {tensor}, {mask}}}; }
   template <class H, class Y, class N>
   constexpr auto with_children(const H& h, const Y& y, const N& m) const { return selected_rows_gradient<Kind, H, Y, N, Axis>(h, y, m); }
   static constexpr bool parameters_in_type = true;

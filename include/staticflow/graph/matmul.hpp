@@ -64,7 +64,7 @@ struct matmul : node<matmul<A, B>> {
   A a;
   B b;
   constexpr matmul(A a_, B b_) : a(a_), b(b_) {}
-  constexpr child_refs<const A&, const B&> children() const { return {a, b}; }
+  constexpr child_refs<const A&, const B&> children() const { return {{{a}, {b}}}; }
   template <class X, class Y>
   constexpr auto with_children(const X& x, const Y& y) const { return matmul<X, Y>(x, y); }
   std::string name() const { return "dot_general"; }

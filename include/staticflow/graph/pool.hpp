@@ -164,7 +164,7 @@ struct pool_gradient : node<pool_gradient<Kind, X, G, P>> {
   X x;
   G g;
   constexpr pool_gradient(X x_, G g_) : x(x_), g(g_) {}
-  constexpr child_refs<const X&, const G&> children() const { return {x, g}; }
+  constexpr child_refs<const X&, const G&> children() const { return {{{x}, {g}}}; }
   template <class A, class B>
   constexpr auto with_children(const A& a, const B& b) const { return pool_gradient<Kind, A, B, P>(a, b); }
   static constexpr bool parameters_in_type = true;
@@ -196,7 +196,7 @@ struct max_pool_gradient_gradient : node<max_pool_gradient_gradient<X, E, P>> {
   X x;
   E e;
   constexpr max_pool_gradient_gradient(X x_, E e_) : x(x_), e(e_) {}
-  constexpr child_refs<const X&, const E&> children() const { return {x, e}; }
+  constexpr child_refs<const X&, const E&> children() const { return {{{x}, {e}}}; }
   template <class A, class B>
   constexpr auto with_children(const A& a, const B& b) const { return max_pool_gradient_gradient<A, B, P>(a, b); }
   static constexpr bool parameters_in_type = true;

@@ -223,7 +223,7 @@ struct random_values : node<random_values<Dist, T, S, Seed, Like>> {
   constexpr random_values(Dist d, Seed s, Like l) : dist(d), seed(s), like(l) {}
 
   constexpr auto children() const {
-    if constexpr (seed_is_node && has_like) return child_refs<const Seed&, const Like&>{seed, like};
+    if constexpr (seed_is_node && has_like) return child_refs<const Seed&, const Like&>{{{seed}, {like}}};
     else if constexpr (seed_is_node) return child_refs<const Seed&>{seed};
     else if constexpr (has_like) return child_refs<const Like&>{like};
     else return child_refs<>{};
@@ -291,7 +291,7 @@ struct generator_skip : node<generator_skip<State, S, Like>> {
   Like like;
   constexpr generator_skip(State s, Like l) : state(s), like(l) {}
   constexpr auto children() const {
-    if constexpr (has_like) return child_refs<const State&, const Like&>{state, like};
+    if constexpr (has_like) return child_refs<const State&, const Like&>{{{state}, {like}}};
     else return child_refs<const State&>{state};
   }
   template <class Y, class... C>

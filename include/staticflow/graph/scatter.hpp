@@ -128,7 +128,7 @@ struct gather_nd : node<gather_nd<X, I>> {
   X x;
   I indices;
   constexpr gather_nd(X x_, I i) : x(x_), indices(i) {}
-  constexpr child_refs<const X&, const I&> children() const { return {x, indices}; }
+  constexpr child_refs<const X&, const I&> children() const { return {{{x}, {indices}}}; }
   template <class Y, class J>
   constexpr auto with_children(const Y& y, const J& j) const { return gather_nd<Y, J>(y, j); }
   static constexpr bool parameters_in_type = true;
@@ -178,7 +178,7 @@ struct tensor_scatter_nd : node<tensor_scatter_nd<Mode, X, I, U>> {
   I indices;
   U updates;
   constexpr tensor_scatter_nd(X x_, I i, U u) : x(x_), indices(i), updates(u) {}
-  constexpr child_refs<const X&, const I&, const U&> children() const { return {x, indices, updates}; }
+  constexpr child_refs<const X&, const I&, const U&> children() const { return {{{x}, {indices}, {updates}}}; }
   template <class Y, class J, class V>
   constexpr auto with_children(const Y& y, const J& j, const V& v) const { return tensor_scatter_nd<Mode, Y, J, V>(y, j, v); }
   static constexpr bool parameters_in_type = true;

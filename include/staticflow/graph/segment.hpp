@@ -163,7 +163,7 @@ struct segment_sum : node<segment_sum<Kind, X, I, N>> {
   I ids;
   std::size_t num_segments;
   constexpr segment_sum(X x, I i, std::size_t n) : data(x), ids(i), num_segments(n) {}
-  constexpr child_refs<const X&, const I&> children() const { return {data, ids}; }
+  constexpr child_refs<const X&, const I&> children() const { return {{{data}, {ids}}}; }
   template <class Y, class J>
   constexpr auto with_children(const Y& y, const J& j) const { return segment_sum<Kind, Y, J, N>(y, j, num_segments); }
   static constexpr bool parameters_in_type = N != dyn;
@@ -195,7 +195,7 @@ struct segment_sum<counted_segments, X, I, N> : node<segment_sum<counted_segment
   I ids;
   std::size_t num_segments = dyn;  // (counted when it runs)
   constexpr segment_sum(X x, I i, std::size_t = dyn) : data(x), ids(i) {}
-  constexpr child_refs<const X&, const I&> children() const { return {data, ids}; }
+  constexpr child_refs<const X&, const I&> children() const { return {{{data}, {ids}}}; }
   template <class Y, class J>
   constexpr auto with_children(const Y& y, const J& j) const { return segment_sum<counted_segments, Y, J, N>(y, j); }
   static constexpr bool parameters_in_type = true;
@@ -225,7 +225,7 @@ struct segment_sum_gradient : node<segment_sum_gradient<Kind, G, X, I, N>> {
   I ids;
   std::size_t num_segments;
   constexpr segment_sum_gradient(G g_, X x, I i, std::size_t n) : g(g_), data(x), ids(i), num_segments(n) {}
-  constexpr child_refs<const G&, const X&, const I&> children() const { return {g, data, ids}; }
+  constexpr child_refs<const G&, const X&, const I&> children() const { return {{{g}, {data}, {ids}}}; }
   template <class H, class Y, class J>
   constexpr auto with_children(const H& h, const Y& y, const J& j) const {
     return segment_sum_gradient<Kind, H, Y, J, N>(h, y, j, num_segments);

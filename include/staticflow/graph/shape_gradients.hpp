@@ -35,7 +35,7 @@ struct slice_gradient : node<slice_gradient<Axis, G, A>> {
   A a;
   std::size_t begin, size;
   constexpr slice_gradient(G g_, A a_, std::size_t b, std::size_t n) : g(g_), a(a_), begin(b), size(n) {}
-  constexpr child_refs<const G&, const A&> children() const { return {g, a}; }
+  constexpr child_refs<const G&, const A&> children() const { return {{{g}, {a}}}; }
   template <class H, class B>
   constexpr auto with_children(const H& h, const B& b) const { return slice_gradient<Axis, H, B>(h, b, begin, size); }
   constexpr bool same_parameters(const slice_gradient& o) const { return begin == o.begin && size == o.size; }
@@ -62,7 +62,7 @@ struct take_gradient : node<take_gradient<G, X, I>> {
   X a;
   I index;
   constexpr take_gradient(G g_, X a_, I i) : g(g_), a(a_), index(i) {}
-  constexpr child_refs<const G&, const X&, const I&> children() const { return {g, a, index}; }
+  constexpr child_refs<const G&, const X&, const I&> children() const { return {{{g}, {a}, {index}}}; }
   template <class H, class Y, class J>
   constexpr auto with_children(const H& h, const Y& y, const J& j) const { return take_gradient<H, Y, J>(h, y, j); }
   std::string name() const { return "StridedSliceGrad"; }
@@ -89,7 +89,7 @@ struct concat_gradient : node<concat_gradient<K, Axis, G, A...>> {
   std::tuple<A...> parts;
   constexpr concat_gradient(G g_, const std::tuple<A...>& p) : g(g_), parts(p) {}
   constexpr auto children() const {
-    return staticflow::detail::apply([&](const auto&... p) { return child_refs<const G&, const A&...>{g, p...}; }, parts);
+    return staticflow::detail::apply([&](const auto&... p) { return child_refs<const G&, const A&...>{{{g}, {p}...}}; }, parts);
   }
   template <class H, class... B>
   constexpr auto with_children(const H& h, const B&... b) const {

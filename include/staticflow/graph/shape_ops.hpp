@@ -330,7 +330,7 @@ struct broadcast_as : node<broadcast_as<A, Ref>> {
   A a;
   Ref ref;
   constexpr broadcast_as(A a_, Ref r) : a(a_), ref(r) {}
-  constexpr child_refs<const A&, const Ref&> children() const { return {a, ref}; }
+  constexpr child_refs<const A&, const Ref&> children() const { return {{{a}, {ref}}}; }
   template <class C, class R>
   constexpr auto with_children(const C& c, const R& r) const { return broadcast_as<C, R>(c, r); }
   std::string name() const { return "broadcast_in_dim[like]"; }
@@ -388,7 +388,7 @@ struct concat : node<concat<Axis, A...>> {
   std::tuple<A...> parts;
   constexpr explicit concat(const A&... a) : parts(a...) {}
   constexpr auto children() const {
-    return staticflow::detail::apply([](const auto&... p) { return child_refs<const A&...>{p...}; }, parts);
+    return staticflow::detail::apply([](const auto&... p) { return child_refs<const A&...>{{{p}...}}; }, parts);
   }
   template <class... C>
   constexpr auto with_children(const C&... c) const { return concat<Axis, C...>(c...); }

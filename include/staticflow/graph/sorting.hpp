@@ -111,7 +111,7 @@ struct take_along_axis : node<take_along_axis<X, P, Axis>> {
   X x;
   P positions;
   constexpr take_along_axis(X x_, P p) : x(x_), positions(p) {}
-  constexpr child_refs<const X&, const P&> children() const { return {x, positions}; }
+  constexpr child_refs<const X&, const P&> children() const { return {{{x}, {positions}}}; }
   template <class Y, class Q>
   constexpr auto with_children(const Y& y, const Q& q) const { return take_along_axis<Y, Q, Axis>(y, q); }
   static constexpr bool parameters_in_type = true;
@@ -142,7 +142,7 @@ struct take_along_axis_gradient : node<take_along_axis_gradient<G, X, P, Axis>> 
   X x;
   P positions;
   constexpr take_along_axis_gradient(G g_, X x_, P p) : g(g_), x(x_), positions(p) {}
-  constexpr child_refs<const G&, const X&, const P&> children() const { return {g, x, positions}; }
+  constexpr child_refs<const G&, const X&, const P&> children() const { return {{{g}, {x}, {positions}}}; }
   template <class H, class Y, class Q>
   constexpr auto with_children(const H& h, const Y& y, const Q& q) const { return take_along_axis_gradient<H, Y, Q, Axis>(h, y, q); }
   static constexpr bool parameters_in_type = true;

@@ -26,9 +26,9 @@ constexpr child_refs<const A&> children(const unary<Op, A>& n) { return {n.a}; }
 template <class T, class A>
 constexpr child_refs<const A&> children(const cast<T, A>& n) { return {n.a}; }
 template <class Op, class A, class B>
-constexpr child_refs<const A&, const B&> children(const binary<Op, A, B>& n) { return {n.a, n.b}; }
+constexpr child_refs<const A&, const B&> children(const binary<Op, A, B>& n) { return {{{n.a}, {n.b}}}; }
 template <class C, class A, class B>
-constexpr child_refs<const C&, const A&, const B&> children(const select<C, A, B>& n) { return {n.c, n.a, n.b}; }
+constexpr child_refs<const C&, const A&, const B&> children(const select<C, A, B>& n) { return {{{n.c}, {n.a}, {n.b}}}; }
 
 /// Nodes that are not elementwise describe themselves: `children()`, `name()`,
 /// `with_children(...)`, `same_parameters(other)` and `result_extents(child extents...)`.

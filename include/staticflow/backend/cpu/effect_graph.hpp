@@ -71,6 +71,72 @@ template <class T, class S, class K>
 STATICFLOW_INLINE tensor_view<T, S::rank> external_view(const graph::external_leaf<T, S, K>& n) {
   return {n.data(), n.result_extents()};
 }
+
+/// The value an effect's lowered graph N is, whole, when N is nothing else: a bare read of value
+/// `index` (an argument or a slot's view), or a broadcast of one to a static shape that its own
+/// shape only refines (same rank, each extent the target's or a run-time one: the gradient of a
+/// [784, 256] variable computed from an input of run-time extents), when the run-time extents are
+/// the target's (`same_extents`). index: -1 otherwise.
+template <class N>
+struct whole_read {
+  static constexpr std::size_t index = static_cast<std::size_t>(-1);
+};
+template <std::size_t I, class T, class S>
+struct whole_read<graph::argument<I, T, S>> {
+  static constexpr std::size_t index = I;
+  static constexpr bool same_extents(const extents<S::rank>&) { return true; }
+};
+template <class SA, class S>
+constexpr bool only_refines() {
+  if constexpr (SA::rank != S::rank || !S::is_static) {
+    return false;
+  } else {
+    for (std::size_t d = 0; d < S::rank; ++d)
+      if (SA::dims[d] != S::dims[d] && SA::dims[d] != dyn) return false;
+    return true;
+  }
+}
+template <class S, std::size_t I, class T, class SA>
+  requires(only_refines<SA, S>())
+struct whole_read<graph::broadcast<S, graph::argument<I, T, SA>>> {
+  static constexpr std::size_t index = I;
+  static constexpr bool same_extents(const extents<S::rank>& ext) { return ext == extents<S::rank>(S::dims); }
+};
+
+/// Outputs evaluated one after another, none in a grouped pass (detail::target_unsafe's Group).
+struct outputs_in_order {
+  static constexpr bool enabled = false;
+  template <std::size_t K>
+  static constexpr bool member = false;
+};
+
+/// For each of an effect's lowered outputs, the slot computed straight into its buffer
+/// (cpu::direct_slots): the plain single-valued slot whose value the output is, whole, unless an
+/// earlier output reads that slot whole too. Plan::slot_count for none.
+template <std::size_t ArgCount, class Plan>
+constexpr auto direct_output_slots() {
+  constexpr std::size_t outputs = std::tuple_size<typename Plan::outputs_type>::value, none = Plan::slot_count;
+  using slots = typename Plan::slots_type;
+  // whether slot J is a plain single-valued one (neither self-allocating nor several views)
+  constexpr auto plain = []<std::size_t... J>(std::index_sequence<J...>) {
+    return std::array<bool, sizeof...(J) + 1>{
+        (plan::view_count<std::tuple_element_t<J, slots>>::value == 1 && !requires { std::tuple_element_t<J, slots>::self_allocating; })...,
+        false};
+  }(std::make_index_sequence<Plan::slot_count>{});
+  constexpr auto read = []<std::size_t... K>(std::index_sequence<K...>) {
+    return std::array<std::size_t, sizeof...(K)>{whole_read<std::tuple_element_t<K, typename Plan::outputs_type>>::index...};
+  }(std::make_index_sequence<outputs>{});
+  std::array<std::size_t, outputs> slot{};
+  for (std::size_t k = 0; k < outputs; ++k) {
+    slot[k] = none;
+    if (read[k] == static_cast<std::size_t>(-1) || read[k] < ArgCount) continue;
+    for (std::size_t j = 0; j < Plan::slot_count; ++j)
+      if (plain[j] && Plan::view_bases[j] == read[k] - ArgCount) slot[k] = j;
+    for (std::size_t e = 0; e < k; ++e)
+      if (slot[e] == slot[k]) slot[k] = none;
+  }
+  return slot;
+}
 }  // namespace detail
 
 /// The erased views of a call (what effects receive).
@@ -143,37 +209,97 @@ class effect_graph {
     }(std::make_index_sequence<arg_count>{});
     using full = full_signature_t<signature, plan_type>;
     using group = output_group<typename plan_type::outputs_type>;
-    auto body = [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
-      if constexpr (group::enabled) {
-        // Elementwise graphs of one extent (an optimizer's update of a variable and its slots)
-        // in one pass where no target overlaps a value the graphs read (a call's first write of
-        // a variable goes to its spare buffer); otherwise each graph in turn.
-        evaluate_grouped<full, true>(plan_.outputs, all, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
-          return target_of<K>(target, ext, in_place_check<group, K>(all, ext));
-        });
-        return;
+    if constexpr (direct_count > 0 && requires { target(std::integral_constant<std::size_t, 0>{}, extents<rank>{}, staticflow::detail::effect_graphs::fresh_buffer); }) {
+      run_direct(views, target);
+    } else {
+      auto body = [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
+        if constexpr (group::enabled) {
+          // Elementwise graphs of one extent (an optimizer's update of a variable and its slots)
+          // in one pass where no target overlaps a value the graphs read (a call's first write of
+          // a variable goes to its spare buffer); otherwise each graph in turn.
+          evaluate_grouped<full, true>(plan_.outputs, all, [&]<std::size_t K>(std::integral_constant<std::size_t, K>, const auto& ext) {
+            return target_of<K>(target, ext, in_place_check<group, K>(all, ext));
+          });
+          return;
+        }
+        [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
+          ([&]() STATICFLOW_LAMBDA_INLINE {
+            const auto& node = staticflow::detail::get<K>(plan_.outputs);
+            const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
+            evaluate_into<full>(node, all, ext, target_of<K>(target, ext, in_place_check<group, K>(all, ext)));
+          }(), ...);
+        }(std::index_sequence_for<G...>{});
+      };
+      if constexpr (needs_arena) {
+        plan::arena_scope scope;
+        with_slots<signature>(plan_, views, body);
+      } else if constexpr (arg_count > 0) {
+        with_slots<signature>(plan_, views, body);
+      } else {
+        // only external values: their views point at their data (the loop of a for_range body
+        // runs this per iteration, so nothing else is done: no arena, no counters)
+        const auto all = staticflow::detail::values_concat(views, staticflow::detail::pack_apply([](const auto&... slot) STATICFLOW_LAMBDA_INLINE {
+          return staticflow::detail::pack_values(detail::external_view(slot)...);
+        }, plan_.slots));
+        body(all);
       }
+    }
+  }
+
+  /// The slot each graph's value is computed straight into, where it is one slot's value
+  /// (detail::direct_output_slots), and the graph that reads each slot so (none: G count).
+  static constexpr auto direct_slot_of = detail::direct_output_slots<arg_count, plan_type>();
+  // the slots computed straight into a graph's buffer, in order
+  static constexpr std::size_t direct_count = [] {
+    std::size_t n = 0;
+    for (const std::size_t j : direct_slot_of) n += j != plan_type::slot_count;
+    return n;
+  }();
+  static constexpr std::array<std::size_t, direct_count> direct_slot_values = [] {
+    std::array<std::size_t, direct_count> v{};
+    std::size_t n = 0;
+    for (const std::size_t j : direct_slot_of)
+      if (j != plan_type::slot_count) v[n++] = j;
+    return v;
+  }();
+  template <std::size_t J>
+  static constexpr std::size_t output_of_slot = [] {
+    for (std::size_t k = 0; k < sizeof...(G); ++k)
+      if (direct_slot_of[k] == J) return k;
+    return sizeof...(G);
+  }();
+
+  /// run() when some graphs are one slot's value each (an optimizer's gradients): those slots are
+  /// computed straight into the graphs' buffers, asked for with `fresh_buffer` as soon as the
+  /// slot's extents are known; a graph whose target declines (null), whose slot repeats another,
+  /// or whose broadcast turns out to broadcast, is evaluated after the slots as usual.
+  template <class Views, class Target>
+  STATICFLOW_INLINE void run_direct(const Views& views, Target& target) const {
+    using full = full_signature_t<signature, plan_type>;
+    std::array<bool, sizeof...(G)> written{};
+    const auto where = [&]<std::size_t J, std::size_t R>(std::integral_constant<std::size_t, J>, const extents<R>& ext) {
+      constexpr std::size_t K = output_of_slot<J>;
+      using read = detail::whole_read<std::tuple_element_t<K, typename plan_type::outputs_type>>;
+      using T = typename std::tuple_element_t<J, typename plan_type::slots_type>::value_type;
+      T* data = nullptr;
+      if (read::same_extents(ext)) data = target(std::integral_constant<std::size_t, K>{}, ext, staticflow::detail::effect_graphs::fresh_buffer);
+      written[K] = data != nullptr;
+      return data;
+    };
+    const auto direct = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return cpu::direct_slots<decltype(where), direct_slot_values[I]...>{where};
+    }(std::make_index_sequence<direct_count>{});
+    plan::arena_scope scope;
+    with_slots<signature>(plan_, views, [&](const auto& all) STATICFLOW_LAMBDA_INLINE {
       [&]<std::size_t... K>(std::index_sequence<K...>) STATICFLOW_LAMBDA_INLINE {
         ([&]() STATICFLOW_LAMBDA_INLINE {
+          if (written[K]) return;
           const auto& node = staticflow::detail::get<K>(plan_.outputs);
           const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
-          evaluate_into<full>(node, all, ext, target_of<K>(target, ext, in_place_check<group, K>(all, ext)));
+          evaluate_into<full>(node, all, ext, target_of<K>(target, ext, in_place_check<detail::outputs_in_order, K>(all, ext)));
         }(), ...);
       }(std::index_sequence_for<G...>{});
-    };
-    if constexpr (needs_arena) {
-      plan::arena_scope scope;
-      with_slots<signature>(plan_, views, body);
-    } else if constexpr (arg_count > 0) {
-      with_slots<signature>(plan_, views, body);
-    } else {
-      // only external values: their views point at their data (the loop of a for_range body
-      // runs this per iteration, so nothing else is done: no arena, no counters)
-      const auto all = staticflow::detail::values_concat(views, staticflow::detail::pack_apply([](const auto&... slot) STATICFLOW_LAMBDA_INLINE {
-        return staticflow::detail::pack_values(detail::external_view(slot)...);
-      }, plan_.slots));
-      body(all);
-    }
+    }, direct);
   }
 
   /// Where graph K's value goes: `target(k, ext, in_place_ok)`, `target(k, ext)`, or

@@ -323,7 +323,9 @@ void gemm_pack_b(const T* b, std::size_t ldb, bool transposed, std::size_t kc, s
 /// a[r * lda + p], or a[p * lda + r] when `transposed` (then each p is one stretch of a).
 template <class T, std::size_t MR>
 void gemm_pack_a(const T* a, std::size_t lda, bool transposed, std::size_t mr, std::size_t kc, T* __restrict ap) {
-  if (transposed) {
+  if (transposed && mr == MR) {  // (a copy of a size the compiler knows: no call per p)
+    for (std::size_t p = 0; p < kc; ++p, ap += MR) std::memcpy(ap, a + p * lda, MR * sizeof(T));
+  } else if (transposed) {
     for (std::size_t p = 0; p < kc; ++p, ap += MR) std::memcpy(ap, a + p * lda, mr * sizeof(T));
   } else if (mr == MR) {
     for (std::size_t p = 0; p < kc; ++p, ap += MR) {

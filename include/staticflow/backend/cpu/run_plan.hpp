@@ -162,6 +162,18 @@ struct direct_slot {
   Where where;
 };
 
+/// Slots `Slots...` (plain, single-valued slots) are computed straight into memory of the
+/// caller's where it says so: `where(std::integral_constant<std::size_t, K>{}, ext)` is called
+/// for slot K with its extents before anything is written to it and gives the buffer, or null
+/// for a buffer of the slot's own. Used by an effect whose graphs are bare reads of slots (an
+/// optimizer's gradients, each a matmul or a reduction): each is computed into its variable's
+/// next buffer, not into a slot that is then copied there.
+template <class Where, std::size_t... Slots>
+struct direct_slots {
+  static constexpr std::size_t slot = static_cast<std::size_t>(-1);  // (not one slot: holds_slot)
+  Where where;
+};
+
 /// Slot `Slot` (a plain, single-valued slot that no later slot reads) is offered, after every
 /// other slot, to `compute(node, all, data)` (its view then points at `data`): when that returns
 /// true it computed the slot (and whatever else it fused with it, backend/cpu/fused_outputs.hpp);
@@ -182,6 +194,20 @@ template <class D>
 struct is_fused_slot : std::false_type {};
 template <std::size_t Slot, class Compute>
 struct is_fused_slot<fused_slot<Slot, Compute>> : std::true_type {};
+
+/// Whether `Direct` has slot K computed into the caller's memory (direct_slot, direct_slots).
+template <class Direct, std::size_t K>
+struct holds_slot : std::bool_constant<Direct::slot == K && !is_fused_slot<Direct>::value> {};
+template <class Where, std::size_t... Slots, std::size_t K>
+struct holds_slot<direct_slots<Where, Slots...>, K> : std::bool_constant<((Slots == K) || ...)> {};
+
+/// Where `direct` puts slot K (extents ext): its buffer, or null for one of the slot's own.
+template <std::size_t K, class Direct, class Ext>
+STATICFLOW_INLINE auto* direct_buffer(const Direct& direct, const Ext& ext) {
+  if constexpr (requires { direct.where(std::integral_constant<std::size_t, K>{}, ext); })
+    return direct.where(std::integral_constant<std::size_t, K>{}, ext);
+  else return direct.where(ext);
+}
 
 // Slot K repeats an earlier slot: its views become that slot's. Returns whether it did.
 template <class Sig, std::size_t K, class Plan, class All>
@@ -211,7 +237,7 @@ STATICFLOW_INLINE void materialize_slot(const Plan& p, All& all, Storage& storag
   constexpr std::size_t base = Plan::template view_base<K>;
   using node_type = std::tuple_element_t<K, typename Plan::slots_type>;
   if (shares_earlier_slot<Sig, K>(p, all)) return;
-  if constexpr (Direct::slot == K && !is_fused_slot<Direct>::value)
+  if constexpr (holds_slot<Direct, K>::value)
     slot_evaluator<node_type>::template run<full_signature_t<Sig, Plan>>(
         staticflow::detail::pack_get<K>(p.slots), all, direct_slot_outputs<args + base, All, decltype(direct.where)>{all, direct.where});
   else
@@ -231,7 +257,7 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
   const auto ext = graph::node_extents(node, staticflow::detail::extents_of_views(all));
   // a slice that is a stretch of a value nothing overwrites, or x[i] of one: a view
   // (plan/slot_views.hpp), unless the caller has it computed into memory of its own (Direct)
-  if constexpr (Direct::slot != K && strided_slot_value<args, Plan, base>()) {
+  if constexpr (!holds_slot<Direct, K>::value && strided_slot_value<args, Plan, base>()) {
     // (a strided view: only fused loops read it)
     extents<std::tuple_size<std::remove_cvref_t<decltype(ext)>>::value> strides{};
     if (const auto* in_place = plan::strided_view_in_operand(node, std::as_const(all), ext, strides)) {
@@ -239,13 +265,13 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
       ++plan::materialization_counter();
       return;
     }
-  } else if constexpr (Direct::slot != K && plan::may_view_operand<args, K, Plan>()) {
+  } else if constexpr (!holds_slot<Direct, K>::value && plan::may_view_operand<args, K, Plan>()) {
     if (const auto* in_place = plan::view_in_operand(node, std::as_const(all), ext)) {
       staticflow::detail::get<args + base>(all) = {in_place, ext};  // nothing copied
       ++plan::materialization_counter();
       return;
     }
-  } else if constexpr (Direct::slot != K && is_take<std::remove_cvref_t<decltype(node)>>::value) {
+  } else if constexpr (!holds_slot<Direct, K>::value && is_take<std::remove_cvref_t<decltype(node)>>::value) {
     if constexpr (plan::reads_stable_operand<args, K, Plan>()) {
       // (reads the index: one out of range throws here, before anything else of the slot)
       staticflow::detail::get<args + base>(all) = {row_in_operand<full>(node, std::as_const(all), ext), ext};
@@ -254,8 +280,10 @@ void materialize_slot(const Plan& p, All& all, Storage& storage, plan::arena& ar
     }
   }
   auto* data = [&] {
-    if constexpr (Direct::slot == K && !is_fused_slot<Direct>::value) return direct.where(ext);
-    else return staticflow::detail::get<base>(storage).get(arena, ext);
+    if constexpr (holds_slot<Direct, K>::value) {
+      if (auto* given = direct_buffer<K>(direct, ext)) return given;
+    }
+    return staticflow::detail::get<base>(storage).get(arena, ext);
   }();
   staticflow::detail::get<args + base>(all) = {data, ext};
   if constexpr (Direct::slot == K && is_fused_slot<Direct>::value) return;  // after the others
