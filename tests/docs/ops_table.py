@@ -61,7 +61,8 @@ for u in unknown:
 # (or "float to float") where autodiff/rules.hpp has a rule for the op, "0" where the rule is
 # zero_adjoint (floor, sign, floordiv: flat, as TF's), "-" where there is none (comparisons,
 # logical and bitwise ops: no float result to differentiate).
-rules = (repo / "include" / "staticflow" / "autodiff" / "rules.hpp").read_text()
+# autodiff/rules.hpp includes the rules of rules_arithmetic.hpp and rules_data_movement.hpp
+rules = "\n".join(p.read_text() for p in sorted((repo / "include" / "staticflow" / "autodiff").glob("rules*.hpp")))
 rules = re.sub(r"inline constexpr bool is_math_function =.*?;", "", rules, flags=re.S)  # a list, not a rule
 def rule_of(tag):
     kinds = set()

@@ -20,11 +20,13 @@
 #include "staticflow/core/value_pack.hpp"
 #include "staticflow/backend/cpu/block_cache.hpp"
 #include "staticflow/backend/cpu/cursor.hpp"
+#include "staticflow/backend/cpu/loop_state.hpp"
 #include "staticflow/backend/cpu/parallel.hpp"
 #include "staticflow/backend/cpu/run_plan.hpp"
 #include "staticflow/backend/cpu/scalar_eval.hpp"
 #include "staticflow/backend/cpu/simd_eval.hpp"
 #include "staticflow/control/cond.hpp"
+#include "staticflow/control/evaluation.hpp"
 #include "staticflow/control/tensor_array.hpp"
 #include "staticflow/control/while_loop.hpp"
 #include "staticflow/core/config.hpp"
@@ -53,165 +55,9 @@ struct first_types<Tuple, std::index_sequence<I...>> {
 template <std::size_t N, class Tuple>
 using first_types_t = typename first_types<Tuple, std::make_index_sequence<N>>::type;
 
-/// One loop variable's buffer: in place for a small static shape, else on the heap, reused
-/// across iterations and grown (never shrunk) as the variable's extents change.
-template <class T, class S, bool Static = S::is_static && S::size * sizeof(T) <= STATICFLOW_MAX_STATIC_BYTES>
-struct loop_buffer {
-  static constexpr std::size_t rank = S::rank;
-  static constexpr extents<rank> ext = S::dims;
-  alignas(64) std::array<T, S::size> storage;  // not zeroed: the initial values and the body write all of it
-  T* current = storage.data();  // a swap exchanges these pointers, not the contents
-
-  loop_buffer() = default;
-  loop_buffer(const loop_buffer&) = delete;
-  loop_buffer& operator=(const loop_buffer&) = delete;
-
-  T* resize(const extents<rank>&) { return current; }
-  T* data() { return current; }
-  tensor_view<T, rank> view() const { return {current, S::dims}; }
-  void swap(loop_buffer& o) { std::swap(current, o.current); }
-};
-
-template <class T, class S>
-struct loop_buffer<T, S, false> {
-  static constexpr std::size_t rank = S::rank;
-  cached_array<T> storage;  // from this thread's block cache (backend/cpu/block_cache.hpp)
-  T* start = nullptr;     // storage + skew
-  std::size_t skew = 0;   // elements before start (see state_buffers)
-  std::size_t capacity = 0;
-  extents<rank> ext{};
-
-  T* resize(const extents<rank>& e) {
-    const std::size_t n = staticflow::detail::product(e);
-    if (n > capacity) {
-      storage = cached_array<T>(n + skew);
-      start = storage.get() + skew;
-      capacity = n;
-    }
-    ext = e;
-    return start;
-  }
-  T* data() { return start; }
-  tensor_view<T, rank> view() const { return {start, ext}; }
-  void swap(loop_buffer& o) {
-    storage.swap(o.storage);
-    std::swap(start, o.start);
-    std::swap(skew, o.skew);
-    std::swap(capacity, o.capacity);
-    std::swap(ext, o.ext);
-  }
-  /// Grows the leading extent to `rows`, keeping the data and zero-filling the new rows.
-  void grow_leading(std::size_t rows) {
-    extents<rank> e = ext;
-    e[0] = rows;
-    const std::size_t old = staticflow::detail::product(ext), n = staticflow::detail::product(e);
-    if (n > capacity) {
-      const std::size_t cap = std::max(n, 2 * capacity);
-      cached_array<T> p(cap + skew);
-      std::copy_n(start, old, p.get() + skew);
-      storage = std::move(p);
-      start = storage.get() + skew;
-      capacity = cap;
-    }
-    std::fill(start + old, start + n, T{});
-    ext = e;
-  }
-};
-
-template <class Spec>
-using loop_buffer_for = loop_buffer<typename Spec::value_type, typename Spec::shape_type>;
-template <class Specs>
-struct loop_buffers;
-template <class... Spec>
-struct loop_buffers<std::tuple<Spec...>> {
-  using type = std::tuple<loop_buffer_for<Spec>...>;
-};
-
-/// A loop's current and next state. The body reads `cur` while it writes `next`; when the two
-/// buffers of a variable sit a multiple of 4 KiB apart, every store looks to the CPU like it may
-/// feed a load of the other buffer (4K aliasing) and the loop runs at half speed (measured on a
-/// 1024-float update). So the two are kept about 2 KiB apart modulo 4 KiB: by padding for static
-/// shapes, by a skew of the heap block for run-time ones.
-template <class Specs>
-struct state_buffers {
-  using buffers = typename loop_buffers<Specs>::type;
-  static constexpr std::size_t pad = [] {
-    const std::size_t rest = sizeof(buffers) % 4096;
-    return ((2048 + 4096 - rest) % 4096) / 64 * 64 + 64;
-  }();
-  buffers cur;
-  alignas(64) unsigned char padding[pad];
-  buffers next;
-
-  state_buffers() {
-    staticflow::detail::apply([](auto&... b) {
-      ([&] {
-        if constexpr (requires { b.skew; }) b.skew = 2048 / sizeof(*b.data());
-      }(), ...);
-    }, next);
-  }
-};
-
-/// Writes one scalar result (a condition, a selector) to `out`.
-template <class T>
-struct scalar_target {
-  T* out;
-  template <std::size_t J, std::size_t R>
-  T* allocate(const extents<R>&) const { return out; }
-};
-
-/// Checks a tensor-array write of element `value` (extents ve) at `index` into an array of
-/// extents `array` and returns the leading extent after it (grown when allowed).
-template <std::size_t R, std::size_t ER>
-std::size_t checked_write(std::int64_t index, extents<R>& array, const extents<ER>& ve, bool grows) {
-  static_assert(ER + 1 == R);
-  if (index < 0)
-    throw shape_error("tensor_array::write: index " + std::to_string(index) + " is negative");
-  const std::size_t rows = array[0];
-  // An array that holds no elements takes its element shape from the first element written: an
-  // empty one, or one made with_size(n) whose element extents are not known until then (n rows of
-  // extent 0; a scan's results over a carry of run-time shape).
-  if (staticflow::detail::product(array) == 0)
-    for (std::size_t d = 0; d < ER; ++d) array[d + 1] = ve[d];
-  extents<ER> element{};
-  for (std::size_t d = 0; d < ER; ++d) element[d] = array[d + 1];
-  if (element != ve)
-    throw shape_error("tensor_array::write: the element has shape " + staticflow::detail::extents_string(ve) +
-                      ", the array's elements have shape " + staticflow::detail::extents_string(element));
-  if (static_cast<std::uint64_t>(index) >= rows && !grows)
-    throw shape_error("tensor_array::write: index " + std::to_string(index) +
-                      " is out of range for a tensor array of size " + std::to_string(rows) +
-                      " (its size is fixed; make it with dynamic_size to let it grow)");
-  return std::max(rows, static_cast<std::size_t>(index) + 1);
-}
-
-/// Where an in-place tensor-array write puts its index and element until every output of the
-/// body is computed (a later output may read the element the write replaces).
-template <class I, class T, class ES>
-struct staged_write {
-  I index{};
-  plan::slot_storage<void, T, ES> storage;
-  T* value = nullptr;
-  extents<ES::rank> value_ext{};
-};
-struct no_staging {};
-
-// For body output J: the loop variable it belongs to and whether it is the element (part 1) or
-// the index (part 0) of an in-place write.
-template <bool... InPlace>
-struct flat_layout {
-  static constexpr std::size_t count = (std::size_t{0} + ... + (InPlace ? 2 : 1));
-  static constexpr auto table = [] {
-    constexpr bool mask[] = {InPlace...};
-    std::array<std::pair<std::size_t, std::size_t>, count> t{};
-    std::size_t j = 0;
-    for (std::size_t k = 0; k < sizeof...(InPlace); ++k) {
-      t[j++] = {k, 0};
-      if (mask[k]) t[j++] = {k, 1};
-    }
-    return t;
-  }();
-};
+using staticflow::detail::control_evaluation::loop_output_layout;
+using staticflow::detail::control_evaluation::no_staging;
+using staticflow::detail::control_evaluation::scalar_target;
 
 /// The dtype of lanes L: a batch's, or one element's own.
 template <class L>
@@ -256,7 +102,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   using specs = typename node_type::output_specs;
   static constexpr std::size_t V = sizeof...(InPlace);
   static constexpr std::array<bool, sizeof...(InPlace)> in_place{InPlace...};  // (a bounded array: clang)
-  using layout = detail::flat_layout<InPlace...>;
+  using layout = detail::loop_output_layout<InPlace...>;
   using buffers = typename detail::loop_buffers<specs>::type;
 
   // Variable K is overwritten in place by the body (one buffer, no swap: a hand-written loop's
@@ -283,12 +129,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     if constexpr (!in_place[K]) {
       return detail::no_staging{};
     } else {
-      constexpr std::size_t index_output = [] {
-        for (std::size_t j = 0; j < layout::count; ++j)
-          if (layout::table[j].first == K) return j;
-        return std::size_t{0};
-      }();
-      using I = typename std::tuple_element_t<index_output, typename BodyPlan::outputs_type>::value_type;
+      using I = typename std::tuple_element_t<layout::first_output(K), typename BodyPlan::outputs_type>::value_type;
       using spec = std::tuple_element_t<K, specs>;
       using T = typename spec::value_type;
       return detail::staged_write<I, T, typename staticflow::detail::drop_leading<typename spec::shape_type>::type>{};
@@ -791,17 +632,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
 
   template <class Buffer, class Staged>
   static void write_in_place(Buffer& b, const Staged& s, bool grows) {
-    constexpr bool growable = requires { b.grow_leading(std::size_t{}); };
-    auto ext = b.view().ext;  // an empty array takes its element extents from this element
-    const std::size_t rows = detail::checked_write(static_cast<std::int64_t>(s.index), ext, s.value_ext, grows && growable);
-    if constexpr (growable) {
-      if (rows != ext[0] || ext != b.ext) {
-        // element extents just adopted: the old rows held nothing, so every row starts as zeros
-        if (ext != b.ext) ext[0] = 0;
-        b.ext = ext;
-        b.grow_leading(rows);
-      }
-    }
+    staticflow::detail::control_evaluation::make_room_for_write(b, static_cast<std::int64_t>(s.index), s.value_ext, grows);
     const std::size_t inner = staticflow::detail::product(s.value_ext);
     std::copy_n(s.value, inner, b.data() + static_cast<std::size_t>(s.index) * inner);
   }
@@ -818,10 +649,7 @@ struct slot_evaluator<graph::ta_zeros<T, S, N>> {
   template <class FullSig, class All, class Out>
   static void run(const graph::ta_zeros<T, S, N>& n, All& all, const Out& out) {
     const auto count = static_cast<std::int64_t>(detail::scalar_value<FullSig>(n.count, all));
-    if (count < 0) throw shape_error("tensor_array: the size " + std::to_string(count) + " is negative");
-    extents<S::rank> ext = S::dims;
-    for (std::size_t d = 0; d < S::rank; ++d)
-      if (ext[d] == dyn) ext[d] = d == 0 ? static_cast<std::size_t>(count) : 0;
+    const auto ext = staticflow::detail::control_evaluation::zero_elements_extents<S>(count);
     T* data = out.template allocate<0>(ext);
     std::fill_n(data, staticflow::detail::product(ext), T{});
   }
@@ -837,9 +665,7 @@ struct slot_evaluator<graph::ta_write<A, I, V>> {
     const auto ae = graph::node_extents(n.array, ext_all);
     const auto ve = graph::node_extents(n.value, ext_all);
     const auto index = static_cast<std::int64_t>(detail::scalar_value<FullSig>(n.index, all));
-    auto re = ae;
-    constexpr bool growable = A::shape_type::dims[0] == dyn;  // a static leading extent is a fixed size
-    re[0] = detail::checked_write(index, re, ve, n.dynamic_size && growable);
+    const auto re = staticflow::detail::control_evaluation::written_array_extents<typename A::shape_type>(index, ae, ve, n.dynamic_size);
     T* data = out.template allocate<0>(re);
     const std::size_t inner = staticflow::detail::product(ve);
     const std::size_t old = staticflow::detail::product(ae);

@@ -30,6 +30,7 @@
 #include "staticflow/backend/thrust/run_plan.hpp"
 #include "staticflow/backend/thrust/system.hpp"
 #include "staticflow/control/cond.hpp"
+#include "staticflow/control/evaluation.hpp"
 #include "staticflow/control/tensor_array.hpp"
 #include "staticflow/control/while_loop.hpp"
 #include "staticflow/core/errors.hpp"
@@ -44,41 +45,6 @@ template <std::size_t N, class Tuple>
 auto first_values(const Tuple& t) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) { return std::tuple{staticflow::detail::get<I>(t)...}; }(
              std::make_index_sequence<N>{});
-}
-
-/// Writes one scalar result (a loop's condition) to `out`.
-template <class T>
-struct scalar_target {
-  T* out;
-  template <std::size_t J, std::size_t R>
-  T* allocate(const extents<R>&) const {
-    return out;
-  }
-};
-
-/// Checks a tensor-array write of element `value` (extents ve) at `index` into an array of
-/// extents `array` and returns the leading extent after it (grown when allowed). The CPU
-/// backend's checks and messages.
-template <std::size_t R, std::size_t ER>
-std::size_t checked_write(std::int64_t index, extents<R>& array, const extents<ER>& ve, bool grows) {
-  static_assert(ER + 1 == R);
-  if (index < 0) throw shape_error("tensor_array::write: index " + std::to_string(index) + " is negative");
-  const std::size_t rows = array[0];
-  // An array that holds no elements takes its element shape from the first element written: an
-  // empty one, or one made with_size(n) whose element extents are not known until then (n rows of
-  // extent 0; a scan's results over a carry of run-time shape).
-  if (staticflow::detail::product(array) == 0)
-    for (std::size_t d = 0; d < ER; ++d) array[d + 1] = ve[d];
-  extents<ER> element{};
-  for (std::size_t d = 0; d < ER; ++d) element[d] = array[d + 1];
-  if (element != ve)
-    throw shape_error("tensor_array::write: the element has shape " + staticflow::detail::extents_string(ve) +
-                      ", the array's elements have shape " + staticflow::detail::extents_string(element));
-  if (static_cast<std::uint64_t>(index) >= rows && !grows)
-    throw shape_error("tensor_array::write: index " + std::to_string(index) +
-                      " is out of range for a tensor array of size " + std::to_string(rows) +
-                      " (its size is fixed; make it with dynamic_size to let it grow)");
-  return std::max(rows, static_cast<std::size_t>(index) + 1);
 }
 
 /// One loop variable on the device: a device vector reused across iterations (grown, never
@@ -128,24 +94,9 @@ struct staged_write {
   T* value = nullptr;  // a device buffer of the iteration's arena scope
   extents<ER> value_ext{};
 };
-struct no_staging {};
-
-// For body output J: the loop variable it belongs to and whether it is the element (part 1) or
-// the index (part 0) of an in-place write.
-template <bool... InPlace>
-struct flat_layout {
-  static constexpr std::size_t count = (std::size_t{0} + ... + (InPlace ? 2 : 1));
-  static constexpr auto table = [] {
-    constexpr bool mask[] = {InPlace..., false};
-    std::array<std::pair<std::size_t, std::size_t>, count> t{};
-    std::size_t j = 0;
-    for (std::size_t k = 0; k < sizeof...(InPlace); ++k) {
-      t[j++] = {k, 0};
-      if (mask[k]) t[j++] = {k, 1};
-    }
-    return t;
-  }();
-};
+using staticflow::detail::control_evaluation::loop_output_layout;
+using staticflow::detail::control_evaluation::no_staging;
+using staticflow::detail::control_evaluation::scalar_target;
 
 }  // namespace detail
 
@@ -173,7 +124,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
   using specs = typename node_type::output_specs;
   static constexpr std::size_t V = sizeof...(InPlace);
   static constexpr bool in_place[] = {InPlace..., false};
-  using layout = detail::flat_layout<InPlace...>;
+  using layout = detail::loop_output_layout<InPlace...>;
   using states = typename detail::device_states<specs>::type;
 
   template <std::size_t K>
@@ -181,12 +132,7 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
     if constexpr (!in_place[K]) {
       return detail::no_staging{};
     } else {
-      constexpr std::size_t index_output = [] {
-        for (std::size_t j = 0; j < layout::count; ++j)
-          if (layout::table[j].first == K) return j;
-        return std::size_t{0};
-      }();
-      using I = typename std::tuple_element_t<index_output, typename BodyPlan::outputs_type>::value_type;
+      using I = typename std::tuple_element_t<layout::first_output(K), typename BodyPlan::outputs_type>::value_type;
       using spec = std::tuple_element_t<K, specs>;
       return detail::staged_write<I, typename spec::value_type, spec::shape_type::rank - 1>{};
     }
@@ -311,20 +257,10 @@ struct slot_evaluator<graph::while_plan<ArgCount, Inits, CondPlan, BodyPlan, std
 
   template <class Spec, class State, class Staged>
   static void write_in_place(State& b, const Staged& s, bool grows) {
-    constexpr bool growable = Spec::shape_type::dims[0] == dyn;  // a static leading extent is a fixed size
     using I = std::remove_pointer_t<decltype(s.index)>;
     const auto index = static_cast<std::int64_t>(detail::read_back<I>(s.index));
-    auto ext = b.ext;  // an empty array takes its element extents from this element
-    const std::size_t rows = detail::checked_write(index, ext, s.value_ext, grows && growable);
-    // element extents just adopted (the old rows held nothing: every row starts as zeros), or
-    // rows added to a dynamic-size array
-    if (ext != b.ext) {
-      ext[0] = 0;
-      b.ext = ext;
-      b.grow_leading(rows);
-    } else if (rows != ext[0]) {
-      b.grow_leading(rows);
-    }
+    staticflow::detail::control_evaluation::make_room_for_write(
+        b, index, s.value_ext, grows && staticflow::detail::control_evaluation::leading_extent_grows<typename Spec::shape_type>);
     const std::size_t inner = staticflow::detail::product(s.value_ext);
     if (inner > 0) ::thrust::copy_n(async_policy(), s.value, inner, b.data() + static_cast<std::size_t>(index) * inner);
   }
@@ -336,10 +272,7 @@ struct slot_evaluator<graph::ta_zeros<T, S, N>> {
   template <class All, class Out>
   static void run(const graph::ta_zeros<T, S, N>& n, All& all, const Out& out) {
     const auto count = static_cast<std::int64_t>(detail::scalar_on_host(n.count, all));
-    if (count < 0) throw shape_error("tensor_array: the size " + std::to_string(count) + " is negative");
-    extents<S::rank> ext = S::dims;
-    for (std::size_t d = 0; d < S::rank; ++d)
-      if (ext[d] == dyn) ext[d] = d == 0 ? static_cast<std::size_t>(count) : 0;
+    const auto ext = staticflow::detail::control_evaluation::zero_elements_extents<S>(count);
     T* data = out.template allocate<0>(ext);
     const std::size_t size = staticflow::detail::product(ext);
     if (size > 0) ::thrust::fill_n(async_policy(), data, size, T{});
@@ -356,9 +289,7 @@ struct slot_evaluator<graph::ta_write<A, I, V>> {
     const auto ae = graph::node_extents(n.array, ext_all);
     const auto ve = graph::node_extents(n.value, ext_all);
     const auto index = static_cast<std::int64_t>(detail::scalar_on_host(n.index, all));
-    auto re = ae;
-    constexpr bool growable = A::shape_type::dims[0] == dyn;  // a static leading extent is a fixed size
-    re[0] = detail::checked_write(index, re, ve, n.dynamic_size && growable);
+    const auto re = staticflow::detail::control_evaluation::written_array_extents<typename A::shape_type>(index, ae, ve, n.dynamic_size);
     T* data = out.template allocate<0>(re);
     const std::size_t inner = staticflow::detail::product(ve);
     const std::size_t old = staticflow::detail::product(ae);
