@@ -251,15 +251,15 @@ class effect_graph {
   static constexpr auto direct_slot_of = detail::direct_output_slots<arg_count, plan_type>();
   // the slots computed straight into a graph's buffer, in order
   static constexpr std::size_t direct_count = [] {
-    std::size_t n = 0;
-    for (const std::size_t j : direct_slot_of) n += j != plan_type::slot_count;
-    return n;
+    std::size_t count = 0;
+    for (const std::size_t j : direct_slot_of) count += j != plan_type::slot_count;
+    return count;
   }();
   static constexpr std::array<std::size_t, direct_count> direct_slot_values = [] {
     std::array<std::size_t, direct_count> v{};
-    std::size_t n = 0;
+    std::size_t filled = 0;
     for (const std::size_t j : direct_slot_of)
-      if (j != plan_type::slot_count) v[n++] = j;
+      if (j != plan_type::slot_count) v[filled++] = j;
     return v;
   }();
   template <std::size_t J>
