@@ -80,24 +80,20 @@ namespace detail {
 template <class Self, class... Args>
 struct call_site : dispatch_variants<typename Self::config_type, Args...> {
   using variants = dispatch_variants<typename Self::config_type, Args...>;
+  // the names of the compile-time half that the run-time selection below reads
   using typename variants::config;
-  using typename variants::args_tuple;
   template <std::size_t I>
   using arg_t = typename variants::template arg_t<I>;
   template <std::size_t V>
   using general_t = typename variants::template general_t<V>;
   template <std::size_t C>
   using choice_t = typename variants::template choice_t<C>;
-  using variants::arity;
-  using variants::counts;
   using variants::strides;
   using variants::general_count;
-  using variants::spec_count;
   using variants::applicable_table;
   using variants::any_specialization;
   using variants::offsets;
   using variants::choice_count;
-  using variants::general_of_choice;
   using variants::single_choice;
   using variants::dispatched;
 
