@@ -291,7 +291,7 @@ class collective_effect final : public staticflow::detail::effect {
       return false;
     } else {
       using N = std::tuple_element_t<0, std::tuple<G...>>;
-      return graph::detail::is_argument<N>::value || cpu::detail::is_external<N>::value;
+      return graph::detail::is_argument<N>::value || staticflow::detail::effect_graphs::is_external<N>::value;
     }
   }();
 

@@ -20,7 +20,6 @@
 #include <utility>
 #include <vector>
 
-#include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/effects/eager.hpp"
 #include "staticflow/effects/evaluator.hpp"
@@ -68,7 +67,7 @@ void cond_statement(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) {
   traced_program("sf::cond with branches that return nothing");  // throws outside a traced function
   if constexpr (evaluable_now<Pred>()) {
     if (eager_now()) {  // an eager call: the branch picked runs now, the other not at all
-      if (cpu::effect_graph<Pred>(pred).scalar(nullptr)) true_fn();
+      if (scalar_now(pred)) true_fn();
       else false_fn();
       return;
     }

@@ -21,10 +21,10 @@
 #include <utility>
 
 #include "staticflow/core/value_pack.hpp"
-#include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/control/cond.hpp"
 #include "staticflow/control/while_loop.hpp"
 #include "staticflow/control/structure.hpp"
+#include "staticflow/effects/evaluator.hpp"
 #include "staticflow/effects/print.hpp"
 #include "staticflow/effects/recorder.hpp"
 #include "staticflow/graph/external.hpp"
@@ -59,7 +59,7 @@ constexpr bool holds_eager_value() {
 /// sub-graph (what an effect's graph may be).
 template <class N>
 constexpr bool evaluable_now() {
-  return cpu::detail::argument_bound<N>() == 0 && cpu::detail::effect_supported<N>();
+  return effect_graphs::argument_bound<N>() == 0 && effect_graphs::effect_supported<N>();
 }
 
 /// Whether graph N is an eager value's graph: evaluated on the spot in eager mode (a traced call
@@ -88,7 +88,7 @@ auto eager_materialize(const N& n) {
   using S = typename Spec::shape_type;
   static_assert(std::is_same<typename G::value_type, T>::value);
   auto held = std::make_shared<eager_buffer<T, S::rank>>();
-  cpu::effect_graph<G>(node).run(nullptr, [&](const extents<G::shape_type::rank>& e) {
+  evaluate_now(node, [&](const extents<G::shape_type::rank>& e) {
     std::size_t n_elements = 1;
     for (std::size_t d = 0; d < G::shape_type::rank; ++d) n_elements *= held->ext[d] = e[d];
     held->values.reset(new T[n_elements ? n_elements : 1]);
@@ -160,7 +160,7 @@ template <class Pred, class TrueFn, class FalseFn>
 constexpr auto eager_cond(const Pred& pred, TrueFn& true_fn, FalseFn& false_fn) {
   using traced = decltype(make_branches<graph::cond_kind, cond_names>(pred, true_fn, false_fn));
   using specs = specs_of_nodes_t<decltype(as_tuple(std::declval<const traced&>()))>;
-  const bool pick = cpu::effect_graph<Pred>(pred).scalar(nullptr);
+  const bool pick = scalar_now(pred);
   constexpr auto outputs = std::make_index_sequence<std::tuple_size<specs>::value>{};
   auto results = pick ? eager_results<specs>(as_tuple(true_fn()), outputs)
                       : eager_results<specs>(as_tuple(false_fn()), outputs);
@@ -208,7 +208,7 @@ constexpr auto eager_while(Cond& cond, Body& body, std::int64_t max_iterations, 
   auto state = eager_results<specs>(inits, positions);
   for (std::int64_t i = 0; max_iterations < 0 || i < max_iterations; ++i) {
     const auto pred = to_node(staticflow::detail::apply(cond, state));
-    if (!cpu::effect_graph<std::remove_cvref_t<decltype(pred)>>(pred).scalar(nullptr)) break;
+    if (!scalar_now(pred)) break;
     state = eager_results<specs>(as_tuple(staticflow::detail::apply(body, state)), positions);
   }
   return unwrap_single(std::move(state));
@@ -225,7 +225,7 @@ std::ostream& operator<<(std::ostream& os, const N& n) {
   constexpr std::size_t R = N::shape_type::rank;
   std::unique_ptr<T[]> values;
   extents<R> ext{};
-  cpu::effect_graph<N>(n).run(nullptr, [&](const extents<R>& e) {
+  staticflow::detail::evaluate_now(n, [&](const extents<R>& e) {
     ext = e;
     values.reset(new T[staticflow::detail::product(e) ? staticflow::detail::product(e) : 1]);
     return values.get();

@@ -8,6 +8,12 @@
 // plans them for the device kernels (thrust_backend::effect_graph), which exist only in
 // translation units that include backend/thrust/thrust.hpp: elsewhere nothing of the Thrust
 // backend is instantiated, so CPU-only code pays no compile time for it.
+//
+// It is also where the rest of the effects layer finds the host: what an eager call computes on
+// the spot (its values, a cond's predicate, a while_loop's condition, a for_range's bounds) is
+// evaluated now, in host memory, by the CPU kernels (evaluate_now, scalar_now below), whatever
+// backend the function is traced for, as TensorFlow's eager mode runs op by op. No other header
+// of effects/ names a backend.
 #pragma once
 
 #include <memory>
@@ -107,5 +113,18 @@ class effect_evaluator {
   std::optional<host_graph> host_;
   std::shared_ptr<const void> device_;  // a thrust_backend::effect_graph<G...>
 };
+
+/// Graph g (one that reads no argument: evaluable_now) evaluated now, on the host:
+/// `target(ext)` is called once its extents are known and returns where to write its values.
+template <class G, class Target>
+void evaluate_now(const G& g, Target&& target) {
+  cpu::effect_graph<G>(g).run(nullptr, std::forward<Target>(target));
+}
+
+/// The value of scalar graph g (one that reads no argument), evaluated now on the host.
+template <class G>
+typename G::value_type scalar_now(const G& g) {
+  return cpu::effect_graph<G>(g).scalar(nullptr);
+}
 }  // namespace detail
 }  // namespace staticflow

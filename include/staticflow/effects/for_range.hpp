@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include "staticflow/backend/cpu/effect_graph.hpp"
 #include "staticflow/core/static_value.hpp"
 #include "staticflow/effects/eager.hpp"
 #include "staticflow/effects/evaluator.hpp"
@@ -122,8 +121,8 @@ void for_range(const Lo& lo, const Hi& hi, Body&& body) {
     if constexpr (detail::evaluable_now<lo_type>() && detail::evaluable_now<hi_type>() &&
                   std::is_invocable<Body&, graph::eager_value<I, shape<>>>::value) {
       if (detail::eager_now()) {  // an eager call: a C++ loop, the body run on every iteration
-        const I first = cpu::effect_graph<lo_type>(lo_node).scalar(nullptr);
-        const I last = cpu::effect_graph<hi_type>(hi_node).scalar(nullptr);
+        const I first = detail::scalar_now(lo_node);
+        const I last = detail::scalar_now(hi_node);
         I counter = first;
         const void* counter_data = &counter;
         const graph::external_source counter_source{&counter_data, nullptr, "range_index"};
