@@ -77,6 +77,7 @@
 #include "staticflow/graph/shape_ops.hpp"
 #include "staticflow/graph/traversal.hpp"
 #include "staticflow/backend/backend.hpp"
+#include "staticflow/backend/cpu/concrete_function.hpp"
 #include "staticflow/backend/cpu/control.hpp"
 #include "staticflow/backend/cpu/conv.hpp"
 #include "staticflow/backend/cpu/conv3d.hpp"

@@ -20,8 +20,8 @@ SEAMS = {
     "staticflow.hpp": "the umbrella header includes every backend",
     "effects/evaluator.hpp": "where an effect meets the backend its function is traced for, "
                              "and the host evaluation of eager calls (evaluate_now, scalar_now)",
-    "trace/function.hpp": "picks the backend's compiled function for a call (the Thrust one when included)",
-    "trace/concrete_function.hpp": "the compiled function of the CPU backend: its slots, kernels and fused outputs",
+    "trace/function.hpp": "picks the backend's concrete function for a call (the CPU backend's, "
+                          "or the Thrust backend's where backend/thrust/thrust.hpp is included)",
     "interop/device.hpp": "device tensors wait for the Thrust backend's kernels (block_until_ready)",
 }
 

@@ -20,6 +20,7 @@
 #include "staticflow/interop/tensor_ref.hpp"
 #include "staticflow/interop/xarray.hpp"
 #include "staticflow/trace/cache.hpp"
+#include "staticflow/backend/cpu/concrete_function.hpp"
 #include "staticflow/trace/concrete_function.hpp"
 #include "staticflow/trace/dispatch.hpp"
 #include "staticflow/trace/eager_mode.hpp"

@@ -139,19 +139,6 @@ constexpr auto direct_output_slots() {
 }
 }  // namespace detail
 
-/// The erased views of a call (what effects receive).
-template <class Views>
-STATICFLOW_INLINE auto erase_views(const Views& views) {
-  return staticflow::detail::apply(
-      [](const auto&... v) STATICFLOW_LAMBDA_INLINE {
-        return std::array<staticflow::detail::erased_view, sizeof...(v) + 1>{[](const auto& one) STATICFLOW_LAMBDA_INLINE {
-          if constexpr (std::is_same<std::remove_cvref_t<decltype(one)>, no_view>::value) return staticflow::detail::erased_view{};
-          else return staticflow::detail::erased_view{one.data, one.ext.data()};
-        }(v)...};
-      },
-      views);
-}
-
 /// Graphs G... planned together for evaluation by an effect: one plan, so a materialized node
 /// the graphs share (a matmul both the gradients of a layer's weights and of its bias read) is
 /// computed once. One graph is the common case (a value assigned, printed, a loop bound).

@@ -162,6 +162,26 @@ struct direct_slot {
   Where where;
 };
 
+namespace detail {
+/// The plan's last slot when the only lowered output `Out` is a bare read of it and that slot is
+/// a plain single-valued one (a softmax, matmul or reduction at the graph's root; or a
+/// self-allocating one that allocates its value once, `allocates_once`: boolean_mask): call_into
+/// can compute it straight into the caller's container. Plan::slot_count when there is none.
+template <std::size_t Args, class Plan, class Out>
+consteval std::size_t direct_output_slot() {
+  constexpr std::size_t none = Plan::slot_count;
+  if constexpr (Plan::slot_count == 0 || !graph::detail::is_argument<Out>::value) {
+    return none;
+  } else {
+    constexpr std::size_t last = Plan::slot_count - 1;
+    using node_type = std::tuple_element_t<last, typename Plan::slots_type>;
+    if constexpr (requires { node_type::self_allocating; } && !requires { node_type::allocates_once; }) return none;
+    else if constexpr (plan::view_count<node_type>::value == 1 && Out::index == Args + Plan::template view_base<last>) return last;
+    else return none;
+  }
+}
+}  // namespace detail
+
 /// Slots `Slots...` (plain, single-valued slots) are computed straight into memory of the
 /// caller's where it says so: `where(std::integral_constant<std::size_t, K>{}, ext)` is called
 /// for slot K with its extents before anything is written to it and gives the buffer, or null

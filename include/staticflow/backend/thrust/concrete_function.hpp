@@ -68,18 +68,21 @@ auto make_views(const Args&... args) {
 
 /// The Thrust backend's concrete function.
 template <class Sig, class Result, class Fn>
-class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concrete_function_base {
-  static_assert(detail::checked_result<Result>::ok);
-  using nodes_type = decltype(detail::output_nodes(std::declval<const Result&>()));
+class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public detail::concrete_function_shared<Sig, Result, Fn> {
+  using shared = detail::concrete_function_shared<Sig, Result, Fn>;
+  using typename shared::nodes_type;
+  using shared::output_extents;
+  using shared::has_effects;
+  using shared::with_erased_effects;
 
  public:
-  using signature_type = Sig;
-  using graph_type = Result;
-  static constexpr std::size_t output_count = [] {
-    if constexpr (std::is_void<Result>::value) return std::size_t{0};
-    else return std::tuple_size<nodes_type>::value;
-  }();
-  static_assert(output_count > 0 || std::is_void<Result>::value);
+  using shared::output_count;
+  using shared::traced_at_compile_time;
+  using shared::evaluation_plan;
+  using typename shared::plan_type;
+  template <std::size_t K>
+  using output_spec = typename shared::template output_spec<K>;
+  static_assert(output_count > 0);
   /// Whether the signature or the graph has strings: reported below, and the call then runs nothing.
   static constexpr bool uses_strings = [] {
     constexpr bool in_signature = []<class... E>(std::type_identity<std::tuple<E...>>) {
@@ -88,46 +91,20 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
         else return false;
       }());
     }(std::type_identity<Sig>{});
-    if constexpr (std::is_void<Result>::value) return in_signature;
-    else return in_signature || []<std::size_t... K>(std::index_sequence<K...>) {
+    return in_signature || []<std::size_t... K>(std::index_sequence<K...>) {
       return (false || ... || graph::mentions_strings_v<std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>>);
     }(std::make_index_sequence<std::tuple_size<nodes_type>::value>{});
   }();
   static_assert(!uses_strings, "staticflow: string tensors run on the CPU backend only (the Thrust backend has no string kernels)");
 
-  explicit concrete_function(Result graph)
-      : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>),
-        graph_(std::move(graph)),
-        plan_(run_time_plan()) {}
+  explicit concrete_function(Result graph) : shared(&detail::type_key<std::pair<backend::thrust_t, Sig>>, std::move(graph)) {}
   /// A function the compiler traced (as the CPU backend's, trace/concrete_function.hpp): calls
   /// evaluate the compiler's plan, and the lambda is traced at run time only for graph().
-  explicit concrete_function(detail::traced_by_compiler_t)
-      : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>) {
-    static_assert(traced_at_compile_time);
-  }
+  explicit concrete_function(detail::traced_by_compiler_t t) : shared(&detail::type_key<std::pair<backend::thrust_t, Sig>>, t) {}
 
-  /// The graph the lambda returned while tracing (traced now if the compiler traced it).
-  const Result& graph() const { return graph_.get(); }
-
-  template <std::size_t K>
-  using output_node = std::remove_cvref_t<std::tuple_element_t<K, nodes_type>>;
-  template <std::size_t K>
-  using output_spec = spec_of_node_t<output_node<K>>;
   /// Output K's container: a device tensor of its dtype and rank.
   template <std::size_t K>
   using result_type = device_tensor<typename output_spec<K>::value_type, output_spec<K>::shape_type::rank>;
-  using output_values_type = typename detail::decayed_tuple<nodes_type>::type;
-  using plan_type = plan::evaluation_plan<std::tuple_size<Sig>::value, output_values_type>;
-  static constexpr std::size_t materialized_count = plan_type::slot_count;
-  /// Whether the plan was made by the compiler (trace/constant_trace.hpp), as on the CPU backend.
-  static constexpr bool traced_at_compile_time = [] {
-    if constexpr (std::is_void<Fn>::value) return false;
-    else return detail::constant_plan_possible<plan_type, output_values_type, Fn, Sig>;
-  }();
-  const plan_type& evaluation_plan() const {
-    if constexpr (traced_at_compile_time) return detail::constant_plan_v<plan_type, output_values_type, Fn, Sig>;
-    else return plan_;
-  }
 
   /// Evaluates the graph; results come back as sf::device_tensor (a std::tuple of them for
   /// several outputs), still being computed under CUDA until read. The function's effects
@@ -154,27 +131,6 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     if (has_effects()) [[unlikely]]
       effects_then(views, [&] { compute_into(std::forward<Out>(out), views); });
     else compute_into(std::forward<Out>(out), views);
-  }
-
-  std::string graph_string() const { return make_listing().jaxpr(); }
-  std::string to_dot() const { return make_listing().dot(); }
-  std::string to_code() const { return make_listing().code(); }
-
-  std::string pretty_printed_signature() const override {
-    std::string s = "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  ";
-    if constexpr (output_count == 1 && !detail::is_tuple<Result>::value) {
-      s += tensor_spec_string<output_spec<0>>();
-    } else {
-      s += "Tuple[";
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        if constexpr (output_count > 0) {
-          const std::string outputs[] = {tensor_spec_string<output_spec<K>>()...};
-          for (std::size_t k = 0; k < output_count; ++k) (s += k ? ", " : "") += outputs[k];
-        }
-      }(std::make_index_sequence<output_count>{});
-      s += "]";
-    }
-    return s + "\nCaptures:\n" + captures_string();
   }
 
  private:
@@ -236,19 +192,6 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     return thrust_backend::detail::make_views(args...);
   }
 
-  template <class Views>
-  auto output_extents(const Views& views) const {
-    const auto arg_ext = detail::extents_of_views(views);
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple{graph::node_extents(staticflow::detail::get<K>(evaluation_plan().outputs), arg_ext)...};
-    }(std::make_index_sequence<output_count>{});
-  }
-
-  auto nodes() const { return detail::output_nodes(graph()); }
-  output_values_type output_values() const {
-    return staticflow::detail::apply([](const auto&... n) { return output_values_type{n...}; }, detail::output_nodes(graph()));
-  }
-
   /// Computes the slots (device buffers), then runs f over the argument views followed by the
   /// slots' views.
   template <class Views, class F>
@@ -307,12 +250,12 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
       ([&] {
         using V = std::remove_cvref_t<std::tuple_element_t<I, Views>>;
         if constexpr (requires(const V& v) { v.data; }) {
-          if (output_count == 1 && !graph::uses_argument<I, N>) return;
+          if (shared::output_count == 1 && !graph::uses_argument<I, N>) return;
           const auto& v = staticflow::detail::get<I>(views);
           const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
           const auto* vhi = reinterpret_cast<const unsigned char*>(v.data + v.size());
           const bool overlap = vlo < hi && lo < vhi;
-          const bool same_positions = output_count == 1 && static_cast<const void*>(v.data) == static_cast<const void*>(out) &&
+          const bool same_positions = shared::output_count == 1 && static_cast<const void*>(v.data) == static_cast<const void*>(out) &&
                                       v.size() == size && sizeof(*v.data) == sizeof(T);
           if (overlap && !same_positions) unsafe = true;
         }
@@ -320,51 +263,23 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public concr
     }(std::make_index_sequence<std::tuple_size<Views>::value>{});
     return unsafe;
   }
-
-  graph::detail::listing make_listing() const {
-    auto l = detail::parameter_listing<Sig>(listing_names());
-    const auto outs = nodes();
-    staticflow::detail::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
-    plan::detail::mark_planned<output_values_type>(l, outs);
-    return l;
-  }
-
-  /// The plan of the run-time trace, kept only where the compiler made none.
-  struct no_run_time_plan {};
-  using run_time_plan_type = std::conditional_t<traced_at_compile_time, no_run_time_plan, plan_type>;
-  run_time_plan_type run_time_plan() const {
-    if constexpr (traced_at_compile_time) return {};
-    else return plan_type(output_values());
-  }
-
-  detail::traced_graph<Result, Fn, Sig, traced_at_compile_time> graph_;
-  [[no_unique_address]] run_time_plan_type plan_;
 };
 
 /// The Thrust backend's concrete function of a lambda that returns nothing.
 template <class Sig, class Fn>
-class concrete_function<backend::thrust_t, Sig, void, Fn> final : public concrete_function_base {
+class concrete_function<backend::thrust_t, Sig, void, Fn> final : public detail::effects_only_function<Sig> {
  public:
-  using signature_type = Sig;
-  static constexpr std::size_t output_count = 0;
-  concrete_function() : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>) {}
+  concrete_function() : detail::effects_only_function<Sig>(&detail::type_key<std::pair<backend::thrust_t, Sig>>) {}
   /// Runs the effects (a lambda that returns nothing exists for them).
   template <class... Args>
   void operator()(const Args&... args) const {
     static_assert(std::is_same<detail::signature_of_t<Args...>, Sig>::value,
                   "staticflow: the arguments do not match this concrete function's signature");
-    if (!has_effects()) return;
+    if (!this->has_effects()) return;
     const auto views = thrust_backend::detail::make_views(args...);
     std::array<thrust_backend::detail::scalar_cell, sizeof...(Args) + 1> cells;
     const auto erased = thrust_backend::erase_views(views, cells);
-    with_erased_effects(erased.data(), [] {});
-  }
-  std::string graph_string() const { return detail::parameter_listing<Sig>(listing_names()).jaxpr(); }
-  std::string to_dot() const { return detail::parameter_listing<Sig>(listing_names()).dot(); }
-  std::string to_code() const { return detail::parameter_listing<Sig>(listing_names()).code(); }
-  std::string pretty_printed_signature() const override {
-    return "Input Parameters:\n" + detail::input_parameters_string<Sig>() + "Output Type:\n  None\nCaptures:\n" +
-           captures_string();
+    this->with_erased_effects(erased.data(), [] {});
   }
 };
 

@@ -1,7 +1,7 @@
-// Tests for trace/concrete_function.hpp's call_into paths on run-time extents: the equal-extents
-// path (an elementwise graph whose arguments all have the output's extents runs one flat loop
-// with no per-node shape inference) and its fallbacks (broadcasting, mismatched outputs, outputs
-// that overlap inputs), which must give the same results and errors as the general path.
+// Tests for backend/cpu/concrete_function.hpp's call_into paths on run-time extents: the
+// equal-extents path (an elementwise graph whose arguments all have the output's extents runs one
+// flat loop with no per-node shape inference) and its fallbacks (broadcasting, mismatched outputs,
+// outputs that overlap inputs), which must give the same results and errors as the general path.
 #include <catch2/catch.hpp>
 
 #include <array>
