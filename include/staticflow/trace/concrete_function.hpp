@@ -130,9 +130,12 @@ namespace detail {
 /// for signature Sig (or, where the compiler traced it, the lambda traced again only when the
 /// graph is asked for), the plan of it every call evaluates (the compiler's, or the run-time
 /// trace's), the outputs' node types and specs, the listings and the pretty-printed signature.
-/// A backend's concrete_function derives from it and adds how a call runs.
+/// A backend's concrete_function derives from concrete_function_base (first: the cache's pointer
+/// to it needs no adjustment) and from this, and adds how a call runs. Not polymorphic: a class
+/// with a vtable of its own would add a vtable, a typeinfo and its name, each mangled with the
+/// whole graph type, to every concrete function of a translation unit.
 template <class Sig, class Result, class Fn>
-class concrete_function_shared : public concrete_function_base {
+class concrete_function_shared {
   static_assert(checked_result<Result>::ok);
 
  protected:
@@ -168,17 +171,23 @@ class concrete_function_shared : public concrete_function_base {
   /// The plan: lowered outputs, slots, and which slots repeat others.
   const plan_type& evaluation_plan() const { return plan(); }
 
-  /// A jaxpr-like SSA listing of the graph, with each value's spec; a loop's condition and body
-  /// and a cond's branches are listed under their node.
-  std::string graph_string() const { return make_listing().jaxpr(); }
-  /// The graph in Graphviz's dot language: sub-graphs as clusters, each node marked fused (and
-  /// into which loops), materialized or a view.
-  std::string to_dot() const { return make_listing().dot(); }
-  /// The C++-ish program the graph stands for (tf.autograph.to_code's analog), each value's spec
-  /// and evaluation in a comment.
-  std::string to_code() const { return make_listing().code(); }
+  /// The graph's listing, its arguments and function named as `names` says: the backend's
+  /// graph_string (a jaxpr-like SSA listing, a loop's condition and body and a cond's branches
+  /// under their node), to_dot (Graphviz: sub-graphs as clusters, each node marked fused, and
+  /// into which loops, materialized or a view) and to_code (the C++-ish program the graph stands
+  /// for, tf.autograph.to_code's analog) print it.
+  graph::detail::listing make_listing(const listing_names& names) const {
+    auto l = parameter_listing<Sig>(names);
+    if constexpr (output_count > 0) {
+      const auto outs = output_nodes(graph());
+      staticflow::detail::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
+      plan::detail::mark_planned<output_values_type>(l, outs);
+    }
+    return l;
+  }
 
-  std::string pretty_printed_signature() const override {
+  /// The signature in TensorFlow's pretty-printed form, given its "Captures" part.
+  std::string signature_string(const std::string& captures) const {
     std::string s = "Input Parameters:\n" + input_parameters_string<Sig>() + "Output Type:\n  ";
     if constexpr (output_count == 0) {
       s += "None";
@@ -192,20 +201,16 @@ class concrete_function_shared : public concrete_function_base {
       }(std::make_index_sequence<output_count>{});
       s += "]";
     }
-    return s + "\nCaptures:\n" + captures_string();
+    return s + "\nCaptures:\n" + captures;
   }
 
  protected:
-  /// Key: the signature key of the cache (one address per signature type and backend family).
-  concrete_function_shared(const void* key, Result graph)
-      : concrete_function_base(key), graph_(std::move(graph)), plan_(run_time_plan()) {}
+  explicit concrete_function_shared(Result graph) : graph_(std::move(graph)), plan_(run_time_plan()) {}
   /// A function the compiler traced (traced_at_compile_time): calls need no graph at all, so the
   /// lambda is traced again at run time only when the graph is asked for (graph(), the listings).
   /// Until then the run-time trace is not even compiled: for a gradient function, the adjoint's
   /// walk, a fifth of its translation unit's compile time (docs/architecture.md).
-  concrete_function_shared(const void* key, traced_by_compiler_t) : concrete_function_base(key) {
-    static_assert(traced_at_compile_time);
-  }
+  explicit concrete_function_shared(traced_by_compiler_t) { static_assert(traced_at_compile_time); }
 
   STATICFLOW_INLINE const plan_type& plan() const {
     if constexpr (traced_at_compile_time) return constant_plan_v<plan_type, output_values_type, Fn, Sig>;
@@ -230,16 +235,6 @@ class concrete_function_shared : public concrete_function_base {
   run_time_plan_type run_time_plan() const {
     if constexpr (traced_at_compile_time) return {};
     else return plan_type(output_values());
-  }
-
-  graph::detail::listing make_listing() const {
-    auto l = parameter_listing<Sig>(listing_names());
-    if constexpr (output_count > 0) {
-      const auto outs = output_nodes(graph());
-      staticflow::detail::apply([&](const auto&... n) { (l.add_output(n), ...); }, outs);
-      plan::detail::mark_planned<output_values_type>(l, outs);
-    }
-    return l;
   }
 
   traced_graph<Result, Fn, Sig, traced_at_compile_time> graph_;

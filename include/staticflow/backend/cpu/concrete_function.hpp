@@ -65,13 +65,12 @@ auto output_data(Out& out) {
 /// plan op by op): arguments are host containers (xtensor, sf::tensor, C++ scalars), results come
 /// back in new containers or go into the caller's (call_into).
 template <class Backend, class Sig, class Result, class Fn>
-class concrete_function final : public detail::concrete_function_shared<Sig, Result, Fn> {
+class concrete_function final : public concrete_function_base,
+                               public detail::concrete_function_shared<Sig, Result, Fn> {
   using shared = detail::concrete_function_shared<Sig, Result, Fn>;
   using typename shared::nodes_type;
   using shared::plan;
   using shared::output_extents;
-  using shared::has_effects;
-  using shared::with_effects;
 
  public:
   using shared::output_count;
@@ -83,9 +82,20 @@ class concrete_function final : public detail::concrete_function_shared<Sig, Res
   template <std::size_t K>
   using lowered_output = typename shared::template lowered_output<K>;
 
-  explicit concrete_function(Result graph) : shared(&detail::type_key<Sig>, std::move(graph)) {}
+  explicit concrete_function(Result graph) : concrete_function_base(&detail::type_key<Sig>), shared(std::move(graph)) {}
   /// A function the compiler traced (traced_at_compile_time): calls need no graph at all.
-  explicit concrete_function(detail::traced_by_compiler_t t) : shared(&detail::type_key<Sig>, t) {}
+  explicit concrete_function(detail::traced_by_compiler_t t) : concrete_function_base(&detail::type_key<Sig>), shared(t) {}
+
+  /// A jaxpr-like SSA listing of the graph, with each value's spec; a loop's condition and body
+  /// and a cond's branches are listed under their node.
+  std::string graph_string() const { return this->make_listing(listing_names()).jaxpr(); }
+  /// The graph in Graphviz's dot language: sub-graphs as clusters, each node marked fused (and
+  /// into which loops), materialized or a view.
+  std::string to_dot() const { return this->make_listing(listing_names()).dot(); }
+  /// The C++-ish program the graph stands for (tf.autograph.to_code's analog), each value's spec
+  /// and evaluation in a comment.
+  std::string to_code() const { return this->make_listing(listing_names()).code(); }
+  std::string pretty_printed_signature() const override { return this->signature_string(captures_string()); }
 
   /// Whether a call reads or makes strings: it then runs in a string_scope (core/string.hpp) and
   /// its string results come back as std::string.
@@ -150,7 +160,7 @@ class concrete_function final : public detail::concrete_function_shared<Sig, Res
       return detail::owned_strings(compute(views));
     } else {
       if (has_effects()) [[unlikely]]
-        return this->template with_effects<outputs_infallible>(views, [&] { return compute(views); });
+        return with_effects<outputs_infallible>(views, [&] { return compute(views); });
       return compute(views);
     }
   }

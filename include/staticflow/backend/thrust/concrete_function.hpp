@@ -68,12 +68,11 @@ auto make_views(const Args&... args) {
 
 /// The Thrust backend's concrete function.
 template <class Sig, class Result, class Fn>
-class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public detail::concrete_function_shared<Sig, Result, Fn> {
+class concrete_function<backend::thrust_t, Sig, Result, Fn> final
+    : public concrete_function_base, public detail::concrete_function_shared<Sig, Result, Fn> {
   using shared = detail::concrete_function_shared<Sig, Result, Fn>;
   using typename shared::nodes_type;
   using shared::output_extents;
-  using shared::has_effects;
-  using shared::with_erased_effects;
 
  public:
   using shared::output_count;
@@ -97,14 +96,21 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final : public detai
   }();
   static_assert(!uses_strings, "staticflow: string tensors run on the CPU backend only (the Thrust backend has no string kernels)");
 
-  explicit concrete_function(Result graph) : shared(&detail::type_key<std::pair<backend::thrust_t, Sig>>, std::move(graph)) {}
-  /// A function the compiler traced (as the CPU backend's, trace/concrete_function.hpp): calls
-  /// evaluate the compiler's plan, and the lambda is traced at run time only for graph().
-  explicit concrete_function(detail::traced_by_compiler_t t) : shared(&detail::type_key<std::pair<backend::thrust_t, Sig>>, t) {}
+  explicit concrete_function(Result graph)
+      : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>), shared(std::move(graph)) {}
+  /// A function the compiler traced (as the CPU backend's, backend/cpu/concrete_function.hpp):
+  /// calls evaluate the compiler's plan, and the lambda is traced at run time only for graph().
+  explicit concrete_function(detail::traced_by_compiler_t t)
+      : concrete_function_base(&detail::type_key<std::pair<backend::thrust_t, Sig>>), shared(t) {}
 
   /// Output K's container: a device tensor of its dtype and rank.
   template <std::size_t K>
   using result_type = device_tensor<typename output_spec<K>::value_type, output_spec<K>::shape_type::rank>;
+
+  std::string graph_string() const { return this->make_listing(listing_names()).jaxpr(); }
+  std::string to_dot() const { return this->make_listing(listing_names()).dot(); }
+  std::string to_code() const { return this->make_listing(listing_names()).code(); }
+  std::string pretty_printed_signature() const override { return this->signature_string(captures_string()); }
 
   /// Evaluates the graph; results come back as sf::device_tensor (a std::tuple of them for
   /// several outputs), still being computed under CUDA until read. The function's effects
