@@ -247,7 +247,9 @@ class concrete_function_shared {
 /// the lambda returned while tracing; `Fn` is the lambda's type (void: no trace by the compiler is
 /// tried). Defined by each backend (backend/cpu/concrete_function.hpp for sf::backend::cpu and
 /// sf::backend::eager, backend/thrust/concrete_function.hpp), but for lambdas that return nothing:
-template <class Backend, class Sig, class Result, class Fn = void>
+/// below. (No default argument: nvcc's front end repeats a declaration's defaults on the later
+/// definition, which the host compiler then rejects as a redefinition.)
+template <class Backend, class Sig, class Result, class Fn>
 class concrete_function;
 
 namespace detail {

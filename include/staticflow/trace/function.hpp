@@ -362,7 +362,7 @@ class polymorphic_function {
           run_lambda(std::index_sequence_for<Args...>{});
           program = recording.finish();
         }
-        concrete_function<backend::eager_t, std::tuple<>, void> c;
+        concrete_function<backend::eager_t, std::tuple<>, void, void> c;
         if (program) c.set_effects(std::move(program));
         return use(c);
       } else {
@@ -378,7 +378,7 @@ class polymorphic_function {
           using G2 = decltype(detail::eager_values_as_arguments<sizeof...(Args)>(*graph));
           const auto run = [&](const auto& all_views) -> decltype(auto) {
             using full_sig = typename detail::eager_spec_cat<Sig, leaf_sig>::type;
-            auto c = detail::make_eager_concrete<concrete_function<backend::eager_t, full_sig, G2>>(
+            auto c = detail::make_eager_concrete<concrete_function<backend::eager_t, full_sig, G2, void>>(
                 detail::eager_values_as_arguments<sizeof...(Args)>(*graph));
             if (program) c.set_effects(std::move(program));
             return use(detail::eager_call_target<decltype(c), std::remove_cvref_t<decltype(all_views)>>{c, all_views});
@@ -391,7 +391,7 @@ class polymorphic_function {
             return run(staticflow::detail::values_concat(views, leaf_views));
           }
         } else {
-          auto c = detail::make_eager_concrete<concrete_function<backend::eager_t, std::tuple<>, G>>(std::move(*graph));
+          auto c = detail::make_eager_concrete<concrete_function<backend::eager_t, std::tuple<>, G, void>>(std::move(*graph));
           if (program) c.set_effects(std::move(program));
           return use(c);
         }
