@@ -44,7 +44,6 @@ STATICFLOW_INLINE C unfilled() {
   return result;
 }
 
-
 // Keyed on the one fact (not on the concrete function, traced and eager differ) so it reports once.
 template <bool HasStringOutput>
 struct call_into_check {
@@ -54,6 +53,7 @@ struct call_into_check {
   static constexpr bool ok = !HasStringOutput;
 };
 
+/// Where an output container's (or a scalar output's) values are written.
 template <class Out>
 auto output_data(Out& out) {
   if constexpr (detail::is_scalar_value_v<Out>) return &out;

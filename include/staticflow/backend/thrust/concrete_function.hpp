@@ -256,6 +256,8 @@ class concrete_function<backend::thrust_t, Sig, Result, Fn> final
       ([&] {
         using V = std::remove_cvref_t<std::tuple_element_t<I, Views>>;
         if constexpr (requires(const V& v) { v.data; }) {
+          // (shared::, not the using-declared name: g++ 12 does not see that inside a generic lambda
+          // of a static member function)
           if (shared::output_count == 1 && !graph::uses_argument<I, N>) return;
           const auto& v = staticflow::detail::get<I>(views);
           const auto* vlo = reinterpret_cast<const unsigned char*>(v.data);
